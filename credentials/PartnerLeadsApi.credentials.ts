@@ -1,0 +1,164 @@
+import type {
+	IAuthenticateGeneric,
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestHelper,
+	INodeProperties,
+	Icon,
+} from 'n8n-workflow';
+
+import { requestAccessToken } from '../nodes/PartnerLeads/transport/token';
+
+/**
+ * OAuth 2.0 client credentials for the Partner Referral Service (spec section 5).
+ *
+ * The token exchange is a JSON request with an `audience`, which n8n's generic OAuth2
+ * credential cannot send, so the token is fetched in `preAuthentication` and kept in the
+ * hidden expirable `accessToken` field. n8n stores it with the credential and calls
+ * `preAuthentication` again only when the field is empty or a request answered 401:
+ * one token request per token lifetime, never per item or execution.
+ */
+export class PartnerLeadsApi implements ICredentialType {
+	name = 'partnerLeadsApi';
+
+	displayName = 'Partner Referral Service API';
+
+	icon: Icon = {
+		light: 'file:../icons/partnerLeads.svg',
+		dark: 'file:../icons/partnerLeads.dark.svg',
+	};
+
+	documentationUrl =
+		'https://github.com/partner-leads/n8n-nodes-partner-leads#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Environment',
+			name: 'environment',
+			type: 'options',
+			options: [
+				{ name: 'Production', value: 'production' },
+				{ name: 'Non-Production', value: 'nonProduction' },
+			],
+			default: 'production',
+			description: 'Which environment of the service to use. Each has its own API base address and token audience.',
+		},
+		{
+			displayName: 'Production API Base Address',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://api.example.com',
+			required: true,
+			description: 'The production API base address from the portal, without /1.0/api',
+		},
+		{
+			displayName: 'Non-Production API Base Address',
+			name: 'devBaseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://api.sandbox.example.com',
+			description: 'The non-production API base address, without /1.0/api. Needed only for the Non-Production environment.',
+		},
+		{
+			displayName: 'Token Issuer Address',
+			name: 'authUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://auth.example.com',
+			required: true,
+			description: 'Address of the token issuer; tokens are requested from {address}/oauth/token',
+		},
+		{
+			displayName: 'Company ID',
+			name: 'companyId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: '64b7f0c2a1d3e4f5a6b7c8d9',
+			description: 'The 24-character portal identifier',
+		},
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			default: '',
+			required: true,
+			description: 'From Portal Setup > Other > Developer / API Keys',
+		},
+		{
+			displayName: 'Client Secret',
+			name: 'clientSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'Shown once when the key is created. If it is lost, revoke the key and create a new one.',
+		},
+		{
+			displayName: 'Audience',
+			name: 'audience',
+			type: 'string',
+			default: '',
+			placeholder: 'Leave empty to use the API base address of the environment',
+			description: 'Override the token audience only if the service told you to. By default it is the API base address of the selected environment.',
+		},
+		{
+			displayName: 'Access Token',
+			name: 'accessToken',
+			type: 'hidden',
+			typeOptions: { expirable: true, password: true },
+			default: '',
+		},
+	];
+
+	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
+		const accessToken = await requestAccessToken(this, credentials);
+		return { accessToken };
+	}
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.accessToken}}',
+			},
+		},
+	};
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL:
+				'={{$credentials.environment === "nonProduction" ? $credentials.devBaseUrl : $credentials.baseUrl}}',
+			url: '=/1.0/api/company/{{$credentials.companyId}}/schema/lead',
+			method: 'GET',
+		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message:
+						'The service refused the access token. Check that the Audience is the API base address of the selected environment (leave it empty for the default), and that the key has not been revoked in the portal.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 403,
+					message:
+						'The key is not allowed to read this portal. Check the Company ID and that the key belongs to this portal and is not revoked.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'Unknown Company ID: the service has no portal with this ID. Copy the 24-character Company ID from the portal.',
+				},
+			},
+		],
+	};
+}

@@ -1,0 +1,104 @@
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+
+export const CREDENTIAL_TYPE = 'partnerLeadsApi';
+
+export type EnvironmentName = 'production' | 'nonProduction';
+
+/** What the transport needs from the credential to address the service. */
+export interface ServiceConnection {
+	environment: EnvironmentName;
+	/** API base address of the selected environment, no trailing slash */
+	apiBaseUrl: string;
+	/** token audience: the override, or the API base address of the environment (spec 5.4) */
+	audience: string;
+	tokenUrl: string;
+	companyId: string;
+	clientId: string;
+}
+
+const COMPANY_ID_LENGTH = 24;
+
+/**
+ * A problem with the credential's values or its token exchange: the user fixes it in the
+ * credential, so it is reported as such and never retried.
+ */
+export class CredentialProblemError extends Error {
+	override name = 'PartnerLeadsCredentialError';
+}
+
+export function isCredentialProblem(error: unknown): error is CredentialProblemError {
+	return (
+		error !== null &&
+		typeof error === 'object' &&
+		(error as { name?: unknown }).name === 'PartnerLeadsCredentialError'
+	);
+}
+
+function trimTrailingSlashes(value: string): string {
+	return value.trim().replace(/\/+$/, '');
+}
+
+function readString(credentials: ICredentialDataDecryptedObject, name: string): string {
+	const value = credentials[name];
+	return typeof value === 'string' ? value.trim() : '';
+}
+
+function assertHttpUrl(value: string, fieldLabel: string): void {
+	let url: URL;
+	try {
+		url = new URL(value);
+	} catch {
+		throw new CredentialProblemError(`${fieldLabel} "${value}" is not a valid address. Enter it with https://, e.g. https://api.example.com`);
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+		throw new CredentialProblemError(`${fieldLabel} must start with https://`);
+	}
+}
+
+/**
+ * Reads and checks the credential values, so a typo gets a message naming the field
+ * instead of a failed request.
+ */
+export function connectionFromCredentials(credentials: ICredentialDataDecryptedObject): ServiceConnection {
+	const environment: EnvironmentName =
+		credentials.environment === 'nonProduction' ? 'nonProduction' : 'production';
+	const baseFieldLabel =
+		environment === 'production' ? 'Production API Base Address' : 'Non-Production API Base Address';
+	const apiBaseUrl = trimTrailingSlashes(
+		readString(credentials, environment === 'production' ? 'baseUrl' : 'devBaseUrl'),
+	);
+	if (!apiBaseUrl) {
+		throw new CredentialProblemError(`${baseFieldLabel} is empty. Fill it in the credential, or choose the other environment.`);
+	}
+	assertHttpUrl(apiBaseUrl, baseFieldLabel);
+
+	const authUrl = trimTrailingSlashes(readString(credentials, 'authUrl'));
+	if (!authUrl) throw new CredentialProblemError('Token Issuer Address is empty. Fill it in the credential.');
+	assertHttpUrl(authUrl, 'Token Issuer Address');
+
+	const companyId = readString(credentials, 'companyId');
+	if (companyId.length !== COMPANY_ID_LENGTH) {
+		throw new CredentialProblemError(
+			`Company ID must be the ${COMPANY_ID_LENGTH}-character portal identifier; the one entered has ${companyId.length} characters.`,
+		);
+	}
+	const clientId = readString(credentials, 'clientId');
+	if (!clientId) throw new CredentialProblemError('Client ID is empty. Copy it from Portal Setup > Other > Developer / API Keys.');
+
+	const audienceOverride = trimTrailingSlashes(readString(credentials, 'audience'));
+	return {
+		environment,
+		apiBaseUrl,
+		audience: audienceOverride || apiBaseUrl,
+		tokenUrl: `${authUrl}/oauth/token`,
+		companyId,
+		clientId,
+	};
+}
+
+/** Secrets of a credential, so error texts can be scrubbed of them. */
+export function secretsOf(credentials: ICredentialDataDecryptedObject): string[] {
+	return ['clientSecret', 'accessToken']
+		.map((name) => credentials[name])
+		.filter((value): value is string => typeof value === 'string' && value.length >= 4);
+}

@@ -1,0 +1,43 @@
+/**
+ * The service wraps responses as `{ data, context: { requestId }, status }` (DESIGN.md);
+ * a bare body is accepted too.
+ */
+export function unwrapEnvelope<T = unknown>(body: unknown): T {
+	if (body !== null && typeof body === 'object' && !Array.isArray(body) && 'data' in body) {
+		const record = body as Record<string, unknown>;
+		if ('status' in record || 'context' in record || Object.keys(record).length === 1) {
+			return record.data as T;
+		}
+	}
+	return body as T;
+}
+
+/** Paging hints a list response may carry besides its items. */
+export interface ListPage<T> {
+	items: T[];
+	/** false when the service says there is nothing after this page */
+	hasMore?: boolean;
+}
+
+export function readListPage<T>(body: unknown): ListPage<T> {
+	if (Array.isArray(body)) return { items: body as T[] };
+	if (body !== null && typeof body === 'object') {
+		const record = body as Record<string, unknown>;
+		const data = unwrapEnvelope<unknown>(record);
+		const nested = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
+		const items = Array.isArray(data)
+			? data
+			: Array.isArray(nested?.items)
+				? nested.items
+				: Array.isArray(nested?.leads)
+					? nested.leads
+					: Array.isArray(nested?.data)
+						? nested.data
+						: [];
+		const hint = record.hasMore ?? nested?.hasMore;
+		const next = 'next' in record ? record.next : nested && 'next' in nested ? nested.next : undefined;
+		const hasMore = typeof hint === 'boolean' ? hint : next === null ? false : undefined;
+		return { items: items as T[], hasMore };
+	}
+	return { items: [] };
+}

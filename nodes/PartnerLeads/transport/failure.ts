@@ -1,0 +1,117 @@
+import { isCredentialProblem } from './connection';
+
+/**
+ * What an HTTP failure looked like, read from whatever n8n's request helpers threw
+ * (an axios-style error, or a NodeApiError wrapping one). Nothing else of the thrown
+ * object is kept: it carries the request configuration, with the Authorization header.
+ */
+export interface HttpFailure {
+	status?: number;
+	body?: unknown;
+	retryAfter?: string;
+	requestIdHeader?: string;
+	/** network error code such as ECONNREFUSED or ECONNRESET, when there was no response */
+	networkCode?: string;
+	/** message of the underlying error, when there was no response */
+	networkMessage?: string;
+	/** the credential's values or its token exchange failed: the message says what to fix */
+	credentialProblem?: string;
+}
+
+type Loose = Record<string, unknown> | undefined;
+
+function asRecord(value: unknown): Loose {
+	return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+}
+
+function headerValue(headers: unknown, name: string): string | undefined {
+	const record = asRecord(headers);
+	if (!record) return undefined;
+	const getter = record.get;
+	if (typeof getter === 'function') {
+		const value = (getter as (key: string) => unknown).call(headers, name);
+		if (value !== undefined && value !== null) return String(value);
+	}
+	const direct = record[name] ?? record[name.toLowerCase()];
+	return direct === undefined || direct === null ? undefined : String(direct);
+}
+
+function parseBody(data: unknown): unknown {
+	if (typeof data === 'string' && data.trim().startsWith('{')) {
+		try {
+			return JSON.parse(data) as unknown;
+		} catch {
+			return data;
+		}
+	}
+	if (data instanceof Buffer) return parseBody(data.toString('utf8'));
+	return data;
+}
+
+export function readHttpFailure(error: unknown): HttpFailure {
+	const outer = asRecord(error);
+	// NodeApiError keeps the original error as `cause`; a raw helper error is used as is.
+	const candidates = [outer, asRecord(outer?.cause)];
+	const credentialProblem = candidates.find((candidate) => isCredentialProblem(candidate));
+	if (credentialProblem) return { credentialProblem: String(credentialProblem.message) };
+	for (const candidate of candidates) {
+		const response = asRecord(candidate?.response);
+		const status = Number(response?.status ?? response?.statusCode);
+		if (response && Number.isFinite(status) && status > 0) {
+			return {
+				status,
+				body: parseBody(response.data ?? response.body),
+				retryAfter: headerValue(response.headers, 'retry-after'),
+				requestIdHeader: headerValue(response.headers, 'x-request-id'),
+			};
+		}
+	}
+	for (const candidate of candidates) {
+		const code = candidate?.code;
+		if (typeof code === 'string' && code.length > 0 && !/^\d+$/.test(code)) {
+			return { networkCode: code, networkMessage: String(candidate?.message ?? code) };
+		}
+	}
+	const httpCode = Number(outer?.httpCode);
+	if (Number.isFinite(httpCode) && httpCode > 0) return { status: httpCode };
+	return { networkMessage: String(outer?.message ?? error) };
+}
+
+/** The service's error body: `{ status, error: { code, message, details }, context: { requestId } }`, or anything else. */
+export interface ServiceErrorBody {
+	code?: string;
+	message?: string;
+	details: Array<{ field?: string; message?: string }>;
+	requestId?: string;
+}
+
+export function readServiceErrorBody(body: unknown, requestIdHeader?: string): ServiceErrorBody {
+	const record = asRecord(body);
+	const nested = asRecord(record?.error);
+	const source = nested ?? record;
+	const detailsRaw = source?.details ?? record?.details ?? record?.errors;
+	const details = Array.isArray(detailsRaw)
+		? detailsRaw.map((entry) => {
+				const item = asRecord(entry);
+				return {
+					field: typeof item?.field === 'string' ? item.field : undefined,
+					message: typeof item?.message === 'string' ? item.message : typeof entry === 'string' ? entry : undefined,
+				};
+			})
+		: [];
+	const message =
+		typeof source?.message === 'string'
+			? source.message
+			: typeof record?.error === 'string'
+				? record.error
+				: typeof body === 'string' && body.trim()
+					? body.trim().slice(0, 500)
+					: undefined;
+	const requestId = asRecord(record?.context)?.requestId;
+	return {
+		code: typeof source?.code === 'string' ? source.code : undefined,
+		message,
+		details,
+		requestId: typeof requestId === 'string' ? requestId : requestIdHeader,
+	};
+}

@@ -1,0 +1,137 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import type { ServiceConnection } from './connection';
+import { connectionFromCredentials, CREDENTIAL_TYPE, isCredentialProblem, secretsOf } from './connection';
+import { unwrapEnvelope } from './envelope';
+import { serviceError } from './errors';
+import type { HttpFailure } from './failure';
+import { readHttpFailure } from './failure';
+import { backoffMs, isServerError, RETRY_POLICY, retryAfterMs } from './retry-policy';
+
+export type PartnerLeadsFunctions = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
+
+export interface ApiRequest {
+	method: IHttpRequestMethods;
+	/** 'rest' → {base}/1.0/api/company/{id}{path}; 'webhooks' → {base}/1.0/webhooks/companies/{id}/subscriptions{path} */
+	api?: 'rest' | 'webhooks';
+	path: string;
+	body?: IDataObject;
+	qs?: IDataObject;
+	/** what the request is about, in the user's words ('lead 65f…'); used in errors */
+	what: string;
+	/**
+	 * Whether the request may be sent again after a 5xx or a lost connection. Defaults to
+	 * every method but POST: a create that may have been applied is never sent twice.
+	 */
+	repeatable?: boolean;
+	itemIndex?: number;
+	/** called on every 429, so a caller running requests in parallel can slow down */
+	onRateLimited?: () => void;
+}
+
+const connections = new WeakMap<object, Promise<ServiceConnection>>();
+
+/** The credential is read once per node run for addressing; n8n re-reads it for auth itself. */
+async function connectionFor(context: PartnerLeadsFunctions): Promise<ServiceConnection> {
+	let connection = connections.get(context);
+	if (!connection) {
+		connection = context.getCredentials(CREDENTIAL_TYPE).then(connectionFromCredentials);
+		connections.set(context, connection);
+		connection.catch(() => connections.delete(context));
+	}
+	return await connection;
+}
+
+export function serviceUrl(connection: ServiceConnection, api: 'rest' | 'webhooks', path: string): string {
+	const company = encodeURIComponent(connection.companyId);
+	return api === 'rest'
+		? `${connection.apiBaseUrl}/1.0/api/company/${company}${path}`
+		: `${connection.apiBaseUrl}/1.0/webhooks/companies/${company}/subscriptions${path}`;
+}
+
+/** Sends one request with retries; returns the body as the service sent it. */
+export async function apiRequestRaw(this: PartnerLeadsFunctions, request: ApiRequest): Promise<unknown> {
+	let connection: ServiceConnection;
+	try {
+		connection = await connectionFor(this);
+	} catch (error) {
+		const failure: HttpFailure = isCredentialProblem(error)
+			? { credentialProblem: error.message }
+			: readHttpFailure(error);
+		throw serviceError(this.getNode(), failure, { method: request.method, what: request.what, environment: '' }, [], request.itemIndex);
+	}
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url: serviceUrl(connection, request.api ?? 'rest', request.path),
+		qs: request.qs,
+		body: request.body,
+		json: true,
+		headers: { Accept: 'application/json' },
+		timeout: RETRY_POLICY.requestTimeoutMs,
+	};
+	const repeatable = request.repeatable ?? request.method !== 'POST';
+	let rateLimitWaitedMs = 0;
+	let rateLimitRetries = 0;
+	let serverErrorRetries = 0;
+
+	for (;;) {
+		let failure: HttpFailure;
+		try {
+			return await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, { ...options });
+		} catch (error) {
+			failure = readHttpFailure(error);
+		}
+
+		if (failure.status === 429) {
+			request.onRateLimited?.();
+			const wait = Math.min(
+				retryAfterMs(failure.retryAfter) ?? backoffMs(RETRY_POLICY.rateLimitBaseDelayMs, rateLimitRetries),
+				RETRY_POLICY.maxSingleWaitMs,
+			);
+			if (rateLimitRetries < RETRY_POLICY.maxRateLimitRetries && rateLimitWaitedMs + wait <= RETRY_POLICY.maxRateLimitWaitMs) {
+				rateLimitRetries++;
+				rateLimitWaitedMs += wait;
+				await sleep(wait);
+				continue;
+			}
+		} else if (
+			repeatable &&
+			!failure.credentialProblem &&
+			(isServerError(failure.status) || failure.status === undefined)
+		) {
+			if (serverErrorRetries < RETRY_POLICY.maxServerErrorRetries) {
+				await sleep(backoffMs(RETRY_POLICY.serverErrorBaseDelayMs, serverErrorRetries));
+				serverErrorRetries++;
+				continue;
+			}
+		}
+
+		const secrets = secretsOf(await this.getCredentials(CREDENTIAL_TYPE).catch(() => ({})));
+		throw serviceError(
+			this.getNode(),
+			failure,
+			{
+				method: request.method,
+				what: request.what,
+				environment: connection.environment === 'production' ? 'Production' : 'Non-Production',
+				notRepeated: !repeatable && (failure.status === undefined || isServerError(failure.status)),
+			},
+			secrets,
+			request.itemIndex,
+		);
+	}
+}
+
+/** Sends one request with retries; returns the payload without the service's envelope. */
+export async function apiRequest<T = unknown>(this: PartnerLeadsFunctions, request: ApiRequest): Promise<T> {
+	return unwrapEnvelope<T>(await apiRequestRaw.call(this, request));
+}

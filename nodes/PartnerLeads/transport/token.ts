@@ -1,0 +1,92 @@
+import { createHash } from 'crypto';
+import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-workflow';
+
+import { connectionFromCredentials, CredentialProblemError } from './connection';
+import { readHttpFailure, readServiceErrorBody } from './failure';
+import { redactSecrets } from './redact';
+
+/** Token requests under way, so items or requests running in parallel share one exchange. */
+const tokenRequestsInFlight = new Map<string, Promise<string>>();
+
+function tokenFailureMessage(error: unknown, tokenUrl: string, audience: string): string {
+	const failure = readHttpFailure(error);
+	if (failure.status === undefined) {
+		return `Could not reach the token issuer at ${tokenUrl} (${failure.networkCode ?? failure.networkMessage ?? 'no answer'}). Check the Token Issuer Address in the credential.`;
+	}
+	const body = readServiceErrorBody(failure.body, failure.requestIdHeader);
+	const said = body.message ? ` The issuer said: "${body.message}".` : '';
+	const requestId = body.requestId ? ` (request ID ${body.requestId})` : '';
+	const code = body.code ?? '';
+	if (code === 'key_revoked' || /revoked/i.test(body.message ?? '')) {
+		return `This API key has been revoked in the portal, so no new access token can be issued.${said} Create a new key in Portal Setup > Other > Developer / API Keys and enter its Client ID and Client Secret.${requestId}`;
+	}
+	if (code === 'invalid_audience' || /audience/i.test(body.message ?? '')) {
+		return `The token issuer refused the audience "${audience}".${said} The audience must be the API base address of the selected environment: leave Audience empty, and check the Environment and its API Base Address.${requestId}`;
+	}
+	if (failure.status === 401 || failure.status === 403 || code === 'invalid_client') {
+		return `The token issuer rejected the Client ID or Client Secret (HTTP ${failure.status}).${said} Copy both again from Portal Setup > Other > Developer / API Keys; the secret is shown only once, so if it is lost, revoke the key and create a new one.${requestId}`;
+	}
+	if (failure.status === 429) {
+		return `The token issuer is rate limiting this key (HTTP 429).${said} Wait a moment and try again.${requestId}`;
+	}
+	return `The token request to ${tokenUrl} failed with HTTP ${failure.status}.${said} Check the Token Issuer Address and try again.${requestId}`;
+}
+
+/**
+ * Exchanges the client credentials for an access token (spec section 4, token exchange):
+ * a JSON body with grant_type, client_id, client_secret and audience.
+ *
+ * Throws a plain Error with a message that says what to fix. It deliberately carries no
+ * HTTP response: n8n re-runs preAuthentication once when an error has status 401, which
+ * would only repeat a request that cannot succeed.
+ */
+export async function requestAccessToken(
+	helper: IHttpRequestHelper,
+	credentials: ICredentialDataDecryptedObject,
+): Promise<string> {
+	const connection = connectionFromCredentials(credentials);
+	const clientSecret = typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '';
+	if (!clientSecret) {
+		throw new CredentialProblemError('Client Secret is empty. Copy it from the portal when you create the key.');
+	}
+	const flightKey = createHash('sha256')
+		.update(JSON.stringify([connection.tokenUrl, connection.clientId, connection.audience, clientSecret]))
+		.digest('hex');
+	const inFlight = tokenRequestsInFlight.get(flightKey);
+	if (inFlight) return await inFlight;
+
+	const exchange = (async () => {
+		let response: unknown;
+		try {
+			response = await helper.helpers.httpRequest({
+				method: 'POST',
+				url: connection.tokenUrl,
+				headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+				body: {
+					grant_type: 'client_credentials',
+					client_id: connection.clientId,
+					client_secret: clientSecret,
+					audience: connection.audience,
+				},
+				json: true,
+			});
+		} catch (error) {
+			throw new CredentialProblemError(
+				redactSecrets(tokenFailureMessage(error, connection.tokenUrl, connection.audience), [clientSecret]),
+			);
+		}
+		const accessToken = (response as { access_token?: unknown } | undefined)?.access_token;
+		if (typeof accessToken !== 'string' || accessToken.length === 0) {
+			throw new CredentialProblemError(
+				`The token issuer at ${connection.tokenUrl} answered without an access_token. Check the Token Issuer Address.`,
+			);
+		}
+		return accessToken;
+	})();
+	tokenRequestsInFlight.set(flightKey, exchange);
+	try {
+		return await exchange;
+	} finally {
+		tokenRequestsInFlight.delete(flightKey);
+	}
+}

@@ -1,0 +1,55 @@
+import type { ICredentialType, INodeType, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+
+import { PartnerLeadsApi } from '../../credentials/PartnerLeadsApi.credentials';
+import { TestItemsNode, TransportProbeNode } from './test-nodes';
+
+export const PACKAGE = 'n8n-nodes-partner-leads';
+
+type NodeTypeFactory = () => INodeType | IVersionedNodeType;
+
+/**
+ * The node types n8n would load from this package (plus two test-only nodes), by their
+ * full type names. The package's nodes are loaded lazily so the harness also works while
+ * one of them is being written.
+ */
+const factories: Record<string, NodeTypeFactory> = {
+	'test.testItems': () => new TestItemsNode(),
+	'test.transportProbe': () => new TransportProbeNode(),
+	[`${PACKAGE}.partnerLeads`]: () =>
+		new (require('../../nodes/PartnerLeads/PartnerLeads.node') as { PartnerLeads: new () => INodeType }).PartnerLeads(),
+	[`${PACKAGE}.partnerLeadsTrigger`]: () =>
+		new (
+			require('../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node') as {
+				PartnerLeadsTrigger: new () => INodeType;
+			}
+		).PartnerLeadsTrigger(),
+};
+
+export class PackageNodeTypes implements INodeTypes {
+	private readonly cache = new Map<string, INodeType | IVersionedNodeType>();
+
+	getByName(nodeType: string): INodeType | IVersionedNodeType {
+		let type = this.cache.get(nodeType);
+		if (!type) {
+			const factory = factories[nodeType];
+			if (!factory) throw new Error(`Unknown node type ${nodeType}`);
+			type = factory();
+			this.cache.set(nodeType, type);
+		}
+		return type;
+	}
+
+	getByNameAndVersion(nodeType: string, version?: number): INodeType {
+		return NodeHelpers.getVersionedNodeType(this.getByName(nodeType), version);
+	}
+
+	getKnownTypes() {
+		return {};
+	}
+}
+
+export function packageCredentialTypes(): Map<string, ICredentialType> {
+	const credential = new PartnerLeadsApi();
+	return new Map([[credential.name, credential]]);
+}
