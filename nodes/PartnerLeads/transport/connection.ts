@@ -44,10 +44,8 @@ function readString(credentials: ICredentialDataDecryptedObject, name: string): 
 }
 
 function assertHttpUrl(value: string, fieldLabel: string): void {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
+	const url = URL.canParse(value) ? new URL(value) : undefined;
+	if (!url) {
 		throw new CredentialProblemError(`${fieldLabel} "${value}" is not a valid address. Enter it with https://, e.g. https://api.example.com`);
 	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {

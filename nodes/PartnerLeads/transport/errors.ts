@@ -62,9 +62,10 @@ function describe(failure: HttpFailure, subject: RequestSubject): [string, strin
 		const repeat = subject.notRepeated
 			? ' The request was not sent again, because it may already have been applied: check with Lead > Get Many before running it again, to avoid a duplicate.'
 			: '';
+		// The network code stays out of the message: n8n replaces messages that contain one.
 		return [
-			`Could not reach the Partner Referral Service (${reason})`,
-			`Check the API Base Address in the credential and your network.${repeat}`,
+			'Could not reach the Partner Referral Service',
+			`The connection failed (${reason}). Check the API Base Address in the credential and your network.${repeat}`,
 		];
 	}
 	const body = readServiceErrorBody(failure.body, failure.requestIdHeader);
@@ -121,7 +122,7 @@ export function serviceError(
 	const safeDescription = redactSecrets(`${description}${requestId}`, secrets);
 	const errorResponse: JsonObject = {
 		message: safeMessage,
-		code: body?.code ?? failure.networkCode ?? null,
+		serviceCode: body?.code ?? null,
 		requestId: body?.requestId ?? null,
 		details: (body?.details ?? []).map((detail) => ({ field: detail.field ?? null, message: detail.message ?? null })),
 	};

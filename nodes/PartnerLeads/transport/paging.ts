@@ -19,17 +19,20 @@ export interface PagingRequest extends Omit<ApiRequest, 'method' | 'qs'> {
  * an explicit `hasMore: false` / `next: null` hint.
  */
 export async function* pagesOf<T>(this: PartnerLeadsFunctions, request: PagingRequest): AsyncGenerator<T[]> {
-	const pageSize = Math.min(Math.max(1, request.pageSize ?? MAX_PAGE_SIZE), MAX_PAGE_SIZE);
+	// Items still wanted: full pages until the last one, which asks only for the rest.
+	let remaining = request.pageSize === undefined ? Infinity : Math.max(1, Math.floor(request.pageSize));
 	let skip = 0;
-	for (;;) {
+	while (remaining > 0) {
+		const limit = Math.min(remaining, MAX_PAGE_SIZE);
 		const body = await apiRequestRaw.call(this, {
 			...request,
 			method: 'GET',
-			qs: { ...request.qs, skip, limit: pageSize },
+			qs: { ...request.qs, skip, limit },
 		});
 		const page = readListPage<T>(body);
 		if (page.items.length > 0) yield page.items;
-		if (page.items.length < pageSize || page.hasMore === false) return;
+		if (page.items.length < limit || page.hasMore === false) return;
 		skip += page.items.length;
+		remaining -= page.items.length;
 	}
 }

@@ -57,6 +57,7 @@ export async function requestAccessToken(
 
 	const exchange = (async () => {
 		let response: unknown;
+		let failure: string | undefined;
 		try {
 			response = await helper.helpers.httpRequest({
 				method: 'POST',
@@ -71,10 +72,9 @@ export async function requestAccessToken(
 				json: true,
 			});
 		} catch (error) {
-			throw new CredentialProblemError(
-				redactSecrets(tokenFailureMessage(error, connection.tokenUrl, connection.audience), [clientSecret]),
-			);
+			failure = redactSecrets(tokenFailureMessage(error, connection.tokenUrl, connection.audience), [clientSecret]);
 		}
+		if (failure !== undefined) throw new CredentialProblemError(failure);
 		const accessToken = (response as { access_token?: unknown } | undefined)?.access_token;
 		if (typeof accessToken !== 'string' || accessToken.length === 0) {
 			throw new CredentialProblemError(

@@ -1,0 +1,36 @@
+/**
+ * Partner Referral Service simulator: a faithful local stand-in for the service in
+ * `shared/spec/partner-referral-service.md`, with the open points decided as in DESIGN.md.
+ *
+ *   const sim = await startSimulator({ allowInsecureLoopbackWebhooks: true });
+ *   // sim.url / sim.devUrl / sim.authUrl / sim.companyId / sim.defaultKey -> credential values
+ *   // sim.control -> portal actions, faults, stats;  `${sim.controlUrl}` -> the same over HTTP
+ *   await sim.close();
+ *
+ * Status codes chosen where the spec is silent: lead create 201, everything else 200;
+ * validation 400 `validation_failed` (details per field); unknown ids 404 `not_found`.
+ */
+export { startSimulator } from './server';
+export { DEFAULT_LEAD_SCHEMA, STANDARD_LEAD_FIELD_IDS } from './schema';
+export { signedDelivery, USER_AGENT } from './deliveries';
+export { ROUTE_KEYS } from './routes';
+export type {
+	Agent,
+	ApiKey,
+	DeliveryAttempt,
+	DeliveryFaults,
+	DeliveryOptions,
+	Environment,
+	Lead,
+	LeadTopic,
+	PartnerOrganization,
+	PicklistValue,
+	RequestStats,
+	RouteFaults,
+	SchemaField,
+	SchemaFieldType,
+	Simulator,
+	SimulatorControl,
+	SimulatorOptions,
+	Subscription,
+} from './types';
