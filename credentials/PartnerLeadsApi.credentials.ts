@@ -32,6 +32,13 @@ export class PartnerLeadsApi implements ICredentialType {
 	documentationUrl =
 		'https://github.com/partner-leads/n8n-nodes-partner-leads#credentials';
 
+	/** Lets users call endpoints the nodes do not cover from n8n's HTTP Request node. */
+	httpRequestNode = {
+		name: 'Partner Referral Service',
+		docsUrl: 'https://github.com/partner-leads/n8n-nodes-partner-leads#calling-other-endpoints',
+		apiBaseUrlPlaceholder: 'https://api.example.com/1.0/api/company/{companyId}/leads',
+	};
+
 	properties: INodeProperties[] = [
 		{
 			displayName: 'Environment',

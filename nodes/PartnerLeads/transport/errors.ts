@@ -75,7 +75,7 @@ function describe(failure: HttpFailure, subject: RequestSubject): [string, strin
 		if (body.code === 'company_not_found') return authMessage(body, status, subject);
 		return [
 			`The ${subject.what} does not exist`,
-			`Check the ID: the service has no ${subject.what.split(' ')[0]} with it (it may have been deleted). ${serviceSaid}`.trim(),
+			`Check the ID: the service has no record with it, or it was deleted. ${serviceSaid}`.trim(),
 		];
 	}
 	if (status === 400 || status === 422) {

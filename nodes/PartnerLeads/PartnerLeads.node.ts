@@ -1,0 +1,48 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import * as lead from './actions/lead';
+import * as leadSchema from './actions/leadSchema';
+import { router } from './actions/router';
+import * as webhookSubscription from './actions/webhookSubscription';
+import { listSearch, loadOptions, resourceMapping } from './methods';
+
+export class PartnerLeads implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Partner Referral Service',
+		name: 'partnerLeads',
+		icon: { light: 'file:../../icons/partnerLeads.svg', dark: 'file:../../icons/partnerLeads.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description: 'Create, update, list and sync partner leads, read the lead schema and manage webhook subscriptions',
+		defaults: { name: 'Partner Referral Service' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'partnerLeadsApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Lead', value: 'lead' },
+					{ name: 'Lead Schema', value: 'leadSchema' },
+					{ name: 'Webhook Subscription', value: 'webhookSubscription' },
+				],
+				default: 'lead',
+			},
+			...lead.description,
+			...leadSchema.description,
+			...webhookSubscription.description,
+		],
+	};
+
+	methods = { listSearch, loadOptions, resourceMapping };
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

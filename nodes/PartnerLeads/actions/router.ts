@@ -1,0 +1,50 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { errorItem, withItemIndex } from '../helpers/itemRunner';
+import type { LeadField } from '../helpers/leadSchema';
+import { fetchLeadSchema } from '../helpers/schemaSource';
+import * as lead from './lead';
+import * as leadSchema from './leadSchema';
+import type { OperationExecute, OperationRun, PartnerLeadsResource } from './types';
+import * as webhookSubscription from './webhookSubscription';
+
+const operations: Record<PartnerLeadsResource, Record<string, { execute: OperationExecute }>> = {
+	lead: {
+		create: lead.create,
+		get: lead.get,
+		getMany: lead.getMany,
+		update: lead.update,
+		upsert: lead.upsert,
+	},
+	leadSchema: { get: leadSchema.get },
+	webhookSubscription: {
+		create: webhookSubscription.create,
+		delete: webhookSubscription.delete,
+		getMany: webhookSubscription.getMany,
+	},
+};
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as PartnerLeadsResource;
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const handler = operations[resource]?.[operation];
+	if (!handler) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported for "${resource}"`);
+	}
+
+	// One schema request per run, however many items need it.
+	let schema: Promise<LeadField[]> | undefined;
+	const run: OperationRun = { leadSchema: async () => await (schema ??= fetchLeadSchema.call(this)) };
+
+	try {
+		return [await handler.execute.call(this, items, run)];
+	} catch (caught) {
+		// Item failures are handled by the operations; what gets here stopped the whole run
+		// (schema, lead list, a wrong Match Field): with Continue On Fail every item says so.
+		const error = withItemIndex(this, caught, 0);
+		if (!this.continueOnFail() || items.length === 0) throw error;
+		return [items.map((_item, itemIndex) => errorItem(error, itemIndex))];
+	}
+}

@@ -1,0 +1,14 @@
+import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
+
+import { canMatchOn } from '../helpers/leadLookup';
+import { leadSchemaForEditor } from '../helpers/schemaSource';
+
+/** Fields Create or Update can find an existing lead by. */
+export async function getMatchFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	const fields = await leadSchemaForEditor.call(this);
+	return fields.filter(canMatchOn).map((field) => ({
+		name: field.label,
+		value: field.fieldId,
+		description: `${field.custom ? 'Custom field' : 'Standard field'} ${field.fieldId} (${field.type})`,
+	}));
+}

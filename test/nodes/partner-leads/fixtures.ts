@@ -1,0 +1,86 @@
+import type { IDataObject, INode, INodeParameters, INodeType, ResourceMapperValue } from 'n8n-workflow';
+import { LoadOptionsContext } from 'n8n-core';
+
+import { clearLeadSchemaCache } from '../../../nodes/PartnerLeads/helpers/schemaSource';
+import type { N8nHarness, NodeRun } from '../../harness/harness';
+import { ACTION_NODE_TYPE } from '../../harness/harness';
+import type { Simulator } from '../../simulator/types';
+
+/** Shared builders for the PartnerLeads node tests: parameters as n8n stores them. */
+
+export function mapper(
+	value: IDataObject | null,
+	mappingMode: 'defineBelow' | 'autoMapInputData' = 'defineBelow',
+): ResourceMapperValue {
+	// Test values may hold lists and numbers, as expressions in a real workflow produce them.
+	const stored = { mappingMode, value, matchingColumns: [], schema: [], attemptToConvertTypes: false, convertFieldsToString: false };
+	return stored as unknown as ResourceMapperValue;
+}
+
+/** Lead Fields mapped from the test item's `first`, `last`, `email` keys by expressions. */
+export const personFromItem: IDataObject = {
+	firstName: '={{ $json.first }}',
+	lastName: '={{ $json.last }}',
+	email: '={{ $json.email }}',
+};
+
+export function person(n: number, domain = 'example.com'): IDataObject {
+	return { first: `Ada${n}`, last: 'Lovelace', email: `ada${n}@${domain}` };
+}
+
+export function people(count: number, domain = 'example.com'): IDataObject[] {
+	return Array.from({ length: count }, (_, n) => person(n, domain));
+}
+
+export function credit(sim: Simulator): INodeParameters {
+	return { partnerOrganizationId: sim.defaultPartnerOrganization.id, agentId: sim.defaultAgents[0].id };
+}
+
+export function createParameters(sim: Simulator, value: IDataObject = personFromItem, extra: INodeParameters = {}): INodeParameters {
+	return { resource: 'lead', operation: 'create', ...credit(sim), leadFields: mapper(value), ...extra } as INodeParameters;
+}
+
+export function routeCount(sim: Simulator, route: string): number {
+	return sim.control.stats().byRoute[route] ?? 0;
+}
+
+export function jsonOf(run: NodeRun): IDataObject[] {
+	return run.items.map((item) => item.json);
+}
+
+export function pairedIndexes(run: NodeRun): number[] {
+	return run.items.map((item) => {
+		const paired = item.pairedItem;
+		if (paired === undefined || typeof paired === 'number' || Array.isArray(paired)) throw new Error('unexpected pairedItem');
+		return paired.item;
+	});
+}
+
+export function errorItemIndex(run: NodeRun): unknown {
+	return (run.error as { context?: { itemIndex?: number } } | undefined)?.context?.itemIndex;
+}
+
+/** Every test starts with an empty editor cache, as a fresh n8n process would. */
+export function resetEditorCache(): void {
+	clearLeadSchemaCache();
+}
+
+/**
+ * Calls one of the node's editor methods the way n8n's backend does
+ * (DynamicNodeParametersService): a LoadOptionsContext over a real Workflow.
+ */
+export function editorContext(harness: N8nHarness, parameters: INodeParameters, path: string) {
+	const node: INode = {
+		id: 'partner-leads',
+		name: 'Partner Referral Service',
+		type: ACTION_NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { partnerLeadsApi: harness.credential },
+	};
+	const workflow = harness.workflow([node], {});
+	const context = new LoadOptionsContext(workflow, node, harness.additionalData(), path);
+	const nodeType = harness.nodeTypes.getByNameAndVersion(ACTION_NODE_TYPE, 1) as INodeType;
+	return { context, methods: nodeType.methods ?? {} };
+}

@@ -1,0 +1,77 @@
+import { N8nHarness } from '../../harness/harness';
+import { startSimulator } from '../../simulator';
+import type { Simulator } from '../../simulator/types';
+import { errorItemIndex, jsonOf, pairedIndexes, routeCount } from './fixtures';
+
+describe('PartnerLeads: Webhook Subscription', () => {
+	let sim: Simulator;
+	let harness: N8nHarness;
+
+	beforeAll(async () => {
+		sim = await startSimulator({ seed: 15, allowInsecureLoopbackWebhooks: true });
+	});
+	afterAll(async () => await sim.close());
+	beforeEach(() => {
+		sim.control.reset();
+		harness = new N8nHarness(sim);
+	});
+
+	const create = (topic: string, url: string) => ({ resource: 'webhookSubscription', operation: 'create', topic, url });
+
+	it('Create returns the subscription with its signing secret, marked as shown once', async () => {
+		const run = await harness.runNode({ parameters: create('lead/update', 'https://receiver.example/hook') });
+		expect(run.error).toBeUndefined();
+		const [subscription] = sim.control.listSubscriptions();
+		expect(run.items[0].json).toMatchObject({
+			id: subscription.id,
+			topic: 'lead/update',
+			url: 'https://receiver.example/hook',
+			signingSecret: subscription.signingSecret,
+		});
+		expect(run.items[0].json.signingSecretNotice).toMatch(/shown only in this answer.*like a password/);
+		expect(pairedIndexes(run)).toEqual([0]);
+	});
+
+	it('a plain http receiver is refused before any request, explaining the HTTPS rule', async () => {
+		const run = await harness.runNode({ parameters: create('lead/create', 'http://receiver.example/hook') });
+		expect(run.error?.message).toBe('The receiver URL must be an https:// address (got "http://receiver.example/hook")');
+		expect(run.error?.description).toContain('HTTPS only');
+		expect(routeCount(sim, 'POST /subscriptions')).toBe(0);
+	});
+
+	it("the service's refusal of a topic is shown with its reason", async () => {
+		const run = await harness.runNode({ parameters: create('={{ "payment/create" }}', 'https://receiver.example/hook') });
+		expect(run.error?.message).toContain('The service rejected the webhook subscription: topic: Payment topics are inactive');
+		expect(errorItemIndex(run)).toBe(0);
+	});
+
+	it('Get Many lists the subscriptions of this key, without secrets', async () => {
+		await harness.runNode({
+			parameters: create('={{ $json.topic }}', 'https://receiver.example/hook'),
+			items: [{ topic: 'lead/create' }, { topic: 'lead/delete' }],
+		});
+		const run = await harness.runNode({ parameters: { resource: 'webhookSubscription', operation: 'getMany' } });
+		expect(jsonOf(run).map((subscription) => subscription.topic)).toEqual(['lead/create', 'lead/delete']);
+		expect(jsonOf(run).every((subscription) => !('signingSecret' in subscription))).toBe(true);
+	});
+
+	it('Delete removes it; an unknown ID says it does not exist; Continue On Fail goes on', async () => {
+		const created = await harness.runNode({ parameters: create('lead/create', 'https://receiver.example/hook') });
+		const id = created.items[0].json.id as string;
+		const run = await harness.runNode({
+			parameters: { resource: 'webhookSubscription', operation: 'delete', subscriptionId: '={{ $json.id }}' },
+			items: [{ id: 'unknown-subscription' }, { id }],
+			continueOnFail: true,
+		});
+		expect(jsonOf(run)).toEqual([
+			expect.objectContaining({ error: 'The webhook subscription unknown-subscription does not exist', httpCode: '404' }),
+			{ id, deleted: true },
+		]);
+		expect(sim.control.listSubscriptions()).toHaveLength(0);
+
+		const failed = await harness.runNode({
+			parameters: { resource: 'webhookSubscription', operation: 'delete', subscriptionId: id },
+		});
+		expect(failed.error?.message).toBe(`The webhook subscription ${id} does not exist`);
+	});
+});
