@@ -1,0 +1,187 @@
+/**
+ * One real n8n process: Node 24, a temporary user folder (and HOME), SQLite, loopback only.
+ * Its output goes to a log file in the temporary folder; the lines that mention our package
+ * or failed node loading are kept for the report.
+ */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+import { startProcess, stopProcess, type StartedProcess } from './processes';
+import { log } from './report';
+import { pollUntil } from './wait';
+import type { N8nRuntime } from './provision';
+
+export interface N8nInstance {
+	version: string;
+	major: number;
+	baseUrl: string;
+	port: number;
+	userFolder: string;
+	logFile: string;
+	/** log lines that mention the package, or warnings/errors about loading nodes */
+	notableLogLines(): string[];
+	/** stops n8n; its temporary folder (database, log) is removed unless `keepFiles` */
+	stop(options?: { keepFiles?: boolean }): Promise<void>;
+}
+
+export interface StartOptions {
+	runtime: N8nRuntime;
+	/** prepares the user folder before n8n starts (e.g. installs our package into it) */
+	prepareUserFolder: (userFolder: string) => void;
+	startupTimeoutMs: number;
+	/** substrings that make a log line notable */
+	watchWords: string[];
+}
+
+export async function freeLoopbackPort(): Promise<number> {
+	return await new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const address = server.address();
+			const port = typeof address === 'object' && address ? address.port : 0;
+			server.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
+		});
+	});
+}
+
+/**
+ * The environment n8n runs with: nothing N8N_* from the caller leaks in.
+ * 1.x vs 2.x: 2.x renamed WEBHOOK_URL to N8N_WEBHOOK_URL and always runs a task runner (whose broker
+ * listens on a port of its own, 5679 unless told otherwise); 1.x does not need a runner here.
+ */
+function n8nEnvironment(root: string, userFolder: string, ports: { main: number; broker: number }, major: number): NodeJS.ProcessEnv {
+	const port = ports.main;
+	const webhookUrl = `http://127.0.0.1:${port}/`;
+	const versionSpecific: Record<string, string> =
+		major >= 2
+			? { N8N_WEBHOOK_URL: webhookUrl, N8N_RUNNERS_BROKER_PORT: String(ports.broker), N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1' }
+			: { WEBHOOK_URL: webhookUrl, N8N_RUNNERS_ENABLED: 'false' };
+	const inherited = Object.fromEntries(
+		Object.entries(process.env).filter(
+			([name]) => !name.startsWith('N8N_') && !name.startsWith('DB_') && !name.startsWith('npm_') && name !== 'NODE_OPTIONS',
+		),
+	);
+	return {
+		...inherited,
+		HOME: path.join(root, 'home'),
+		N8N_USER_FOLDER: userFolder,
+		N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PROTOCOL: 'http',
+		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
+		N8N_SECURE_COOKIE: 'false',
+		DB_TYPE: 'sqlite',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
+		N8N_SSRF_PROTECTION_ENABLED: 'false',
+		N8N_LOG_LEVEL: 'info',
+		N8N_LOG_OUTPUT: 'console',
+		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
+		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
+		EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
+		NO_COLOR: '1',
+		...versionSpecific,
+	};
+}
+
+async function waitUntilReady(baseUrl: string, started: StartedProcess, timeoutMs: number): Promise<void> {
+	let exitCode: number | string | undefined;
+	void started.exited.then((code) => {
+		exitCode = code;
+	});
+	const outcome = await pollUntil(
+		async () => {
+			if (exitCode !== undefined) return 'exited';
+			const health = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
+			if (!health.ok) return undefined;
+			// /healthz answers before the REST routes exist; readiness waits for them (404 where it does
+			// not exist), and /rest/settings answering JSON shows the REST API is mounted.
+			const readiness = await fetch(`${baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
+			if (readiness.status !== 200 && readiness.status !== 404) return undefined;
+			const settings = await fetch(`${baseUrl}/rest/settings`, { signal: AbortSignal.timeout(5_000) });
+			const type = settings.headers.get('content-type') ?? '';
+			return settings.ok && type.includes('json') ? 'ready' : undefined;
+		},
+		{ timeoutMs, intervalMs: 500, what: `n8n to answer on ${baseUrl}/healthz and /rest/settings` },
+	);
+	if (outcome === 'exited') throw new Error(`n8n exited during startup (${exitCode})`);
+}
+
+export async function startN8n(options: StartOptions): Promise<N8nInstance> {
+	const { runtime } = options;
+	const major = Number(runtime.version.split('.')[0]);
+	const root = mkdtempSync(path.join(os.tmpdir(), `partner-leads-e2e-n8n-${runtime.version}-`));
+	const userFolder = path.join(root, 'user');
+	mkdirSync(userFolder, { recursive: true });
+	mkdirSync(path.join(root, 'home'), { recursive: true });
+	options.prepareUserFolder(userFolder);
+
+	const port = await freeLoopbackPort();
+	let brokerPort = await freeLoopbackPort();
+	while (brokerPort === port) brokerPort = await freeLoopbackPort();
+	const baseUrl = `http://127.0.0.1:${port}`;
+	const logFile = path.join(root, 'n8n.log');
+	const logStream = createWriteStream(logFile);
+	const notable: string[] = [];
+	const watchWords = options.watchWords.map((word) => word.toLowerCase());
+	// The cache folder's name contains our package name: take it out of lines before matching.
+	const cacheRoot = path.resolve(runtime.n8nBin, '..', '..', '..', '..', '..');
+	let partial = '';
+	const onOutput = (chunk: Buffer) => {
+		logStream.write(chunk);
+		const lines = (partial + chunk.toString('utf8')).split('\n');
+		partial = lines.pop() ?? '';
+		for (const line of lines) {
+			const normalized = line.split(cacheRoot).join('<e2e-cache>').trim();
+			const lower = normalized.toLowerCase();
+			if (watchWords.some((word) => lower.includes(word))) notable.push(normalized);
+		}
+	};
+
+	log(`starting n8n ${runtime.version} on ${baseUrl} (log: ${logFile})`);
+	const started = startProcess(runtime.node, [runtime.n8nBin, 'start'], {
+		cwd: root,
+		env: n8nEnvironment(root, userFolder, { main: port, broker: brokerPort }, major),
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	started.child.stdout?.on('data', onOutput);
+	started.child.stderr?.on('data', onOutput);
+
+	const stop = async (stopOptions: { keepFiles?: boolean } = {}) => {
+		await stopProcess(started, 15_000);
+		await new Promise<void>((resolve) => logStream.end(resolve));
+		if (!stopOptions.keepFiles) rmSync(root, { recursive: true, force: true });
+	};
+	const startedAt = Date.now();
+	try {
+		await waitUntilReady(baseUrl, started, options.startupTimeoutMs);
+	} catch (error) {
+		await stop({ keepFiles: true });
+		const reason = error instanceof Error ? error.message : String(error);
+		throw new Error(`n8n ${runtime.version} did not start: ${reason} (log: ${logFile})`);
+	}
+	log(`n8n ${runtime.version} ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+
+	return {
+		version: runtime.version,
+		major,
+		baseUrl,
+		port,
+		userFolder,
+		logFile,
+		notableLogLines: () => [...notable],
+		stop,
+	};
+}

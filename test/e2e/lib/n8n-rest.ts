@@ -1,0 +1,203 @@
+/**
+ * n8n's internal REST API (the one its editor uses), with a cookie session.
+ * Shapes read from the installed sources (n8n/dist/controllers, credentials/, workflows/,
+ * executions/ and @n8n/api-types) of 1.123.81 and 2.40.7; the differences are marked.
+ */
+import { randomUUID } from 'node:crypto';
+
+import { parseFlatted } from './flatted';
+import { httpRequest, isRecord, type HttpResponse } from './http';
+
+export class N8nRestError extends Error {
+	constructor(
+		readonly method: string,
+		readonly path: string,
+		readonly status: number,
+		readonly body: string,
+	) {
+		super(`${method} ${path} answered ${status}: ${body.slice(0, 500)}`);
+	}
+}
+
+export interface WorkflowSummary {
+	id: string;
+	versionId?: string;
+	active: boolean;
+}
+
+export interface ExecutionSummary {
+	id: string;
+	status: string;
+	finished: boolean;
+	mode: string;
+	workflowId: string;
+}
+
+export interface ExecutionDetail extends ExecutionSummary {
+	/** `data` of the execution (an IRunExecutionData), parsed from n8n's flatted form */
+	data: Record<string, unknown>;
+}
+
+export interface CredentialTestResult {
+	status: string;
+	message: string;
+}
+
+export class N8nRest {
+	private cookie = '';
+
+	/** n8n binds the session cookie to this header's value (browserId check) */
+	private readonly browserId = randomUUID();
+
+	constructor(readonly baseUrl: string) {}
+
+	/** `POST /rest/owner/setup`: the first user of a new instance; also issues the session cookie. */
+	async setupOwner(owner: { email: string; password: string; firstName: string; lastName: string }): Promise<void> {
+		await this.call('POST', '/rest/owner/setup', owner);
+	}
+
+	/** `POST /rest/login` {emailOrLdapLoginId, password}: the same LoginRequestDto in 1.123.x and 2.x. */
+	async login(email: string, password: string): Promise<void> {
+		this.cookie = '';
+		await this.call('POST', '/rest/login', { emailOrLdapLoginId: email, password });
+		if (!this.cookie) throw new Error('login answered without a session cookie');
+	}
+
+	/** `GET /types/nodes.json` (needs the session): every node type description n8n loaded. */
+	async nodeTypeNames(): Promise<string[]> {
+		return namesOf(await this.call('GET', '/types/nodes.json', undefined, { raw: true }));
+	}
+
+	/** `GET /types/credentials.json`: every credential type n8n loaded. */
+	async credentialTypeNames(): Promise<string[]> {
+		return namesOf(await this.call('GET', '/types/credentials.json', undefined, { raw: true }));
+	}
+
+	/** `POST /rest/credentials` {name, type, data} → the stored credential (data not returned). */
+	async createCredential(name: string, type: string, data: Record<string, unknown>): Promise<{ id: string }> {
+		const created = await this.call('POST', '/rest/credentials', { name, type, data });
+		return { id: stringField(created, 'id') };
+	}
+
+	/** `POST /rest/credentials/test` {credentials: {id, name, type, data}} → {status: 'OK' | 'Error', message}. */
+	async testCredential(credential: {
+		id: string;
+		name: string;
+		type: string;
+		data: Record<string, unknown>;
+	}): Promise<CredentialTestResult> {
+		const result = await this.call('POST', '/rest/credentials/test', { credentials: credential });
+		return { status: stringField(result, 'status'), message: isRecord(result) ? String(result.message ?? '') : '' };
+	}
+
+	/**
+	 * `POST /rest/workflows` {name, nodes, connections, settings, active: false}; created inactive.
+	 * 1.x stores the body as the entity and needs `active` (NOT NULL column, no default);
+	 * 2.x validates it with a zod DTO that has no `active` and drops it.
+	 */
+	async createWorkflow(workflow: object): Promise<WorkflowSummary> {
+		return workflowSummary(await this.call('POST', '/rest/workflows', { ...workflow, active: false }));
+	}
+
+	async getWorkflow(id: string): Promise<WorkflowSummary> {
+		return workflowSummary(await this.call('GET', `/rest/workflows/${id}`));
+	}
+
+	/**
+	 * `POST /rest/workflows/:id/activate` {versionId}: the same route and body in 1.123.x and 2.x
+	 * (older 1.x lines used `PATCH /rest/workflows/:id` {active: true}). What differs is when the
+	 * webhooks exist: 1.x registers them (and runs the trigger's subscription code) before answering;
+	 * 2.x hands the activation to its workflow publication service and registers them a moment later.
+	 */
+	async activateWorkflow(workflow: WorkflowSummary): Promise<WorkflowSummary> {
+		if (!workflow.versionId) throw new Error(`workflow ${workflow.id} has no versionId to activate`);
+		return workflowSummary(await this.call('POST', `/rest/workflows/${workflow.id}/activate`, { versionId: workflow.versionId }));
+	}
+
+	/** `POST /rest/workflows/:id/deactivate` {} (2.x accepts an optional expectedChecksum; 1.x reads no body). */
+	async deactivateWorkflow(workflow: WorkflowSummary): Promise<WorkflowSummary> {
+		return workflowSummary(await this.call('POST', `/rest/workflows/${workflow.id}/deactivate`, {}));
+	}
+
+	/** `GET /rest/executions?filter={"workflowId":…}` → {results, count, …}; newest first. */
+	async listExecutions(workflowId: string): Promise<ExecutionSummary[]> {
+		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+		const page = await this.call('GET', `/rest/executions?filter=${filter}&limit=100`);
+		const results = isRecord(page) && Array.isArray(page.results) ? page.results : [];
+		return results.filter(isRecord).map(executionSummary);
+	}
+
+	/** `GET /rest/executions/:id` → the execution with `data` as a flatted string. */
+	async getExecution(id: string): Promise<ExecutionDetail> {
+		const execution = await this.call('GET', `/rest/executions/${id}`);
+		if (!isRecord(execution)) throw new Error(`execution ${id}: unexpected answer`);
+		const raw = execution.data;
+		const data = typeof raw === 'string' ? parseFlatted(raw) : raw;
+		if (!isRecord(data)) throw new Error(`execution ${id}: no data`);
+		return { ...executionSummary(execution), data };
+	}
+
+	/** Calls a production webhook of an active workflow (no session needed). */
+	async callWebhook(path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResponse> {
+		return await httpRequest(`${this.baseUrl}/webhook/${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', ...headers },
+			body: JSON.stringify(body),
+			timeoutMs: 60_000,
+		});
+	}
+
+	/** One REST call; unwraps n8n's `{data: …}` envelope unless `raw`. */
+	private async call(method: string, path: string, body?: unknown, options: { raw?: boolean } = {}): Promise<unknown> {
+		const headers: Record<string, string> = { accept: 'application/json', 'browser-id': this.browserId };
+		if (body !== undefined) headers['content-type'] = 'application/json';
+		if (this.cookie) headers.cookie = this.cookie;
+		const response = await httpRequest(`${this.baseUrl}${path}`, {
+			method,
+			headers,
+			body: body === undefined ? undefined : JSON.stringify(body),
+			timeoutMs: 60_000,
+		});
+		this.keepSessionCookie(response.headers);
+		if (response.status < 200 || response.status >= 300) throw new N8nRestError(method, path, response.status, response.text);
+		if (options.raw) return response.json;
+		return isRecord(response.json) && 'data' in response.json ? response.json.data : response.json;
+	}
+
+	private keepSessionCookie(headers: Headers): void {
+		for (const setCookie of headers.getSetCookie()) {
+			const [pair] = setCookie.split(';');
+			if (pair?.startsWith('n8n-auth=')) this.cookie = pair;
+		}
+	}
+}
+
+function namesOf(types: unknown): string[] {
+	if (!Array.isArray(types)) throw new Error('type list is not an array');
+	return types.filter(isRecord).map((type) => String(type.name));
+}
+
+function stringField(value: unknown, field: string): string {
+	if (!isRecord(value) || value[field] === undefined) throw new Error(`answer has no ${field}: ${JSON.stringify(value)?.slice(0, 300)}`);
+	return String(value[field]);
+}
+
+function workflowSummary(value: unknown): WorkflowSummary {
+	if (!isRecord(value)) throw new Error('workflow answer is not an object');
+	return {
+		id: stringField(value, 'id'),
+		versionId: typeof value.versionId === 'string' ? value.versionId : undefined,
+		// 2.x keeps `active` and adds `activeVersionId`; either marks an active workflow.
+		active: value.active === true || (typeof value.activeVersionId === 'string' && value.activeVersionId !== ''),
+	};
+}
+
+function executionSummary(value: Record<string, unknown>): ExecutionSummary {
+	return {
+		id: String(value.id),
+		status: String(value.status ?? ''),
+		finished: value.finished === true,
+		mode: String(value.mode ?? ''),
+		workflowId: String(value.workflowId ?? ''),
+	};
+}

@@ -1,0 +1,53 @@
+/** Runs scripts/e2e/provide-n8n.sh (bounded) and returns where the n8n runtime of each version is. */
+import path from 'node:path';
+
+import { startProcess, stopProcess } from './processes';
+import { log } from './report';
+
+export interface N8nRuntime {
+	version: string;
+	/** Node 24 binary */
+	node: string;
+	/** n8n's bin script (run with `node`) */
+	n8nBin: string;
+}
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+const SCRIPT = path.join(REPO_ROOT, 'scripts', 'e2e', 'provide-n8n.sh');
+
+/**
+ * Provides every version in one call (the script installs what is missing and reuses its cache).
+ * Its own progress goes to our stderr; its stdout lines `N8N_E2E_RUNTIME <version> <node> <bin>` are parsed.
+ */
+export async function provideRuntimes(versions: string[], timeoutMs: number): Promise<Map<string, N8nRuntime>> {
+	log(`providing n8n ${versions.join(', ')} (cached outside the repository)`);
+	const started = startProcess('bash', [SCRIPT, ...versions], {
+		cwd: REPO_ROOT,
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
+	let stdout = '';
+	started.child.stdout?.on('data', (chunk: Buffer) => {
+		stdout += chunk.toString('utf8');
+	});
+	let timer: NodeJS.Timeout | undefined;
+	const timedOut = new Promise<'timeout'>((resolve) => {
+		timer = setTimeout(() => resolve('timeout'), timeoutMs);
+	});
+	const outcome = await Promise.race([started.exited, timedOut]);
+	clearTimeout(timer);
+	if (outcome === 'timeout') {
+		await stopProcess(started, 5_000);
+		throw new Error(`provisioning n8n did not finish within ${Math.round(timeoutMs / 1000)} s (${SCRIPT})`);
+	}
+	if (outcome !== 0) throw new Error(`provisioning n8n failed (exit ${outcome}); see the [provide-n8n] lines above`);
+
+	const runtimes = new Map<string, N8nRuntime>();
+	for (const line of stdout.split('\n')) {
+		const [tag, version, node, n8nBin] = line.trim().split(' ');
+		if (tag === 'N8N_E2E_RUNTIME' && version && node && n8nBin) runtimes.set(version, { version, node, n8nBin });
+	}
+	for (const version of versions) {
+		if (!runtimes.has(version)) throw new Error(`provisioning reported no runtime for n8n ${version}`);
+	}
+	return runtimes;
+}

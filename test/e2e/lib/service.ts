@@ -1,0 +1,36 @@
+/**
+ * The Partner Referral Service simulator, in-process in the runner, as n8n sees it:
+ * its addresses become the credential's fields.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+import type { Simulator } from '../../simulator/types';
+
+export const CREDENTIAL_TYPE = 'partnerLeadsApi';
+
+export async function startService(): Promise<Simulator> {
+	const entry = path.resolve(__dirname, '..', '..', 'simulator', 'index.ts');
+	if (!existsSync(entry)) throw new Error(`the service simulator is missing (${entry})`);
+	// Loaded lazily so that a broken simulator is a clear failure of this step, not of the whole runner.
+	const { startSimulator } = await import('../../simulator');
+	return await startSimulator({
+		allowInsecureLoopbackWebhooks: true,
+		// n8n answers on loopback within milliseconds; retries need not wait seconds
+		delivery: { baseDelayMs: 50, maxAttempts: 6, timeoutMs: 10_000 },
+	});
+}
+
+/** Credential data pointing at the simulator, with the default key (or another secret). */
+export function credentialData(sim: Simulator, overrides: { clientSecret?: string } = {}): Record<string, unknown> {
+	return {
+		environment: 'production',
+		baseUrl: sim.url,
+		devBaseUrl: sim.devUrl,
+		authUrl: sim.authUrl,
+		companyId: sim.companyId,
+		clientId: sim.defaultKey.clientId,
+		clientSecret: overrides.clientSecret ?? sim.defaultKey.clientSecret,
+		audience: '',
+	};
+}

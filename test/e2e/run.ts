@@ -1,0 +1,95 @@
+/**
+ * End-to-end tests of n8n-nodes-partner-leads in the real n8n application.
+ *
+ *   npm run test:e2e                         both versions
+ *   N8N_E2E_VERSIONS=2.40.7 npm run test:e2e one version
+ *
+ * Builds the package, provides n8n (cached outside the repository, see scripts/e2e/provide-n8n.sh),
+ * then per version starts the simulator and n8n and runs the scenarios. Prints a summary ending
+ * with `N passed, N failed`; exits non-zero when anything failed. Every process started here is
+ * stopped by pid (its process group) on every path, including the hard time bound.
+ */
+import { buildPackage } from './lib/build-package';
+import { killAllNow } from './lib/processes';
+import { provideRuntimes } from './lib/provision';
+import { describe, log, Report } from './lib/report';
+import { credentialTest } from './scenarios/credential-test';
+import { createAndGetLeads } from './scenarios/create-and-get';
+import { nodeTypesListed } from './scenarios/node-types';
+import { tokenRefresh } from './scenarios/token-refresh';
+import { leadTrigger } from './scenarios/trigger';
+import { plannedChecks, runVersion } from './version-session';
+import { E2E_N8N_VERSIONS } from './versions';
+
+const SCENARIOS = [nodeTypesListed, credentialTest, createAndGetLeads, leadTrigger, tokenRefresh];
+
+const minutes = (value: string | undefined, fallback: number) => (Number(value) > 0 ? Number(value) : fallback) * 60_000;
+/** Whole run, provisioning included (a cold provisioning of both versions takes ~10 minutes). */
+const HARD_LIMIT_MS = minutes(process.env.N8N_E2E_TIMEOUT_MINUTES, 45);
+const PROVISION_LIMIT_MS = minutes(process.env.N8N_E2E_PROVISION_TIMEOUT_MINUTES, 35);
+const BUILD_LIMIT_MS = 5 * 60_000;
+
+const report = new Report();
+
+function finish(code: number): never {
+	killAllNow();
+	console.log(report.summary());
+	process.exit(code);
+}
+
+function installSafetyNets(): NodeJS.Timeout {
+	process.on('exit', killAllNow);
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+		process.on(signal, () => {
+			report.fail('e2e run', `interrupted by ${signal}`);
+			finish(130);
+		});
+	}
+	process.on('unhandledRejection', (error) => log(`unhandled rejection: ${describe(error)}`));
+	return setTimeout(() => {
+		report.fail('e2e run', `hard time bound of ${HARD_LIMIT_MS / 60_000} minutes reached; every started process was killed`);
+		finish(1);
+	}, HARD_LIMIT_MS);
+}
+
+async function main(): Promise<void> {
+	const hardBound = installSafetyNets();
+	const versions = (process.env.N8N_E2E_VERSIONS ?? E2E_N8N_VERSIONS.join(','))
+		.split(',')
+		.map((version) => version.trim())
+		.filter(Boolean);
+	for (const version of versions) report.plan(plannedChecks(version, SCENARIOS));
+	const notRun = (reason: string) => {
+		for (const version of versions) {
+			for (const name of plannedChecks(version, SCENARIOS)) report.fail(name, `not run: ${reason}`);
+		}
+	};
+
+	const built = await report.check('package builds and lists its nodes and credential in dist/', () => buildPackage(BUILD_LIMIT_MS));
+	if (!built) {
+		notRun('the package did not build');
+		clearTimeout(hardBound);
+		finish(1);
+	}
+
+	let runtimes;
+	try {
+		runtimes = await provideRuntimes(versions, PROVISION_LIMIT_MS);
+	} catch (error) {
+		report.fail(`n8n ${versions.join(', ')} provided`, error);
+		notRun('n8n could not be provided');
+		clearTimeout(hardBound);
+		finish(1);
+	}
+
+	for (const version of versions) {
+		await runVersion(runtimes.get(version)!, SCENARIOS, report);
+	}
+	clearTimeout(hardBound);
+	finish(report.failed > 0 ? 1 : 0);
+}
+
+main().catch((error: unknown) => {
+	report.fail('e2e run', error);
+	finish(1);
+});

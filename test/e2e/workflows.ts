@@ -1,0 +1,148 @@
+/**
+ * The workflows the scenarios import into n8n, built from the nodes' contract:
+ * credential `partnerLeadsApi`, action node `n8n-nodes-partner-leads.partnerLeads`,
+ * trigger node `n8n-nodes-partner-leads.partnerLeadsTrigger` (both typeVersion 1).
+ *
+ * Workflows are started through a production Webhook node, which runs the same way in 1.x and 2.x
+ * (a manual run goes through the editor's push channel and changed shape between the lines).
+ */
+import { randomUUID } from 'node:crypto';
+
+export const PACKAGE_NAME = 'n8n-nodes-partner-leads';
+export const ACTION_NODE_TYPE = `${PACKAGE_NAME}.partnerLeads`;
+export const TRIGGER_NODE_TYPE = `${PACKAGE_NAME}.partnerLeadsTrigger`;
+
+export const NODE = {
+	webhook: 'Webhook',
+	split: 'Split Leads',
+	create: 'Create Lead',
+	get: 'Get Lead',
+	trigger: 'Partner Leads Trigger',
+} as const;
+
+export interface CredentialRef {
+	id: string;
+	name: string;
+}
+
+export interface WorkflowDefinition {
+	name: string;
+	nodes: Array<Record<string, unknown>>;
+	connections: Record<string, unknown>;
+	settings: Record<string, unknown>;
+}
+
+function connect(...names: string[]): Record<string, unknown> {
+	const connections: Record<string, unknown> = {};
+	for (let index = 0; index + 1 < names.length; index++) {
+		connections[names[index]!] = { main: [[{ node: names[index + 1], type: 'main', index: 0 }]] };
+	}
+	return connections;
+}
+
+const SETTINGS = {
+	executionOrder: 'v1',
+	saveDataSuccessExecution: 'all',
+	saveDataErrorExecution: 'all',
+	saveManualExecutions: true,
+};
+
+/**
+ * POST {leads: [...]} to `/webhook/<path>` → one lead created per entry (standard, picklist and
+ * custom fields from the entry), then each fetched back; the webhook answers with the fetched leads.
+ */
+export function createAndGetLeadsWorkflow(
+	credential: CredentialRef,
+	ids: { partnerOrganizationId: string; agentId: string },
+): { workflow: WorkflowDefinition; webhookPath: string } {
+	const webhookPath = `e2e-leads-${randomUUID()}`;
+	const nodes = [
+		{
+			id: randomUUID(),
+			name: NODE.webhook,
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: randomUUID(),
+			parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+		},
+		{
+			id: randomUUID(),
+			name: NODE.split,
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: [220, 0],
+			parameters: { fieldToSplitOut: 'body.leads', include: 'noOtherFields', options: {} },
+		},
+		{
+			id: randomUUID(),
+			name: NODE.create,
+			type: ACTION_NODE_TYPE,
+			typeVersion: 1,
+			position: [440, 0],
+			credentials: { partnerLeadsApi: credential },
+			parameters: {
+				resource: 'lead',
+				operation: 'create',
+				partnerOrganizationId: ids.partnerOrganizationId,
+				agentId: ids.agentId,
+				leadFields: {
+					mappingMode: 'defineBelow',
+					value: {
+						firstName: '={{ $json.firstName }}',
+						lastName: '={{ $json.lastName }}',
+						email: '={{ $json.email }}',
+						platform: '={{ $json.platform }}',
+						industry: '={{ $json.industry }}',
+						employeeCount: '={{ $json.employeeCount }}',
+					},
+					matchingColumns: [],
+					schema: [],
+				},
+			},
+		},
+		{
+			id: randomUUID(),
+			name: NODE.get,
+			type: ACTION_NODE_TYPE,
+			typeVersion: 1,
+			position: [660, 0],
+			credentials: { partnerLeadsApi: credential },
+			parameters: {
+				resource: 'lead',
+				operation: 'get',
+				leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+			},
+		},
+	];
+	return {
+		workflow: {
+			name: `e2e create and get leads ${webhookPath.slice(-8)}`,
+			nodes,
+			connections: connect(NODE.webhook, NODE.split, NODE.create, NODE.get),
+			settings: SETTINGS,
+		},
+		webhookPath,
+	};
+}
+
+/** The trigger alone, on every lead topic, fetching the full lead. */
+export function leadTriggerWorkflow(credential: CredentialRef): { workflow: WorkflowDefinition; webhookId: string } {
+	const webhookId = randomUUID();
+	const nodes = [
+		{
+			id: randomUUID(),
+			name: NODE.trigger,
+			type: TRIGGER_NODE_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			webhookId,
+			credentials: { partnerLeadsApi: credential },
+			parameters: { events: ['lead/create', 'lead/update', 'lead/delete'], fetchFullLead: true },
+		},
+	];
+	return {
+		workflow: { name: `e2e lead trigger ${webhookId.slice(0, 8)}`, nodes, connections: {}, settings: SETTINGS },
+		webhookId,
+	};
+}
