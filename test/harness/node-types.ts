@@ -2,28 +2,20 @@ import type { ICredentialType, INodeType, INodeTypes, IVersionedNodeType } from 
 import { NodeHelpers } from 'n8n-workflow';
 
 import { PartnerLeadsApi } from '../../credentials/PartnerLeadsApi.credentials';
+import { PartnerLeads } from '../../nodes/PartnerLeads/PartnerLeads.node';
+import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
 import { TestItemsNode, TransportProbeNode } from './test-nodes';
 
 export const PACKAGE = 'n8n-nodes-partner-leads';
 
 type NodeTypeFactory = () => INodeType | IVersionedNodeType;
 
-/**
- * The node types n8n would load from this package (plus two test-only nodes), by their
- * full type names. The package's nodes are loaded lazily so the harness also works while
- * one of them is being written.
- */
+/** The node types n8n would load from this package, plus two test-only nodes, by full type name. */
 const factories: Record<string, NodeTypeFactory> = {
 	'test.testItems': () => new TestItemsNode(),
 	'test.transportProbe': () => new TransportProbeNode(),
-	[`${PACKAGE}.partnerLeads`]: () =>
-		new (require('../../nodes/PartnerLeads/PartnerLeads.node') as { PartnerLeads: new () => INodeType }).PartnerLeads(),
-	[`${PACKAGE}.partnerLeadsTrigger`]: () =>
-		new (
-			require('../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node') as {
-				PartnerLeadsTrigger: new () => INodeType;
-			}
-		).PartnerLeadsTrigger(),
+	[`${PACKAGE}.partnerLeads`]: () => new PartnerLeads(),
+	[`${PACKAGE}.partnerLeadsTrigger`]: () => new PartnerLeadsTrigger(),
 };
 
 export class PackageNodeTypes implements INodeTypes {

@@ -36,6 +36,8 @@ export interface ApiRequest {
 	itemIndex?: number;
 	/** called on every 429, so a caller running requests in parallel can slow down */
 	onRateLimited?: () => void;
+	/** how long this request may wait on 429s in all; default RETRY_POLICY.maxRateLimitWaitMs */
+	rateLimitBudgetMs?: number;
 }
 
 const connections = new WeakMap<object, Promise<ServiceConnection>>();
@@ -97,10 +99,12 @@ export async function apiRequestRaw(this: PartnerLeadsFunctions, request: ApiReq
 				retryAfterMs(failure.retryAfter) ?? backoffMs(RETRY_POLICY.rateLimitBaseDelayMs, rateLimitRetries),
 				RETRY_POLICY.maxSingleWaitMs,
 			);
-			if (rateLimitRetries < RETRY_POLICY.maxRateLimitRetries && rateLimitWaitedMs + wait <= RETRY_POLICY.maxRateLimitWaitMs) {
+			const budget = request.rateLimitBudgetMs ?? RETRY_POLICY.maxRateLimitWaitMs;
+			if (rateLimitRetries < RETRY_POLICY.maxRateLimitRetries && rateLimitWaitedMs + wait <= budget) {
 				rateLimitRetries++;
 				rateLimitWaitedMs += wait;
-				await sleep(wait);
+				// Retry-After: 0 means now: a zero-length timer still costs a timer turn (~1 ms).
+				if (wait > 0) await sleep(wait);
 				continue;
 			}
 		} else if (

@@ -1,0 +1,119 @@
+import type {
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { handleDelivery } from './delivery';
+import { createSubscriptions, deleteSubscriptions, subscriptionsExist } from './subscriptions';
+
+export class PartnerLeadsTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Partner Referral Service Trigger',
+		name: 'partnerLeadsTrigger',
+		icon: { light: 'file:../../icons/partnerLeads.svg', dark: 'file:../../icons/partnerLeads.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow when a lead is created, updated or deleted in the Partner Referral Service',
+		defaults: {
+			name: 'Partner Referral Service Trigger',
+		},
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: 'partnerLeadsApi',
+				required: true,
+			},
+		],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'The service only delivers to HTTPS addresses: n8n must be reachable over HTTPS, with its public address set in the WEBHOOK_URL environment variable',
+				name: 'httpsNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				default: [],
+				options: [
+					{
+						name: 'Lead Created',
+						value: 'lead/create',
+						description: 'A new lead is submitted',
+					},
+					{
+						name: 'Lead Deleted',
+						value: 'lead/delete',
+						description: 'A lead is deleted',
+					},
+					{
+						name: 'Lead Updated',
+						value: 'lead/update',
+						description: 'An existing lead is modified',
+					},
+				],
+				description: 'The lead events that start the workflow. Each one gets its own subscription on the service.',
+			},
+			{
+				displayName: 'Fetch Full Lead',
+				name: 'fetchFullLead',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to fetch the whole lead for created and updated leads. Deliveries carry only the lead ID, the event and its time; deleted leads cannot be fetched.',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Accept Legacy Signature',
+						name: 'acceptLegacySignature',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to accept deliveries signed only with the legacy x-svc-signature header. It covers only the ID, event and time, and the service is retiring it, so leave it off unless deliveries are refused without it.',
+					},
+				],
+			},
+		],
+	};
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return await subscriptionsExist.call(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return await createSubscriptions.call(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await deleteSubscriptions.call(this);
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await handleDelivery.call(this);
+	}
+}

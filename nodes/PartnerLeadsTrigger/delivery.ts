@@ -1,0 +1,142 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { apiRequest } from '../PartnerLeads/transport/request';
+import { eventKey, SeenEvents } from './deduplication';
+import type { LeadEvent } from './events';
+import { parseLeadEvent, selectedTopics } from './events';
+import {
+	headerValue,
+	LEGACY_SIGNATURE_HEADER,
+	V2_SIGNATURE_HEADER,
+	verifyLegacySignature,
+	verifyV2Signature,
+} from './signature';
+import { readStoredSubscriptions, storedEntries } from './state';
+
+/**
+ * Handles one delivery (spec section 6): verify, deduplicate, fetch the lead, start one
+ * execution. The service retries anything but a 200, so a 200 means "done with this
+ * event" and is only sent once the event has been turned into an execution (or needs none).
+ */
+
+type Rejection = { status: number; error: string; message: string };
+
+/** Answers the request itself; n8n then starts no execution. */
+function reply(context: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
+	context.getResponseObject().status(status).json(body);
+	return { noWebhookResponse: true };
+}
+
+function rejected(context: IWebhookFunctions, rejection: Rejection): IWebhookResponseData {
+	return reply(context, rejection.status, { error: rejection.error, message: rejection.message });
+}
+
+const UNVERIFIED: Rejection = {
+	status: 401,
+	error: 'invalid_signature',
+	message: 'The delivery is not signed by a subscription of this trigger',
+};
+
+/**
+ * Finds the event only a valid signature vouches for. With the v2 signature the raw bytes
+ * are checked against each stored secret before the body is even parsed, and the topic
+ * must be the one of the subscription whose secret matched. The legacy signature covers
+ * id, topic and timestamp only, so those are read first and checked with that topic's secret.
+ */
+function authenticate(context: IWebhookFunctions, acceptLegacy: boolean): LeadEvent | undefined {
+	const request = context.getRequestObject();
+	const rawBody = (request as { rawBody?: unknown }).rawBody;
+	if (!Buffer.isBuffer(rawBody) || rawBody.length === 0) return undefined;
+	const subscriptions = storedEntries(readStoredSubscriptions(context.getWorkflowStaticData('node')));
+
+	const v2 = headerValue(request.headers, V2_SIGNATURE_HEADER);
+	if (v2 !== undefined) {
+		const match = subscriptions.find(([, subscription]) => verifyV2Signature(rawBody, v2, subscription.signingSecret));
+		if (!match) return undefined;
+		const event = parseLeadEvent(rawBody);
+		return event?.topic === match[0] ? event : undefined;
+	}
+
+	// Only a delivery without the v2 header may fall back to the legacy one: a wrong v2
+	// signature means the bytes changed, whatever the legacy signature says.
+	const legacy = headerValue(request.headers, LEGACY_SIGNATURE_HEADER);
+	if (!acceptLegacy || legacy === undefined) return undefined;
+	const claimed = parseLeadEvent(rawBody);
+	const subscription = claimed && subscriptions.find(([topic]) => topic === claimed.topic)?.[1];
+	if (!claimed || !subscription) return undefined;
+	return verifyLegacySignature(claimed, legacy, subscription.signingSecret) ? claimed : undefined;
+}
+
+type LeadLookup = { lead: IDataObject } | { notFound: true } | { failed: string };
+
+async function fetchLead(context: IWebhookFunctions, id: string): Promise<LeadLookup> {
+	try {
+		const lead = (await apiRequest.call(context, {
+			method: 'GET',
+			api: 'rest',
+			path: `/leads/${encodeURIComponent(id)}`,
+			what: `lead ${id}`,
+			// The service redelivers what is not acknowledged: answering at once lets its
+			// retries do the waiting instead of holding the delivery open.
+			repeatable: false,
+			// Stay well inside the service's delivery timeout (10 s): a longer 429 wait would
+			// only make it give up on this attempt and send the delivery again anyway.
+			rateLimitBudgetMs: 3_000,
+		})) as IDataObject;
+		return { lead };
+	} catch (error) {
+		if (String((error as { httpCode?: unknown }).httpCode) === '404') return { notFound: true };
+		return { failed: (error as Error).message };
+	}
+}
+
+function scopeOf(context: IWebhookFunctions): string {
+	const mode = context.getMode() === 'manual' ? 'test' : 'production';
+	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}:${mode}`;
+}
+
+export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const options = this.getNodeParameter('options', {}) as { acceptLegacySignature?: boolean };
+	const event = authenticate(this, options.acceptLegacySignature === true);
+	if (!event) return rejected(this, UNVERIFIED);
+
+	// Authentic, but for a topic no longer selected (a subscription from before the
+	// selection changed): acknowledged, so the service stops retrying what nobody wants.
+	if (!selectedTopics(this.getNodeParameter('events', [])).includes(event.topic)) {
+		return reply(this, 200, { received: true, ignored: 'topic not selected' });
+	}
+
+	const seen = new SeenEvents(this.getWorkflowStaticData('node'), scopeOf(this));
+	const key = eventKey(event);
+	if (seen.has(key)) return reply(this, 200, { received: true, duplicate: true });
+	if (!seen.claim(key)) {
+		return rejected(this, {
+			status: 503,
+			error: 'in_progress',
+			message: 'Another delivery of this event is being processed; retry later',
+		});
+	}
+	try {
+		const json: IDataObject = { event: { id: event.id, topic: event.topic, timestamp: event.timestamp } };
+		const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
+		if (fetchFullLead && event.topic !== 'lead/delete') {
+			const lookup = await fetchLead(this, event.id);
+			if ('failed' in lookup) {
+				// Not acknowledged and not remembered: the service's retry gets another chance.
+				this.logger.warn(`Partner Referral Service Trigger: could not fetch lead ${event.id}, asking the service to retry: ${lookup.failed}`);
+				return rejected(this, {
+					status: 503,
+					error: 'lead_fetch_failed',
+					message: 'The lead could not be fetched; retry later',
+				});
+			}
+			// Deleted before it could be fetched: the event still happened, so it runs.
+			if ('notFound' in lookup) json.leadNotFound = true;
+			else json.lead = lookup.lead;
+		}
+		seen.remember(key);
+		return { workflowData: [[{ json }]] };
+	} finally {
+		seen.release(key);
+	}
+}

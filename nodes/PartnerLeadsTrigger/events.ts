@@ -1,0 +1,48 @@
+/** The lead topics of the service (spec section 6). Payment topics are inactive and not offered. */
+export const LEAD_TOPICS = ['lead/create', 'lead/update', 'lead/delete'] as const;
+
+export type LeadTopic = (typeof LEAD_TOPICS)[number];
+
+/** A webhook notification: the body carries only these three fields (spec section 6). */
+export interface LeadEvent {
+	id: string;
+	topic: LeadTopic;
+	timestamp: string;
+}
+
+// Generous bounds: enough for any real id or ISO timestamp, small enough that a hostile
+// body cannot make us fetch or remember something absurd.
+const MAX_ID_LENGTH = 200;
+const MAX_TIMESTAMP_LENGTH = 64;
+
+export function isLeadTopic(value: unknown): value is LeadTopic {
+	return typeof value === 'string' && (LEAD_TOPICS as readonly string[]).includes(value);
+}
+
+/** The selected topics, known ones only, each once, in the service's order. */
+export function selectedTopics(value: unknown): LeadTopic[] {
+	const chosen = Array.isArray(value) ? value : [];
+	return LEAD_TOPICS.filter((topic) => chosen.includes(topic));
+}
+
+/**
+ * Reads the event from the raw body bytes. Returns undefined for anything that is not a
+ * JSON object with a known topic, a non-empty string id and a string timestamp; never
+ * throws, whatever the bytes are.
+ */
+export function parseLeadEvent(rawBody: Buffer): LeadEvent | undefined {
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(rawBody.toString('utf8'));
+	} catch {
+		return undefined;
+	}
+	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+	const { id, topic, timestamp } = parsed as Record<string, unknown>;
+	if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) return undefined;
+	if (typeof timestamp !== 'string' || timestamp.length === 0 || timestamp.length > MAX_TIMESTAMP_LENGTH) {
+		return undefined;
+	}
+	if (!isLeadTopic(topic)) return undefined;
+	return { id, topic, timestamp };
+}

@@ -1,0 +1,49 @@
+import { createHmac, timingSafeEqual } from 'crypto';
+
+import type { LeadEvent } from './events';
+
+/** Header names of the two signatures (spec sections 4 and 6). */
+export const V2_SIGNATURE_HEADER = 'x-svc-signature-v2';
+export const LEGACY_SIGNATURE_HEADER = 'x-svc-signature';
+
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+
+function hmacSha256(secret: string, data: Buffer | string): Buffer {
+	return createHmac('sha256', secret).update(data).digest();
+}
+
+/**
+ * Constant-time comparison of a presented hex signature with the expected digest. The
+ * format and length are checked first: timingSafeEqual throws on buffers of different
+ * lengths, and a malformed header must be a plain "no", never an exception.
+ */
+function matches(presented: string | undefined, expected: Buffer): boolean {
+	if (presented === undefined || !SHA256_HEX.test(presented)) return false;
+	const presentedBytes = Buffer.from(presented, 'hex');
+	return presentedBytes.length === expected.length && timingSafeEqual(presentedBytes, expected);
+}
+
+/** One header value as a string; repeated or missing headers give undefined. */
+export function headerValue(headers: unknown, name: string): string | undefined {
+	if (headers === null || typeof headers !== 'object') return undefined;
+	const value = (headers as Record<string, unknown>)[name];
+	return typeof value === 'string' ? value.trim() : undefined;
+}
+
+/**
+ * `x-svc-signature-v2`: HMAC-SHA256, hex, over the exact bytes received, before any
+ * parsing, so nothing in the body can change without the signature failing.
+ */
+export function verifyV2Signature(rawBody: Buffer, signature: string | undefined, secret: string): boolean {
+	return matches(signature, hmacSha256(secret, rawBody));
+}
+
+/**
+ * Legacy `x-svc-signature`: HMAC-SHA256, hex, over `{"id","timestamp","topic"}` serialised
+ * with the keys in alphabetical order. It covers these three fields only, which are all
+ * the trigger uses of a body.
+ */
+export function verifyLegacySignature(event: LeadEvent, signature: string | undefined, secret: string): boolean {
+	const signed = JSON.stringify({ id: event.id, timestamp: event.timestamp, topic: event.topic });
+	return matches(signature, hmacSha256(secret, Buffer.from(signed, 'utf8')));
+}

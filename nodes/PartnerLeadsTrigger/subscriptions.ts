@@ -1,0 +1,260 @@
+import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { readListPage } from '../PartnerLeads/transport/envelope';
+import { apiRequest, apiRequestRaw } from '../PartnerLeads/transport/request';
+import type { LeadTopic } from './events';
+import { selectedTopics } from './events';
+import type { StoredSubscription, StoredSubscriptions } from './state';
+import { clearStoredSubscriptions, readStoredSubscriptions, storedEntries, storeSubscriptions } from './state';
+
+/**
+ * The subscription lifecycle n8n drives on activation (checkExists, then create if it
+ * returned false) and deactivation (delete). One subscription per selected topic, all
+ * delivering to this node's webhook URL; their ids and signing secrets live in static data.
+ */
+
+interface RemoteSubscription {
+	id: string;
+	topic: string;
+	url: string;
+}
+
+function webhookUrlOf(context: IHookFunctions): string {
+	const url = context.getNodeWebhookUrl('default');
+	if (!url) throw new NodeOperationError(context.getNode(), 'n8n did not provide a webhook URL for this trigger');
+	return url;
+}
+
+function topicsOf(context: IHookFunctions): LeadTopic[] {
+	const topics = selectedTopics(context.getNodeParameter('events', []));
+	if (topics.length === 0) {
+		throw new NodeOperationError(context.getNode(), 'No event selected', {
+			description: 'Choose at least one event under "Events" so the trigger knows what to subscribe to.',
+		});
+	}
+	return topics;
+}
+
+/** The editor's "listen for test event" registers with mode 'manual'; activation uses 'trigger'. */
+function isTestWebhook(context: IHookFunctions): boolean {
+	return context.getMode() === 'manual';
+}
+
+async function listSubscriptions(this: IHookFunctions): Promise<RemoteSubscription[]> {
+	const body = await apiRequestRaw.call(this, { method: 'GET', api: 'webhooks', path: '', what: 'webhook subscriptions' });
+	return readListPage<unknown>(body).items.filter((item): item is RemoteSubscription => {
+		if (item === null || typeof item !== 'object') return false;
+		const { id, topic, url } = item as Record<string, unknown>;
+		return typeof id === 'string' && typeof topic === 'string' && typeof url === 'string';
+	});
+}
+
+function httpCodeOf(error: unknown): string | undefined {
+	const code = (error as { httpCode?: unknown } | null)?.httpCode;
+	return code === undefined || code === null ? undefined : String(code);
+}
+
+/** Deletes one subscription; one that is already gone (404) counts as deleted. */
+async function deleteSubscription(this: IHookFunctions, id: string): Promise<void> {
+	try {
+		await apiRequest.call(this, {
+			method: 'DELETE',
+			api: 'webhooks',
+			path: `/${encodeURIComponent(id)}`,
+			what: `webhook subscription ${id}`,
+		});
+	} catch (error) {
+		if (httpCodeOf(error) === '404') return;
+		throw new NodeOperationError(this.getNode(), error as Error, {
+			message: `Could not delete webhook subscription ${id}: ${(error as Error).message}`,
+		});
+	}
+}
+
+/** Best effort: used while something else already failed, so its own failure is only logged. */
+async function deleteQuietly(this: IHookFunctions, ids: Iterable<string>): Promise<void> {
+	for (const id of ids) {
+		try {
+			await deleteSubscription.call(this, id);
+		} catch (error) {
+			this.logger.warn(`Partner Referral Service Trigger: ${(error as Error).message}`);
+		}
+	}
+}
+
+/**
+ * The service refuses plain-http and localhost receivers (spec: HTTPS only). The user fixes
+ * that in n8n's configuration, not in the node, so the error says where.
+ */
+function isHttpsRefusal(error: unknown): boolean {
+	if (httpCodeOf(error) !== '400') return false;
+	const record = error as { errorResponse?: JsonObject; message?: string; description?: string };
+	if (record.errorResponse?.code === 'invalid_url') return true;
+	return /https/i.test(`${record.message ?? ''} ${record.description ?? ''}`);
+}
+
+function subscriptionError(context: IHookFunctions, error: unknown, topic: LeadTopic, url: string): NodeOperationError {
+	const serviceSaid = (error as Error).message;
+	if (isHttpsRefusal(error)) {
+		return new NodeOperationError(
+			context.getNode(),
+			`The Partner Referral Service only delivers webhooks to HTTPS addresses and refused this trigger's URL ${url}. Set n8n's WEBHOOK_URL environment variable to n8n's public HTTPS address (for example WEBHOOK_URL=https://n8n.example.com/), restart n8n and activate the workflow again.`,
+			{
+				description: `The service does not send events to plain-http or localhost addresses, so n8n must be reachable from the internet over HTTPS (directly, through a reverse proxy or a tunnel) and WEBHOOK_URL must be that address. The service said: ${serviceSaid}`,
+			},
+		);
+	}
+	// A refusal (4xx) comes with the transport's advice on what to fix; for a failure or no
+	// answer that advice is about repeating lead creates, which does not apply here.
+	const advice = httpCodeOf(error)?.startsWith('4') ? `${(error as { description?: string }).description ?? ''} ` : '';
+	const requestId = (error as { errorResponse?: JsonObject }).errorResponse?.requestId;
+	return new NodeOperationError(context.getNode(), `Could not subscribe to "${topic}" events: ${serviceSaid}`, {
+		description: `${advice}The subscriptions made before the failure were removed, including any the service may have created despite the error, so nothing is left behind. Activate the workflow again once the problem is fixed.${!advice && typeof requestId === 'string' ? ` Request ID: ${requestId}.` : ''}`,
+	});
+}
+
+async function createSubscription(this: IHookFunctions, topic: LeadTopic, url: string): Promise<StoredSubscription> {
+	const data = (await apiRequest.call(this, {
+		method: 'POST',
+		api: 'webhooks',
+		path: '',
+		body: { topic, url },
+		what: 'webhook subscription',
+	})) as IDataObject | undefined;
+	const id = data?.id;
+	const signingSecret = data?.signingSecret;
+	if (typeof id !== 'string' || id === '' || typeof signingSecret !== 'string' || signingSecret === '') {
+		if (typeof id === 'string' && id !== '') await deleteQuietly.call(this, [id]);
+		throw new NodeOperationError(
+			this.getNode(),
+			'The service created the subscription but answered without its id or signing secret',
+			{ description: 'Without the signing secret no delivery could be verified, so the subscription was not kept.' },
+		);
+	}
+	return { id, signingSecret };
+}
+
+/**
+ * Undoes a create that failed midway: deletes what this call made, then anything else at
+ * the URL that is not kept (a create answered with an error may still have been applied).
+ */
+async function rollBack(
+	this: IHookFunctions,
+	created: Array<[LeadTopic, string]>,
+	kept: StoredSubscriptions,
+): Promise<void> {
+	for (const [topic] of created) delete kept.byTopic[topic];
+	await deleteQuietly.call(this, created.map(([, id]) => id));
+	const keptIds = new Set(storedEntries(kept).map(([, subscription]) => subscription.id));
+	try {
+		const leftovers = (await listSubscriptions.call(this))
+			.filter((item) => item.url === kept.webhookUrl && !keptIds.has(item.id))
+			.map((item) => item.id);
+		await deleteQuietly.call(this, leftovers);
+	} catch (error) {
+		this.logger.warn(
+			`Partner Referral Service Trigger: could not check for leftover subscriptions (${(error as Error).message}); the next activation removes them`,
+		);
+	}
+}
+
+/**
+ * True when every selected topic has a stored subscription that still exists on the
+ * service for this URL, and no other subscription of this key points at the URL (a crash
+ * may leave some whose secrets are lost). Reads only; create() repairs.
+ */
+export async function subscriptionsExist(this: IHookFunctions): Promise<boolean> {
+	const stored = readStoredSubscriptions(this.getWorkflowStaticData('node'));
+	const url = webhookUrlOf(this);
+	const topics = selectedTopics(this.getNodeParameter('events', []));
+	if (!stored || stored.webhookUrl !== url || topics.length === 0) return false;
+	const storedTopics = storedEntries(stored).map(([topic]) => topic);
+	if (storedTopics.length !== topics.length || !topics.every((topic) => stored.byTopic[topic])) return false;
+
+	const remote = await listSubscriptions.call(this);
+	const ours = new Set(storedEntries(stored).map(([, subscription]) => subscription.id));
+	const allPresent = storedEntries(stored).every(([topic, subscription]) =>
+		remote.some((item) => item.id === subscription.id && item.topic === topic && item.url === url),
+	);
+	const strangers = remote.some((item) => item.url === url && !ours.has(item.id));
+	return allPresent && !strangers;
+}
+
+/**
+ * Makes the service match the selected topics: keeps stored subscriptions that still exist
+ * here, removes every other subscription of this key pointing at this URL (left by a crash
+ * or a previous topic selection), then creates the missing ones. If a creation fails, the
+ * ones made by this call are removed again and the error says what to do.
+ */
+export async function createSubscriptions(this: IHookFunctions): Promise<boolean> {
+	const nodeData = this.getWorkflowStaticData('node');
+	const url = webhookUrlOf(this);
+	const topics = topicsOf(this);
+	const previous = readStoredSubscriptions(nodeData);
+	const remote = await listSubscriptions.call(this);
+
+	const kept: StoredSubscriptions = { webhookUrl: url, byTopic: {} };
+	if (previous?.webhookUrl === url) {
+		for (const topic of topics) {
+			const subscription = previous.byTopic[topic];
+			const stillThere = remote.some((item) => item.id === subscription?.id && item.topic === topic && item.url === url);
+			if (subscription && stillThere) kept.byTopic[topic] = subscription;
+		}
+	}
+	const keptIds = new Set(storedEntries(kept).map(([, subscription]) => subscription.id));
+	const stale = remote.filter((item) => item.url === url && !keptIds.has(item.id)).map((item) => item.id);
+	// Subscriptions stored for another URL are from an earlier activation (n8n's address
+	// changed). In test mode they belong to the active workflow and must stay.
+	if (previous && previous.webhookUrl !== url && !isTestWebhook(this)) {
+		stale.push(...storedEntries(previous).map(([, subscription]) => subscription.id));
+	}
+	// From here on static data describes only what is known to exist, so a failure leaves
+	// delete() nothing wrong to act on.
+	storeSubscriptions(nodeData, kept);
+	for (const id of new Set(stale)) await deleteSubscription.call(this, id);
+
+	const created: Array<[LeadTopic, string]> = [];
+	for (const topic of topics) {
+		if (kept.byTopic[topic]) continue;
+		try {
+			const subscription = await createSubscription.call(this, topic, url);
+			kept.byTopic[topic] = subscription;
+			created.push([topic, subscription.id]);
+		} catch (error) {
+			await rollBack.call(this, created, kept);
+			if (storedEntries(kept).length > 0) storeSubscriptions(nodeData, kept);
+			else clearStoredSubscriptions(nodeData);
+			throw subscriptionError(this, error, topic, url);
+		}
+	}
+	storeSubscriptions(nodeData, kept);
+	return true;
+}
+
+/**
+ * Deletes every stored subscription (one already gone is fine) and forgets them. Those
+ * that could not be deleted stay stored, so the next activation or deactivation retries.
+ */
+export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean> {
+	const nodeData = this.getWorkflowStaticData('node');
+	const stored = readStoredSubscriptions(nodeData);
+	const remaining: StoredSubscriptions = { webhookUrl: stored?.webhookUrl ?? '', byTopic: {} };
+	const failures: string[] = [];
+	for (const [topic, subscription] of storedEntries(stored)) {
+		try {
+			await deleteSubscription.call(this, subscription.id);
+		} catch (error) {
+			remaining.byTopic[topic] = subscription;
+			failures.push((error as Error).message);
+		}
+	}
+	if (failures.length > 0) {
+		storeSubscriptions(nodeData, remaining);
+		throw new NodeOperationError(this.getNode(), `Could not remove ${failures.length} webhook subscription(s)`, {
+			description: `${failures.join(' ')} They stay recorded and are removed the next time the workflow is activated or deactivated.`,
+		});
+	}
+	clearStoredSubscriptions(nodeData);
+	return true;
+}

@@ -1,0 +1,416 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import express from 'express';
+import type { Request, Response } from 'express';
+import type {
+	IDataObject,
+	IHttpRequestMethods,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	IRun,
+	IWebhookData,
+	IWebhookResponseData,
+	IWorkflowExecuteAdditionalData,
+	WebhookSetupMethodNames,
+	Workflow,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { jsonParse, NodeHelpers } from 'n8n-workflow';
+import { HookContext, WebhookContext } from 'n8n-core';
+
+import type { N8nHarness } from './harness';
+import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE } from './harness';
+
+/**
+ * What the n8n application does around a webhook trigger, with n8n-core's real
+ * HookContext and WebhookContext, over real loopback HTTP. Each step follows n8n's cli
+ * (packages/cli/src: active-workflow-manager.ts, webhooks/webhook.service.ts,
+ * webhooks/webhook-helpers.ts, webhooks/live-webhooks.ts, webhooks/test-webhooks.ts,
+ * middlewares/body-parser.ts):
+ *
+ * - activation: a Workflow built from the saved static data; checkExists, then create if
+ *   it said false (mode 'trigger'); static data saved afterwards. If that throws, n8n
+ *   clears the webhooks (delete on a Workflow freshly loaded from the database) and
+ *   rethrows. Deactivation: delete (mode 'internal', activation 'update'), then save.
+ * - "listen for test event": the same with mode 'manual' and the test URL; the static data
+ *   stays in memory only and the test webhook is removed after the first execution.
+ * - a delivery: raw bytes kept as `req.rawBody` (Buffer); `application/json` bodies parsed
+ *   into `req.body` (unparsable ones answered 422 before the node runs); a Workflow built
+ *   from the saved static data for every request; `webhook()` called through a
+ *   WebhookContext with the real req/res; a throw answered 500; `workflowData` starts an
+ *   execution and is answered 200 ('onReceived'); static data saved if it changed.
+ *
+ * Saved static data is a JSON copy, as in n8n's database: nothing is shared by reference
+ * between requests, so lost updates between concurrent deliveries happen here as in n8n.
+ */
+
+/** The workflow's static data as n8n's database holds it. */
+export class StaticDataStore {
+	private saved = '{}';
+
+	saves = 0;
+
+	load(): IDataObject {
+		return JSON.parse(this.saved) as IDataObject;
+	}
+
+	/** n8n's WorkflowStaticDataService.saveStaticData: only when the Workflow saw a change. */
+	saveIfChanged(workflow: Workflow): void {
+		if ((workflow.staticData as { __dataChanged?: boolean }).__dataChanged !== true) return;
+		this.saved = JSON.stringify(workflow.staticData);
+		this.saves++;
+	}
+
+	/** The trigger node's part, for assertions. */
+	nodeData(nodeName: string): IDataObject {
+		return (this.load()[`node:${nodeName}`] as IDataObject | undefined) ?? {};
+	}
+
+	/** Simulates losing everything the node stored (e.g. a crash before n8n saved it). */
+	wipe(): void {
+		this.saved = '{}';
+	}
+}
+
+export interface Execution {
+	mode: WorkflowExecuteMode;
+	/** what the trigger node emitted */
+	items: INodeExecutionData[];
+	run: IRun;
+}
+
+export interface Answer {
+	path: string;
+	status: number;
+	/** whether the node ran (false: n8n answered before it, e.g. 404 or 422) */
+	nodeRan: boolean;
+}
+
+export interface TriggerHostOptions {
+	parameters: INodeParameters;
+	/** keep these to simulate a restart of the same workflow */
+	store?: StaticDataStore;
+	node?: Pick<INode, 'id' | 'name' | 'webhookId'>;
+	/** loopback port; 0 picks a free one. A restart reuses the port so the URL stays the same. */
+	port?: number;
+}
+
+type Registration = { webhookData: IWebhookData; mode: 'production' | 'test' };
+
+export class TriggerHost {
+	readonly executions: Execution[] = [];
+
+	readonly answers: Answer[] = [];
+
+	/** errors thrown by webhook() (n8n answers those 500) */
+	readonly crashes: Error[] = [];
+
+	readonly store: StaticDataStore;
+
+	readonly node: INode;
+
+	private readonly pending = new Set<Promise<unknown>>();
+
+	private production?: Registration;
+
+	private test?: Registration & { staticData: IDataObject };
+
+	private constructor(
+		private readonly harness: N8nHarness,
+		private readonly server: Server,
+		readonly baseUrl: string,
+		options: TriggerHostOptions,
+	) {
+		this.store = options.store ?? new StaticDataStore();
+		this.node = {
+			id: options.node?.id ?? randomUUID(),
+			name: options.node?.name ?? 'Partner Referral Service Trigger',
+			webhookId: options.node?.webhookId ?? randomUUID(),
+			type: TRIGGER_NODE_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: options.parameters,
+			credentials: { [CREDENTIAL_TYPE]: harness.credential },
+		};
+	}
+
+	static async start(harness: N8nHarness, options: TriggerHostOptions): Promise<TriggerHost> {
+		const app = express();
+		const server = await new Promise<Server>((resolve, reject) => {
+			const listening = app.listen(options.port ?? 0, '127.0.0.1', (error?: Error) =>
+				error ? reject(error) : resolve(listening),
+			);
+		});
+		const { port } = server.address() as AddressInfo;
+		const host = new TriggerHost(harness, server, `http://127.0.0.1:${port}/`, options);
+		app.use((req, res) => host.track(host.receive(req, res)));
+		return host;
+	}
+
+	get port(): number {
+		return Number(new URL(this.baseUrl).port);
+	}
+
+	/**
+	 * What a restarted n8n keeps of this workflow: its definition, its saved static data and
+	 * its address. Pass to `TriggerHost.start` (after `close()`), with new parameters if the
+	 * user changed them.
+	 */
+	persisted(parameters: INodeParameters = this.node.parameters): TriggerHostOptions {
+		return { parameters, store: this.store, node: this.node, port: this.port };
+	}
+
+	/** n8n's WEBHOOK_URL-based address of the trigger: production or test. */
+	webhookUrl(mode: 'production' | 'test' = 'production'): string {
+		const base = mode === 'production' ? 'webhook' : 'webhook-test';
+		return `${this.baseUrl}${base}/${this.webhookPath()}`;
+	}
+
+	/** A Workflow as n8n builds one: from the saved static data, never a shared object. */
+	workflow(): Workflow {
+		return this.harness.workflow([{ ...this.node }], {}, this.store.load());
+	}
+
+	// ---- activation (ActiveWorkflowManager.add / clearWebhooks) ----
+
+	async activate(): Promise<void> {
+		const workflow = this.workflow();
+		const webhookData = this.webhookData(workflow, false);
+		try {
+			const exists = await this.runMethod('checkExists', workflow, webhookData, 'trigger', 'activate');
+			if (!exists) await this.runMethod('create', workflow, webhookData, 'trigger', 'activate');
+		} catch (error) {
+			await this.deactivate().catch(() => undefined);
+			throw error;
+		}
+		this.production = { webhookData, mode: 'production' };
+		this.store.saveIfChanged(workflow);
+	}
+
+	async deactivate(): Promise<void> {
+		this.production = undefined;
+		const workflow = this.workflow();
+		await this.runMethod('delete', workflow, this.webhookData(workflow, false), 'internal', 'update');
+		this.store.saveIfChanged(workflow);
+	}
+
+	/**
+	 * Only the routing entry: n8n stores it (ActiveWorkflowManager.addWebhooks) before it
+	 * runs checkExists/create, so deliveries can reach a workflow whose lifecycle has not run.
+	 */
+	registerRoute(): void {
+		this.production = { webhookData: this.webhookData(this.workflow(), false), mode: 'production' };
+	}
+
+	/** checkExists alone, as n8n runs it first on every activation. */
+	async checkExists(): Promise<boolean> {
+		const workflow = this.workflow();
+		return (await this.runMethod('checkExists', workflow, this.webhookData(workflow, false), 'trigger', 'init')) === true;
+	}
+
+	// ---- the editor's "listen for test event" (TestWebhooks.needsWebhook) ----
+
+	async listenForTestEvent(): Promise<void> {
+		const workflow = this.workflow();
+		const webhookData = this.webhookData(workflow, true);
+		try {
+			const exists = await this.runMethod('checkExists', workflow, webhookData, 'manual', 'manual');
+			if (!exists) await this.runMethod('create', workflow, webhookData, 'manual', 'manual');
+		} catch (error) {
+			await this.runMethod('delete', workflow, webhookData, 'internal', 'update').catch(() => undefined);
+			throw error;
+		}
+		this.test = { webhookData, mode: 'test', staticData: workflow.staticData };
+	}
+
+	/** TestWebhooks.deactivateWebhooks: delete with the static data kept since create. */
+	async stopListening(): Promise<void> {
+		const test = this.test;
+		if (!test) return;
+		this.test = undefined;
+		const workflow = this.workflow();
+		workflow.staticData = test.staticData;
+		await this.runMethod('delete', workflow, test.webhookData, 'internal', 'update');
+	}
+
+	get listening(): boolean {
+		return this.test !== undefined;
+	}
+
+	// ---- bookkeeping ----
+
+	statuses(): Record<number, number> {
+		const counts: Record<number, number> = {};
+		for (const answer of this.answers) counts[answer.status] = (counts[answer.status] ?? 0) + 1;
+		return counts;
+	}
+
+	/** Waits until every request received so far is answered and every execution finished. */
+	async settle(): Promise<void> {
+		while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+	}
+
+	async close(): Promise<void> {
+		await this.settle();
+		if (!this.server.listening) return;
+		const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+		this.server.closeAllConnections();
+		await closed;
+	}
+
+	// ---- internals ----
+
+	private webhookPath(): string {
+		return `${this.node.webhookId}/webhook`;
+	}
+
+	/** WebhookService.getNodeWebhooks for our single trigger. */
+	private webhookData(workflow: Workflow, isTest: boolean): IWebhookData {
+		const node = workflow.getNode(this.node.name) as INode;
+		const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+		const description = nodeType.description.webhooks?.[0];
+		if (!description) throw new Error('The trigger declares no webhook');
+		const rawPath = String(workflow.expression.getSimpleParameterValue(node, description.path, 'internal', {}));
+		const isFullPath = workflow.expression.getSimpleParameterValue(
+			node,
+			description.isFullPath,
+			'internal',
+			{},
+			undefined,
+			false,
+		) as boolean;
+		const path = NodeHelpers.getNodeWebhookPath(workflow.id, node, rawPath.replace(/^\/|\/$/g, ''), isFullPath, false);
+		const httpMethod = workflow.expression.getSimpleParameterValue(
+			node,
+			description.httpMethod,
+			'internal',
+			{},
+			undefined,
+			'GET',
+		) as IHttpRequestMethods;
+		return {
+			httpMethod,
+			node: node.name,
+			path,
+			webhookDescription: description,
+			workflowId: workflow.id,
+			workflowExecuteAdditionalData: this.additionalData(),
+			isTest,
+		};
+	}
+
+	private additionalData(): IWorkflowExecuteAdditionalData {
+		return this.harness.additionalData(undefined, this.baseUrl);
+	}
+
+	/** WebhookService.runWebhookMethod */
+	private async runMethod(
+		method: WebhookSetupMethodNames,
+		workflow: Workflow,
+		webhookData: IWebhookData,
+		mode: WorkflowExecuteMode,
+		activation: WorkflowActivateMode,
+	): Promise<boolean | undefined> {
+		const node = workflow.getNode(webhookData.node) as INode;
+		const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+		const fn = nodeType.webhookMethods?.[webhookData.webhookDescription.name]?.[method];
+		if (fn === undefined) return undefined;
+		const context = new HookContext(workflow, node, webhookData.workflowExecuteAdditionalData, mode, activation, webhookData);
+		return (await fn.call(context)) as boolean;
+	}
+
+	private track<T>(promise: Promise<T>): void {
+		this.pending.add(promise);
+		void promise.finally(() => this.pending.delete(promise));
+	}
+
+	/** rawBodyReader + parseBody of n8n's cli */
+	private async readBody(req: Request): Promise<boolean> {
+		const chunks: Buffer[] = [];
+		for await (const chunk of req) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+		const rawBody = Buffer.concat(chunks);
+		(req as Request & { rawBody?: Buffer }).rawBody = rawBody;
+		const contentType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+		const charset = /charset=([^;]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1]?.trim().toLowerCase();
+		const encoding = (charset === 'utf-8' || charset === undefined ? 'utf8' : charset) as BufferEncoding;
+		if (rawBody.length > 0 && contentType === 'application/json') {
+			try {
+				req.body = jsonParse(rawBody.toString(encoding));
+			} catch {
+				return false;
+			}
+		}
+		req.body ??= {};
+		return true;
+	}
+
+	private answered(req: Request, res: Response, nodeRan: boolean): void {
+		this.answers.push({ path: req.path, status: res.statusCode, nodeRan });
+	}
+
+	private async receive(req: Request, res: Response): Promise<void> {
+		const path = req.path.replace(/^\/+|\/+$/g, '');
+		const registration =
+			this.production && req.method === this.production.webhookData.httpMethod && path === `webhook/${this.webhookPath()}`
+				? this.production
+				: this.test && req.method === this.test.webhookData.httpMethod && path === `webhook-test/${this.webhookPath()}`
+					? this.test
+					: undefined;
+		if (!registration) {
+			res.status(404).json({ code: 404, message: 'The requested webhook is not registered.' });
+			return this.answered(req, res, false);
+		}
+		if (!(await this.readBody(req))) {
+			res.status(422).json({ code: 422, message: 'Failed to parse request body' });
+			return this.answered(req, res, false);
+		}
+
+		const workflow = this.workflow();
+		const isTest = registration.mode === 'test';
+		if (isTest && this.test) workflow.setTestStaticData(this.test.staticData);
+		const mode: WorkflowExecuteMode = isTest ? 'manual' : 'webhook';
+		const node = workflow.getNode(this.node.name) as INode;
+		const additionalData = this.additionalData();
+		additionalData.httpRequest = req;
+		additionalData.httpResponse = res;
+
+		let result: IWebhookResponseData;
+		try {
+			const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+			if (!nodeType.webhook) throw new Error('The node has no webhook method');
+			const context = new WebhookContext(workflow, node, additionalData, mode, registration.webhookData, [], null);
+			result = (await nodeType.webhook.call(context)) as IWebhookResponseData;
+		} catch (error) {
+			this.crashes.push(error as Error);
+			if (!res.headersSent) res.status(500).json({ code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' });
+			return this.answered(req, res, true);
+		}
+
+		if (result.workflowData !== undefined) {
+			this.track(this.execute(workflow, node.name, result.workflowData[0] ?? [], mode));
+		}
+		if (!isTest) this.store.saveIfChanged(workflow);
+		if (result.noWebhookResponse !== true && !res.headersSent) {
+			res
+				.status(200)
+				.json(
+					result.workflowData !== undefined
+						? { message: 'Workflow was started' }
+						: (result.webhookResponse ?? { message: 'Webhook call received' }),
+				);
+		}
+		this.answered(req, res, true);
+		// n8n removes the test webhook once it started an execution.
+		if (isTest && result.workflowData !== undefined) await this.stopListening();
+	}
+
+	private async execute(workflow: Workflow, nodeName: string, items: INodeExecutionData[], mode: WorkflowExecuteMode) {
+		const run = await this.harness.runWorkflow(workflow, nodeName, items, mode);
+		const emitted = run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
+		this.executions.push({ mode, items: emitted, run });
+	}
+}
