@@ -18,10 +18,11 @@ import { createAndGetLeads } from './scenarios/create-and-get';
 import { nodeTypesListed } from './scenarios/node-types';
 import { tokenRefresh } from './scenarios/token-refresh';
 import { leadTrigger } from './scenarios/trigger';
+import { httpRequestNode } from './scenarios/http-request-node';
 import { plannedChecks, runVersion } from './version-session';
 import { E2E_N8N_VERSIONS } from './versions';
 
-const SCENARIOS = [nodeTypesListed, credentialTest, createAndGetLeads, leadTrigger, tokenRefresh];
+const SCENARIOS = [nodeTypesListed, credentialTest, createAndGetLeads, leadTrigger, tokenRefresh, httpRequestNode];
 
 const minutes = (value: string | undefined, fallback: number) => (Number(value) > 0 ? Number(value) : fallback) * 60_000;
 /** Whole run, provisioning included (a cold provisioning of both versions takes ~10 minutes). */
