@@ -47,6 +47,19 @@ const SETTINGS = {
 	saveManualExecutions: true,
 };
 
+/** The production Webhook node that starts a workflow; it answers with the last node's items. */
+export function webhookStartNode(path: string, name: string = NODE.webhook): Record<string, unknown> {
+	return {
+		id: randomUUID(),
+		name,
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: randomUUID(),
+		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+	};
+}
+
 /**
  * POST {leads: [...]} to `/webhook/<path>` → one lead created per entry (standard, picklist and
  * custom fields from the entry), then each fetched back; the webhook answers with the fetched leads.
@@ -57,15 +70,7 @@ export function createAndGetLeadsWorkflow(
 ): { workflow: WorkflowDefinition; webhookPath: string } {
 	const webhookPath = `e2e-leads-${randomUUID()}`;
 	const nodes = [
-		{
-			id: randomUUID(),
-			name: NODE.webhook,
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			position: [0, 0],
-			webhookId: randomUUID(),
-			parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
-		},
+		webhookStartNode(webhookPath),
 		{
 			id: randomUUID(),
 			name: NODE.split,

@@ -12,6 +12,9 @@ import { createRunExecutionData, Workflow } from 'n8n-workflow';
 import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 
 import type { Simulator } from '../simulator/types';
+import { simulatorCredentialData } from './simulator-credential';
+
+export { simulatorCredentialData };
 import { additionalDataFor } from './additional-data';
 import { InMemoryCredentialsHelper } from './credentials-helper';
 import { PACKAGE, PackageNodeTypes, packageCredentialTypes } from './node-types';
@@ -19,25 +22,6 @@ import { PACKAGE, PackageNodeTypes, packageCredentialTypes } from './node-types'
 export const CREDENTIAL_TYPE = 'partnerLeadsApi';
 export const ACTION_NODE_TYPE = `${PACKAGE}.partnerLeads`;
 export const TRIGGER_NODE_TYPE = `${PACKAGE}.partnerLeadsTrigger`;
-
-/** Credential values that point at a simulator, as a user would paste them. */
-export function simulatorCredentialData(
-	sim: Simulator,
-	overrides: ICredentialDataDecryptedObject = {},
-): ICredentialDataDecryptedObject {
-	return {
-		environment: 'production',
-		baseUrl: sim.url,
-		devBaseUrl: sim.devUrl,
-		authUrl: sim.authUrl,
-		companyId: sim.companyId,
-		clientId: sim.defaultKey.clientId,
-		clientSecret: sim.defaultKey.clientSecret,
-		audience: '',
-		accessToken: '',
-		...overrides,
-	};
-}
 
 export interface NodeRun {
 	/** the node's output items on its first output */

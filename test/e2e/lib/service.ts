@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
+import { simulatorCredentialData } from '../../harness/simulator-credential';
 import type { Simulator } from '../../simulator/types';
 
 export const CREDENTIAL_TYPE = 'partnerLeadsApi';
@@ -23,14 +24,8 @@ export async function startService(): Promise<Simulator> {
 
 /** Credential data pointing at the simulator, with the default key (or another secret). */
 export function credentialData(sim: Simulator, overrides: { clientSecret?: string } = {}): Record<string, unknown> {
-	return {
-		environment: 'production',
-		baseUrl: sim.url,
-		devBaseUrl: sim.devUrl,
-		authUrl: sim.authUrl,
-		companyId: sim.companyId,
-		clientId: sim.defaultKey.clientId,
-		clientSecret: overrides.clientSecret ?? sim.defaultKey.clientSecret,
-		audience: '',
-	};
+	const data: Record<string, unknown> = simulatorCredentialData(sim, overrides);
+	// n8n fills the hidden access token itself
+	delete data.accessToken;
+	return data;
 }

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 
 import { executionError, nodeOutput, waitForExecutions } from '../lib/execution-data';
 import { runThroughWebhook } from '../lib/run-workflow';
+import { NODE, webhookStartNode } from '../workflows';
 import type { Scenario } from './context';
 
 const HTTP_NODE = 'Call Schema Endpoint';
@@ -19,15 +20,7 @@ export const httpRequestNode: Scenario = {
 		const created = await rest.createWorkflow({
 			name: `e2e http request ${webhookPath.slice(-8)}`,
 			nodes: [
-				{
-					id: randomUUID(),
-					name: 'Webhook',
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					position: [0, 0],
-					webhookId: randomUUID(),
-					parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
-				},
+				webhookStartNode(webhookPath),
 				{
 					id: randomUUID(),
 					name: HTTP_NODE,
@@ -44,7 +37,7 @@ export const httpRequestNode: Scenario = {
 					},
 				},
 			],
-			connections: { Webhook: { main: [[{ node: HTTP_NODE, type: 'main', index: 0 }]] } },
+			connections: { [NODE.webhook]: { main: [[{ node: HTTP_NODE, type: 'main', index: 0 }]] } },
 			settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all' },
 		});
 		await rest.activateWorkflow(created);
