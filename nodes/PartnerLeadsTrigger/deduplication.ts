@@ -65,6 +65,22 @@ function processMemory(scope: string, limit: number): BoundedKeys {
 	return keys;
 }
 
+/** What this process last wrote to static data, per scope: lets the common case append. */
+const lastWritten = new Map<string, string>();
+
+/**
+ * Keys are kept in static data as one space-separated string, not an array: n8n wraps
+ * static data in a proxy and reloads and saves it for every delivery, and a single string
+ * keeps that cost flat however many keys are remembered.
+ */
+const SEPARATOR = ' ';
+
+function storedKeys(raw: unknown): string[] {
+	if (typeof raw === 'string') return raw === '' ? [] : raw.split(SEPARATOR);
+	// the array form of earlier versions
+	return Array.isArray(raw) ? raw.filter((key): key is string => typeof key === 'string') : [];
+}
+
 /** The events a trigger node has already turned into executions. */
 export class SeenEvents {
 	private readonly memory: BoundedKeys;
@@ -77,13 +93,11 @@ export class SeenEvents {
 		this.memory = processMemory(scope, limit);
 	}
 
-	private stored(): string[] {
-		const raw = this.nodeData[KEY];
-		return Array.isArray(raw) ? raw.filter((key): key is string => typeof key === 'string') : [];
-	}
-
 	has(key: string): boolean {
-		return this.memory.has(key) || this.stored().includes(key);
+		if (this.memory.has(key)) return true;
+		const raw = this.nodeData[KEY];
+		// Keys are fixed-length hex without the separator, so a substring match is a key match.
+		return typeof raw === 'string' ? raw.includes(key) : storedKeys(raw).includes(key);
 	}
 
 	/**
@@ -111,11 +125,22 @@ export class SeenEvents {
 	/** Records the event as executed, in process memory and in static data. */
 	remember(key: string): void {
 		this.memory.add(key);
-		const merged = new BoundedKeys(this.limit);
-		for (const stored of this.stored()) merged.add(stored);
-		for (const recent of this.memory.values()) if (!merged.has(recent)) merged.add(recent);
-		merged.add(key);
-		// A new array, so n8n sees the assignment and saves the static data.
-		this.nodeData[KEY] = merged.values();
+		const raw = this.nodeData[KEY];
+		let keys: string[];
+		if (typeof raw === 'string' && raw === lastWritten.get(this.scope)) {
+			// Nobody else wrote since this process did: the stored keys already hold ours.
+			keys = storedKeys(raw);
+			keys.push(key);
+		} else {
+			// Another save (a concurrent delivery, a restart) came in between: merge.
+			const merged = new BoundedKeys(this.limit);
+			for (const stored of storedKeys(raw)) merged.add(stored);
+			for (const recent of this.memory.values()) if (!merged.has(recent)) merged.add(recent);
+			merged.add(key);
+			keys = merged.values();
+		}
+		const packed = keys.slice(Math.max(0, keys.length - this.limit)).join(SEPARATOR);
+		this.nodeData[KEY] = packed;
+		lastWritten.set(this.scope, packed);
 	}
 }

@@ -89,7 +89,7 @@ describe('PartnerLeadsTrigger deliveries', () => {
 		}
 		// Every key made it into the saved static data, although deliveries ran concurrently
 		// and each one saved its own copy of it.
-		const seen = setup.host.store.nodeData(setup.host.node.name).seenEvents as string[];
+		const seen = (setup.host.store.nodeData(setup.host.node.name).seenEvents as string).split(' ');
 		expect(new Set(seen).size).toBe(200);
 	});
 

@@ -45,7 +45,7 @@ describe('SeenEvents', () => {
 			eventKey({ id: `lead-${index}`, topic: 'lead/create', timestamp: '2026-01-01T00:00:00.000Z' }),
 		);
 		for (const key of keys) new SeenEvents(nodeData, scope).remember(key);
-		const stored = nodeData.seenEvents as string[];
+		const stored = (nodeData.seenEvents as string).split(' ');
 		expect(stored).toHaveLength(SEEN_EVENTS_LIMIT);
 		expect(stored).toEqual(keys.slice(500));
 		const seen = new SeenEvents(nodeData, scope);
