@@ -42,6 +42,11 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
 	return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
+/** An Invalid Date (e.g. from an expression over a bad input) is refused, not thrown on. */
+function validDateText(value: Date): string | undefined {
+	return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
+}
+
 function asText(value: unknown): string | undefined {
 	if (typeof value === 'string') return value;
 	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
@@ -74,7 +79,7 @@ function toBoolean(field: LeadField, value: unknown): Coerced {
 
 function toDate(field: LeadField, value: unknown): Coerced {
 	const expected = 'a date, YYYY-MM-DD';
-	const raw = value instanceof Date ? value.toISOString() : typeof value === 'string' ? value.trim() : undefined;
+	const raw = value instanceof Date ? validDateText(value) : typeof value === 'string' ? value.trim() : undefined;
 	if (raw === undefined) return fail(field, expected, value);
 	// n8n's date picker sends a date-time; the service wants the calendar date.
 	const match = DATE_ONLY.exec(raw) ?? (DATE_PREFIX.test(raw) && !Number.isNaN(Date.parse(raw)) ? DATE_PREFIX.exec(raw) : null);
@@ -86,7 +91,7 @@ function toDate(field: LeadField, value: unknown): Coerced {
 
 function toDateTime(field: LeadField, value: unknown): Coerced {
 	const expected = 'an ISO 8601 date-time, e.g. 2024-05-01T09:30:00Z';
-	const raw = value instanceof Date ? value.toISOString() : typeof value === 'string' ? value.trim() : undefined;
+	const raw = value instanceof Date ? validDateText(value) : typeof value === 'string' ? value.trim() : undefined;
 	if (raw === undefined) return fail(field, expected, value);
 	const dateOnly = DATE_ONLY.exec(raw);
 	if (dateOnly && !isCalendarDate(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3]))) {

@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { invalidLeadError, validateLeadAgainstSchema } from './validateLead';
+
 import type { LeadField } from './leadSchema';
 import { CREDIT_FIELD_IDS } from './leadSchema';
 import type { LeadWritePurpose } from './mapperFields';
@@ -36,7 +38,8 @@ export function readLeadFields(
 	const source: IDataObject = { ...(asObject(item.json.customFields) ?? {}), ...item.json };
 	const values: IDataObject = {};
 	for (const field of writableLeadFields(schema, purpose)) {
-		if (field.fieldId in source) values[field.fieldId] = source[field.fieldId];
+		// Own keys only: every object "has" constructor, toString... by inheritance.
+		if (Object.prototype.hasOwnProperty.call(source, field.fieldId)) values[field.fieldId] = source[field.fieldId];
 	}
 	return values;
 }
@@ -89,4 +92,22 @@ export function splitStandardAndCustomFields(values: IDataObject, schema: LeadFi
 	}
 	if (Object.keys(customFields).length > 0) body.customFields = customFields;
 	return body;
+}
+
+/**
+ * One item's lead values, read from the node's parameters (and the partner organization and
+ * agent on create and upsert) and checked against the schema; throws the item's clear error.
+ */
+export function readValidLeadValues(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	item: INodeExecutionData,
+	schema: LeadField[],
+	purpose: LeadWritePurpose,
+): IDataObject {
+	const input = readLeadFields.call(this, itemIndex, item, schema, purpose);
+	if (purpose !== 'update') Object.assign(input, readCreditFields.call(this, itemIndex, item));
+	const check = validateLeadAgainstSchema(input, schema, purpose);
+	if (check.problems.length > 0) throw invalidLeadError(this.getNode(), check.problems, itemIndex);
+	return check.values;
 }

@@ -129,7 +129,8 @@ export function readPicklistOptions(entry: Loose): PicklistOption[] | undefined 
 
 function readType(raw: unknown, hasOptions: boolean): LeadFieldType {
 	const key = typeof raw === 'string' ? raw.trim().toLowerCase().replace(/[\s_]/g, '') : '';
-	const known = TYPE_ALIASES[key];
+	// Own keys only: a type named "constructor" or "toString" is unknown, not Object's.
+	const known = Object.prototype.hasOwnProperty.call(TYPE_ALIASES, key) ? TYPE_ALIASES[key] : undefined;
 	if (known) return known;
 	// An unknown type with a list of options still behaves like a picklist.
 	return hasOptions ? 'picklist' : 'string';
@@ -139,7 +140,8 @@ export function readLeadField(raw: unknown): LeadField | undefined {
 	const entry = asRecord(raw);
 	if (!entry) return undefined;
 	const fieldId = text(entry.fieldId ?? entry.id ?? entry.name);
-	if (!fieldId) return undefined;
+	// "__proto__" cannot be a key of the plain objects items and parameters are made of.
+	if (!fieldId || fieldId === '__proto__') return undefined;
 	const options = readPicklistOptions(entry);
 	const type = readType(entry.type, options !== undefined);
 	const field: LeadField = {

@@ -62,7 +62,14 @@ function notWritableProblem(field: LeadField, purpose: LeadWritePurpose): string
 /** Spec section 4, create rule 1: every field the schema marks required must have a value. */
 export function missingRequiredFields(values: IDataObject, schema: LeadField[], reported = new Set<string>()): string[] {
 	return schema
-		.filter((field) => field.required && field.creatable && isEmptyValue(values[field.fieldId]) && !reported.has(field.fieldId))
+		.filter(
+			(field) =>
+				field.required &&
+				field.creatable &&
+				// Own values only: an inherited one (a field named "constructor") is no value.
+				(!Object.prototype.hasOwnProperty.call(values, field.fieldId) || isEmptyValue(values[field.fieldId])) &&
+				!reported.has(field.fieldId),
+		)
 		.map((field) => `${fieldName(field)} is required but has no value`);
 }
 

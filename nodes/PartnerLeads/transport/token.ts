@@ -8,10 +8,28 @@ import { redactSecrets } from './redact';
 /** Token requests under way, so items or requests running in parallel share one exchange. */
 const tokenRequestsInFlight = new Map<string, Promise<string>>();
 
+/** In words: n8n replaces a whole error message that contains a code such as ECONNRESET with a generic one. */
+function connectionProblem(code: string | undefined): string {
+	switch (code) {
+		case 'ECONNREFUSED':
+			return 'the connection was refused';
+		case 'ECONNRESET':
+			return 'the connection was closed without an answer';
+		case 'ENOTFOUND':
+		case 'EAI_AGAIN':
+			return 'the host name could not be resolved';
+		case 'ETIMEDOUT':
+		case 'ECONNABORTED':
+			return 'no answer in time';
+		default:
+			return 'no answer';
+	}
+}
+
 function tokenFailureMessage(error: unknown, tokenUrl: string, audience: string): string {
 	const failure = readHttpFailure(error);
 	if (failure.status === undefined) {
-		return `Could not reach the token issuer at ${tokenUrl} (${failure.networkCode ?? failure.networkMessage ?? 'no answer'}). Check the Token Issuer Address in the credential.`;
+		return `Could not reach the token issuer at ${tokenUrl} (${connectionProblem(failure.networkCode)}). Check the Token Issuer Address in the credential.`;
 	}
 	const body = readServiceErrorBody(failure.body, failure.requestIdHeader);
 	const said = body.message ? ` The issuer said: "${body.message}".` : '';

@@ -2,10 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { parallelRequestsOption, runItems } from '../../helpers/itemRunner';
-import { readCreditFields, readLeadFields, splitStandardAndCustomFields, withCreditFields } from '../../helpers/leadInput';
+import { readValidLeadValues, splitStandardAndCustomFields, withCreditFields } from '../../helpers/leadInput';
 import { createLead } from '../../helpers/leadRequests';
 import { prepareItems, preparedValue } from '../../helpers/prepareItems';
-import { invalidLeadError, validateLeadAgainstSchema } from '../../helpers/validateLead';
 import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
 import type { OperationRun } from '../types';
 
@@ -20,13 +19,8 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const schema = withCreditFields(await run.leadSchema());
 	const bodies = prepareItems(this, items.length, (itemIndex): IDataObject => {
-		const input = {
-			...readLeadFields.call(this, itemIndex, items[itemIndex], schema, 'create'),
-			...readCreditFields.call(this, itemIndex, items[itemIndex]),
-		};
-		const check = validateLeadAgainstSchema(input, schema, 'create');
-		if (check.problems.length > 0) throw invalidLeadError(this.getNode(), check.problems, itemIndex);
-		return splitStandardAndCustomFields(check.values, schema);
+		const values = readValidLeadValues.call(this, itemIndex, items[itemIndex], schema, 'create');
+		return splitStandardAndCustomFields(values, schema);
 	});
 
 	return await runItems.call(this, items.length, parallelRequestsOption(this), async (itemIndex, pacing) => {

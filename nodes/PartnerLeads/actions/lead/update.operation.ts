@@ -2,10 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { parallelRequestsOption, runItems } from '../../helpers/itemRunner';
-import { readLeadFields, splitStandardAndCustomFields, withCreditFields } from '../../helpers/leadInput';
+import { readValidLeadValues, splitStandardAndCustomFields, withCreditFields } from '../../helpers/leadInput';
 import { leadIdParameter, patchLead } from '../../helpers/leadRequests';
 import { prepareItems, preparedValue } from '../../helpers/prepareItems';
-import { invalidLeadError, validateLeadAgainstSchema } from '../../helpers/validateLead';
 import { leadFieldsMapper, leadIdLocator, requestOptions } from '../common.descriptions';
 import type { OperationRun } from '../types';
 
@@ -21,19 +20,14 @@ export async function execute(
 	const schema = withCreditFields(await run.leadSchema());
 	const requests = prepareItems(this, items.length, (itemIndex): { leadId: string; body: IDataObject } => {
 		const leadId = leadIdParameter(this, itemIndex);
-		const check = validateLeadAgainstSchema(
-			readLeadFields.call(this, itemIndex, items[itemIndex], schema, 'update'),
-			schema,
-			'update',
-		);
-		if (check.problems.length > 0) throw invalidLeadError(this.getNode(), check.problems, itemIndex);
-		if (Object.keys(check.values).length === 0) {
+		const values = readValidLeadValues.call(this, itemIndex, items[itemIndex], schema, 'update');
+		if (Object.keys(values).length === 0) {
 			throw new NodeOperationError(this.getNode(), 'Nothing to update: no lead field has a value', {
 				itemIndex,
 				description: 'Add the fields to change in Lead Fields and give them values. Empty values are not sent.',
 			});
 		}
-		return { leadId, body: splitStandardAndCustomFields(check.values, schema) };
+		return { leadId, body: splitStandardAndCustomFields(values, schema) };
 	});
 
 	return await runItems.call(this, items.length, parallelRequestsOption(this), async (itemIndex, pacing) => {

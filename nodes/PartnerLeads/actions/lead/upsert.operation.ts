@@ -1,19 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { parallelRequestsOption, runItems } from '../../helpers/itemRunner';
-import { readCreditFields, readLeadFields, splitStandardAndCustomFields, withCreditFields } from '../../helpers/leadInput';
+import { parallelRequestsOption, runItems, withItemIndex } from '../../helpers/itemRunner';
+import { readValidLeadValues, splitStandardAndCustomFields, withCreditFields } from '../../helpers/leadInput';
 import { canMatchOn, LeadLookup, matchKey } from '../../helpers/leadLookup';
 import { createLead, patchLead } from '../../helpers/leadRequests';
 import type { LeadField } from '../../helpers/leadSchema';
 import { fieldName } from '../../helpers/leadSchema';
 import { prepareItems, preparedValue } from '../../helpers/prepareItems';
-import {
-	invalidLeadError,
-	missingRequiredFields,
-	validateLeadAgainstSchema,
-	writableValues,
-} from '../../helpers/validateLead';
+import { invalidLeadError, missingRequiredFields, writableValues } from '../../helpers/validateLead';
 import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
 import type { OperationRun } from '../types';
 
@@ -65,20 +60,15 @@ export async function execute(
 	const schema = withCreditFields(await run.leadSchema());
 	const matchField = matchFieldOf.call(this, schema);
 	const prepared = prepareItems(this, items.length, (itemIndex): UpsertItem => {
-		const input = {
-			...readLeadFields.call(this, itemIndex, items[itemIndex], schema, 'upsert'),
-			...readCreditFields.call(this, itemIndex, items[itemIndex]),
-		};
-		const check = validateLeadAgainstSchema(input, schema, 'upsert');
-		if (check.problems.length > 0) throw invalidLeadError(this.getNode(), check.problems, itemIndex);
-		const key = matchKey(check.values[matchField.fieldId], matchField);
+		const values = readValidLeadValues.call(this, itemIndex, items[itemIndex], schema, 'upsert');
+		const key = matchKey(values[matchField.fieldId], matchField);
 		if (key === undefined) {
 			throw new NodeOperationError(this.getNode(), `${fieldName(matchField)} has no value, so the lead cannot be matched`, {
 				itemIndex,
 				description: `Create or Update looks leads up by the Match Field. Give ${matchField.label} a value in Lead Fields or the input item, or choose another Match Field.`,
 			});
 		}
-		return { key, values: check.values };
+		return { key, values: values };
 	});
 
 	const lookup = new LeadLookup(matchField);
@@ -87,6 +77,9 @@ export async function execute(
 	// Items with the same match value run one after the other, so the second of two new
 	// leads with the same e-mail finds the first one and updates it.
 	const previousWithKey = new Map<string, Promise<void>>();
+	// Match values whose create failed without a clear "no" (5xx, lost connection): the lead
+	// may exist anyway, so a later item with the same value must not create it again.
+	const maybeCreated = new Set<string>();
 
 	return await runItems.call(this, items.length, parallelRequestsOption(this), async (itemIndex, pacing) => {
 		const { key, values } = preparedValue(prepared[itemIndex]);
@@ -101,10 +94,27 @@ export async function execute(
 				const lead = await patchLead.call(this, existingId, body, itemIndex, pacing);
 				return [{ json: { ...lead, [UPSERT_ACTION_FIELD]: 'updated' }, pairedItem: { item: itemIndex } }];
 			}
+			if (maybeCreated.has(key)) {
+				throw new NodeOperationError(
+					this.getNode(),
+					`Not created: an earlier item with the same ${matchField.label} may already have created this lead`,
+					{
+						itemIndex,
+						description: `Creating the lead for an earlier item with ${fieldName(matchField)} "${key}" failed in a way that may still have created it, so this item was not sent, to avoid a duplicate. Check with Lead > Get Many, then run the workflow again: Create or Update will then find the lead and update it.`,
+					},
+				);
+			}
 			const createValues = writableValues(values, schema, 'create');
 			const missing = missingRequiredFields(createValues, schema);
 			if (missing.length > 0) throw invalidLeadError(this.getNode(), missing, itemIndex);
-			const lead = await createLead.call(this, splitStandardAndCustomFields(createValues, schema), itemIndex, pacing);
+			let lead: IDataObject;
+			try {
+				lead = await createLead.call(this, splitStandardAndCustomFields(createValues, schema), itemIndex, pacing);
+			} catch (error) {
+				// A 4xx is a refusal: nothing was created. Anything else may have been applied.
+				if (!String((error as { httpCode?: unknown }).httpCode ?? '').startsWith('4')) maybeCreated.add(key);
+				throw withItemIndex(this, error, itemIndex);
+			}
 			if (lead.id !== undefined && lead.id !== null) lookup.remember(key, String(lead.id));
 			return [{ json: { ...lead, [UPSERT_ACTION_FIELD]: 'created' }, pairedItem: { item: itemIndex } }];
 		} finally {
