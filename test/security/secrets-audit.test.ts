@@ -218,7 +218,7 @@ describe('secrets audit: the client secret, access tokens and signing secrets ne
 
 		sim.control.expireTokens();
 		sim.control.setFaults('POST /oauth/token', { rate5xx: 1 });
-		expect((await run('token request 5xx', { resource: 'leadSchema', operation: 'get' })).error?.message).toMatch(/token request/);
+		expect((await run('token request 5xx', { resource: 'leadSchema', operation: 'get' })).error?.message).toMatch(/token issuer/);
 		sim.control.setFaults('POST /oauth/token', { dropRate: 1 });
 		expect((await run('token request dropped', { resource: 'leadSchema', operation: 'get' })).error?.message).toMatch(/token issuer/);
 		sim.control.clearFaults();

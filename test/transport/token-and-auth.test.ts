@@ -75,6 +75,42 @@ describe('credential: cached client-credentials token', () => {
 	});
 });
 
+describe('credential: a token issuer that fails for a while', () => {
+	let sim: Simulator;
+	beforeAll(async () => {
+		sim = await startSimulator({ seed: 11 });
+	});
+	afterAll(async () => await sim.close());
+	beforeEach(() => sim.control.reset());
+
+	it('token requests answered 429 or 5xx are retried, and the runs succeed', async () => {
+		sim.control.setFaults('POST /oauth/token', { rate429: 0.3, rate5xx: 0.2, retryAfterSeconds: 0 });
+		const harness = new N8nHarness(sim);
+		for (let execution = 0; execution < 10; execution++) {
+			sim.control.expireTokens();
+			const run = await probe(harness, [schemaRequest]);
+			expect(run.error).toBeUndefined();
+		}
+		const statuses = sim.control.stats().statusesByRoute['POST /oauth/token'];
+		expect(statuses[200]).toBe(10);
+		expect((statuses[429] ?? 0) + (statuses[500] ?? 0) + (statuses[502] ?? 0) + (statuses[503] ?? 0)).toBeGreaterThan(0);
+	});
+
+	it('an issuer that keeps failing gives up after a bounded number of tries and says it is temporary', async () => {
+		sim.control.setFaults('POST /oauth/token', { rate5xx: 1 });
+		const run = await probe(new N8nHarness(sim), [schemaRequest]);
+		expect(run.error?.message).toMatch(/kept failing \(HTTP 5\d\d\)/);
+		expect(run.error?.description).toMatch(/Run the workflow again/);
+		expect(sim.control.stats().tokenRequests).toBe(4);
+	});
+
+	it('a wrong secret is not retried', async () => {
+		const run = await probe(new N8nHarness(sim, { clientSecret: 'wrong-secret-value-123456' }), [schemaRequest]);
+		expect(run.error?.description).toMatch(/fix it/);
+		expect(sim.control.stats().tokenRequests).toBe(1);
+	});
+});
+
 describe('credential: failures say what to fix, and never show a secret', () => {
 	let sim: Simulator;
 	beforeAll(async () => {

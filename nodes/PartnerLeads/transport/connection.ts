@@ -24,6 +24,14 @@ const COMPANY_ID_LENGTH = 24;
  */
 export class CredentialProblemError extends Error {
 	override name = 'PartnerLeadsCredentialError';
+
+	constructor(
+		message: string,
+		/** the token issuer failed for a while (429, 5xx, lost connection): nothing to fix */
+		readonly temporary = false,
+	) {
+		super(message);
+	}
 }
 
 export function isCredentialProblem(error: unknown): error is CredentialProblemError {

@@ -54,7 +54,12 @@ function authMessage(body: ServiceErrorBody, status: number, subject: RequestSub
 
 function describe(failure: HttpFailure, subject: RequestSubject): [string, string] {
 	if (failure.credentialProblem) {
-		return [failure.credentialProblem, 'Open the Partner Referral Service API credential, fix it, and use its Test button to check.'];
+		return [
+			failure.credentialProblem,
+			failure.credentialProblemTemporary
+				? 'The token issuer failed several times in a row; the credential itself may be fine. Run the workflow again in a moment.'
+				: 'Open the Partner Referral Service API credential, fix it, and use its Test button to check.',
+		];
 	}
 	const status = failure.status;
 	if (status === undefined) {

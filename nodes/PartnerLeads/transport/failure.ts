@@ -16,6 +16,8 @@ export interface HttpFailure {
 	networkMessage?: string;
 	/** the credential's values or its token exchange failed: the message says what to fix */
 	credentialProblem?: string;
+	/** the token exchange failed for a while only (the issuer answered 429/5xx or not at all) */
+	credentialProblemTemporary?: boolean;
 }
 
 type Loose = Record<string, unknown> | undefined;
@@ -53,7 +55,12 @@ export function readHttpFailure(error: unknown): HttpFailure {
 	// NodeApiError keeps the original error as `cause`; a raw helper error is used as is.
 	const candidates = [outer, asRecord(outer?.cause)];
 	const credentialProblem = candidates.find((candidate) => isCredentialProblem(candidate));
-	if (credentialProblem) return { credentialProblem: String(credentialProblem.message) };
+	if (credentialProblem) {
+		return {
+			credentialProblem: String(credentialProblem.message),
+			credentialProblemTemporary: (credentialProblem as { temporary?: unknown }).temporary === true,
+		};
+	}
 	for (const candidate of candidates) {
 		const response = asRecord(candidate?.response);
 		const status = Number(response?.status ?? response?.statusCode);

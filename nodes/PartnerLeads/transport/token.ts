@@ -1,8 +1,11 @@
 import { createHash } from 'crypto';
 import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { connectionFromCredentials, CredentialProblemError } from './connection';
+import type { HttpFailure } from './failure';
 import { readHttpFailure, readServiceErrorBody } from './failure';
+import { backoffMs, retryAfterMs } from './retry-policy';
 import { redactSecrets } from './redact';
 
 /** Token requests under way, so items or requests running in parallel share one exchange. */
@@ -45,9 +48,20 @@ function tokenFailureMessage(error: unknown, tokenUrl: string, audience: string)
 		return `The token issuer rejected the Client ID or Client Secret (HTTP ${failure.status}).${said} Copy both again from Portal Setup > Other > Developer / API Keys; the secret is shown only once, so if it is lost, revoke the key and create a new one.${requestId}`;
 	}
 	if (failure.status === 429) {
-		return `The token issuer is rate limiting this key (HTTP 429).${said} Wait a moment and try again.${requestId}`;
+		return `The token issuer kept rate limiting this key (HTTP 429), also after waiting.${said}${requestId}`;
+	}
+	if (failure.status >= 500) {
+		return `The token issuer at ${tokenUrl} kept failing (HTTP ${failure.status}), also after retries.${said}${requestId}`;
 	}
 	return `The token request to ${tokenUrl} failed with HTTP ${failure.status}.${said} Check the Token Issuer Address and try again.${requestId}`;
+}
+
+const TOKEN_RETRY = { attempts: 4, baseDelayMs: 300, maxWaitMs: 10_000 } as const;
+
+/** 429, 5xx and lost connections pass; a refused connection or unknown host is a wrong address. */
+function isTemporaryFailure(failure: HttpFailure): boolean {
+	if (failure.status !== undefined) return failure.status === 429 || failure.status >= 500;
+	return failure.networkCode !== 'ECONNREFUSED' && failure.networkCode !== 'ENOTFOUND';
 }
 
 /**
@@ -75,24 +89,34 @@ export async function requestAccessToken(
 
 	const exchange = (async () => {
 		let response: unknown;
-		let failure: string | undefined;
-		try {
-			response = await helper.helpers.httpRequest({
-				method: 'POST',
-				url: connection.tokenUrl,
-				headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-				body: {
-					grant_type: 'client_credentials',
-					client_id: connection.clientId,
-					client_secret: clientSecret,
-					audience: connection.audience,
-				},
-				json: true,
-			});
-		} catch (error) {
-			failure = redactSecrets(tokenFailureMessage(error, connection.tokenUrl, connection.audience), [clientSecret]);
+		for (let attempt = 1; ; attempt++) {
+			let thrown: unknown;
+			try {
+				response = await helper.helpers.httpRequest({
+					method: 'POST',
+					url: connection.tokenUrl,
+					headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+					body: {
+						grant_type: 'client_credentials',
+						client_id: connection.clientId,
+						client_secret: clientSecret,
+						audience: connection.audience,
+					},
+					json: true,
+				});
+				break;
+			} catch (error) {
+				thrown = error;
+			}
+			// A token exchange changes nothing on the service: safe to repeat when it failed for a while.
+			const failure = readHttpFailure(thrown);
+			const temporary = isTemporaryFailure(failure);
+			if (!temporary || attempt >= TOKEN_RETRY.attempts) {
+				const message = tokenFailureMessage(thrown, connection.tokenUrl, connection.audience);
+				throw new CredentialProblemError(redactSecrets(message, [clientSecret]), temporary);
+			}
+			await sleep(Math.min(retryAfterMs(failure.retryAfter) ?? backoffMs(TOKEN_RETRY.baseDelayMs, attempt - 1), TOKEN_RETRY.maxWaitMs));
 		}
-		if (failure !== undefined) throw new CredentialProblemError(failure);
 		const accessToken = (response as { access_token?: unknown } | undefined)?.access_token;
 		if (typeof accessToken !== 'string' || accessToken.length === 0) {
 			throw new CredentialProblemError(
