@@ -1,8 +1,8 @@
 /**
  * `npm run soak` — a bounded fault soak (see soak.ts). Duration: SOAK_SECONDS or
  * `--seconds N` (default 120); seed: SOAK_SEED or `--seed N`; token expiry period:
- * SOAK_TOKEN_EXPIRY_SECONDS. SOAK_PORTAL_DELETES=1 or `--portal-deletes` also lets the
- * portal delete older leads during the run (see SoakOptions.portalDeletesOlderLeads).
+ * SOAK_TOKEN_EXPIRY_SECONDS. The portal also deletes older leads during the run (see
+ * SoakOptions.portalDeletesOlderLeads); SOAK_PORTAL_DELETES=0 or `--no-portal-deletes` turns that off.
  * Prints the figures, writes them to bench-results/soak.json, and exits 1 when a figure
  * that must be 0 is not.
  */
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
 	const seconds = option('--seconds', 'SOAK_SECONDS', 120);
 	const seed = option('--seed', 'SOAK_SEED', 1);
 	const tokenExpiryEverySeconds = option('--token-expiry', 'SOAK_TOKEN_EXPIRY_SECONDS', 5);
-	const portalDeletesOlderLeads = process.argv.includes('--portal-deletes') || process.env.SOAK_PORTAL_DELETES === '1';
+	const portalDeletesOlderLeads = !process.argv.includes('--no-portal-deletes') && process.env.SOAK_PORTAL_DELETES !== '0';
 	// Loaded after env.ts has pointed n8n-core at a temporary folder.
 	const { runSoak } = await import('./soak');
 	console.log(

@@ -26,9 +26,9 @@ export interface SoakOptions {
 	batchSize?: number;
 	parallelRequests?: number;
 	/**
-	 * Let the portal delete older leads while the workflows run. Off by default: a delete
-	 * shifts a skip/limit listing under way, so Create or Update can miss an existing lead
-	 * and create it again (a known limitation, reported separately from the faults).
+	 * Let the portal delete older leads while the workflows run (on in `npm run soak`): a
+	 * delete shifts a skip/limit listing under way, which Create or Update must survive
+	 * without creating a lead twice.
 	 */
 	portalDeletesOlderLeads?: boolean;
 	/** use a new key with this Client Secret instead of the simulator's default key */

@@ -109,7 +109,8 @@ function takeValue(
 	}
 	const problem = typeProblem(rule, value);
 	if (problem) problems.push({ field: rule.fieldId, message: problem });
-	else target[rule.fieldId] = value;
+	// defineProperty: a field id such as __proto__ must stay a plain key, not change the prototype
+	else Object.defineProperty(target, rule.fieldId, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function readBody(body: Record<string, unknown>, ctx: WriteContext, mode: Mode) {

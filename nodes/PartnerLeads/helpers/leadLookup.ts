@@ -5,6 +5,9 @@ import { isEmptyValue } from './coerceValue';
 import type { LeadField } from './leadSchema';
 import { isLead, leadFieldValue } from './leadOutput';
 
+/** Deletions behind the listing position tolerated between two page requests. */
+const LOOKUP_PAGE_OVERLAP = 10;
+
 /**
  * Create or Update finds existing leads by one field. The service's list cannot search, so
  * the leads are listed once per run into a map of match value → lead id, instead of once
@@ -42,7 +45,9 @@ export class LeadLookup {
 	}
 
 	async load(context: IExecuteFunctions): Promise<void> {
-		const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads', itemIndex: 0 });
+		// Leads deleted in the portal while we list would shift the pages and hide a lead from
+		// the lookup, which would then be created twice: read a few leads of each page again.
+		const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads', itemIndex: 0, overlap: LOOKUP_PAGE_OVERLAP });
 		for await (const page of pages) {
 			for (const lead of page) {
 				if (!isLead(lead) || lead.id === undefined || lead.id === null) continue;

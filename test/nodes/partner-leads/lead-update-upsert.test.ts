@@ -106,6 +106,32 @@ describe('PartnerLeads: Lead > Update and Create or Update', () => {
 			return { resource: 'lead', operation: 'upsert', matchField: 'email', ...credit(sim), leadFields: mapper(value), ...extra } as INodeParameters;
 		}
 
+		it('finds a lead although leads behind the listing were deleted in the portal meanwhile', async () => {
+			const existing = sim.control.seedLeads(250);
+			const proxy = await startRecordingProxy(sim.url, (request) => {
+				// after each page, two leads the listing has already passed are deleted in the portal
+				if (request.method === 'GET' && request.url.includes('/leads?')) {
+					const passed = sim.control.listLeads().slice(0, 2);
+					for (const lead of passed) sim.control.portalDeleteLead(lead.id);
+				}
+				return undefined;
+			});
+			try {
+				const viaProxy = new N8nHarness(sim, { baseUrl: `${proxy.origin}/prod`, audience: sim.url });
+				// without re-reading, the first lead of every next page would be skipped by the shift
+				const targets = [existing[100], existing[191], existing[240]];
+				const items = targets.map((lead) => ({ first: 'Found', last: 'Again', email: lead.email }));
+				const run = await viaProxy.runNode({ parameters: upsertParameters(), items });
+				expect(run.error).toBeUndefined();
+				expect(jsonOf(run).map((lead) => lead._action)).toEqual(['updated', 'updated', 'updated']);
+				for (const lead of targets) {
+					expect(sim.control.listLeads().filter((held) => held.email === lead.email)).toHaveLength(1);
+				}
+			} finally {
+				await proxy.close();
+			}
+		});
+
 		it('200 items against 1,000 leads: one pass over the list, the right created/updated split', async () => {
 			const existing = sim.control.seedLeads(1000);
 			const items = Array.from({ length: 200 }, (_, n) =>
@@ -120,7 +146,8 @@ describe('PartnerLeads: Lead > Update and Create or Update', () => {
 			expect(jsonOf(run)[0]).toMatchObject({ id: existing[0].id, firstName: 'Known0' });
 			expect(pairedIndexes(run)).toEqual(items.map((_, n) => n));
 			const stats = sim.control.stats();
-			expect(stats.byRoute['GET /leads']).toBe(11); // ceil(1000 / 100) full pages and the empty one
+			// one pass: a page of 100, then pages that read 10 leads of the page before again (90 new each), the last one short
+			expect(stats.byRoute['GET /leads']).toBe(12);
 			expect(stats.byRoute['GET /schema/lead']).toBe(1);
 			expect(stats.byRoute['POST /leads']).toBe(100);
 			expect(stats.byRoute['PATCH /leads/:id']).toBe(100);
