@@ -7,7 +7,7 @@ import type { Simulator } from '../../test/simulator/types';
 import type { SoakFigures } from './figures';
 import { eventFigures, itemFigures, leadFigures, nonZeroExpectations } from './figures';
 import { describeFaults, every, injectAllFaults } from './faults';
-import { Prng } from './prng';
+import { Prng } from '../../test/simulator/ids';
 import { emptyTally, LeadSource, pushUntil } from './workload';
 
 /**

@@ -2,7 +2,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { N8nHarness, NodeRun } from '../../test/harness/harness';
 import type { Simulator } from '../../test/simulator/types';
-import { Prng } from './prng';
+import { Prng } from '../../test/simulator/ids';
 
 /**
  * The action-node side of the soak: workflows that push batches of leads through n8n-core,

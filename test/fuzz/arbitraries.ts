@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { STANDARD_LEAD_FIELD_IDS } from '../../nodes/PartnerLeads/helpers/leadSchema';
 
 /**
  * Generators shared by the property-based tests: lead schemas in every shape DESIGN.md
@@ -77,20 +78,7 @@ export const ODD_FIELD_IDS = [
 	'x'.repeat(300),
 ] as const;
 
-const STANDARD_IDS = [
-	'firstName',
-	'lastName',
-	'email',
-	'phone',
-	'companyName',
-	'websiteUrl',
-	'notes',
-	'value',
-	'closeDate',
-	'platform',
-	'partnerOrganizationId',
-	'agentId',
-] as const;
+const STANDARD_IDS = STANDARD_LEAD_FIELD_IDS;
 
 export const fieldIdArb: fc.Arbitrary<string> = fc.oneof(
 	{ weight: 3, arbitrary: fc.constantFrom(...ODD_FIELD_IDS) },
