@@ -98,7 +98,18 @@ function scopeOf(context: IWebhookFunctions): string {
 export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const options = this.getNodeParameter('options', {}) as { acceptLegacySignature?: boolean };
 	const event = authenticate(this, options.acceptLegacySignature === true);
-	if (!event) return rejected(this, UNVERIFIED);
+	if (!event) {
+		// Only which headers came, never their values: a refused delivery must be traceable
+		// in n8n's log (a rotated secret, a proxy rewriting the body) without leaking anything.
+		const { headers } = this.getRequestObject();
+		this.logger.warn('Partner Referral Service Trigger refused a delivery whose signature did not verify', {
+			node: this.getNode().name,
+			hasV2Signature: headerValue(headers, V2_SIGNATURE_HEADER) !== undefined,
+			hasLegacySignature: headerValue(headers, LEGACY_SIGNATURE_HEADER) !== undefined,
+			acceptLegacySignature: options.acceptLegacySignature === true,
+		});
+		return rejected(this, UNVERIFIED);
+	}
 
 	// Authentic, but for a topic no longer selected (a subscription from before the
 	// selection changed): acknowledged, so the service stops retrying what nobody wants.
