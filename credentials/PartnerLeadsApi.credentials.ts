@@ -16,8 +16,10 @@ import { requestAccessToken } from '../nodes/PartnerLeads/transport/token';
  * The token exchange is a JSON request with an `audience`, which n8n's generic OAuth2
  * credential cannot send, so the token is fetched in `preAuthentication` and kept in the
  * hidden expirable `accessToken` field. n8n stores it with the credential and calls
- * `preAuthentication` again only when the field is empty or a request answered 401:
- * one token request per token lifetime, never per item or execution.
+ * `preAuthentication` again only when the field is empty or a request answered 401; the
+ * transport also empties it for one request when the token is near expiry
+ * (`renewalDueAt`), so it is renewed before it fails: one token request per token
+ * lifetime, never per item or execution.
  */
 export class PartnerLeadsApi implements ICredentialType {
 	name = 'partnerLeadsApi';
@@ -118,11 +120,18 @@ export class PartnerLeadsApi implements ICredentialType {
 			typeOptions: { expirable: true, password: true },
 			default: '',
 		},
+		{
+			// When the stored token is near expiry, the nodes renew it before using it (spec 5.3).
+			displayName: 'Renewal Due At',
+			name: 'renewalDueAt',
+			type: 'hidden',
+			default: 0,
+		},
 	];
 
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
-		const accessToken = await requestAccessToken(this, credentials);
-		return { accessToken };
+		const { accessToken, renewAfter } = await requestAccessToken(this, credentials);
+		return { accessToken, renewalDueAt: renewAfter };
 	}
 
 	/**

@@ -67,6 +67,28 @@ describe('credential: cached client-credentials token', () => {
 		}
 	});
 
+	it('a token near expiry is renewed before it is used, without a 401', async () => {
+		// lifetime 4 s: renewal is due in its last 10% (0.4 s)
+		const shortLived = await startSimulator({ tokenLifetimeSeconds: 4 });
+		try {
+			const harness = new N8nHarness(shortLived);
+			expect((await probe(harness, [schemaRequest])).error).toBeUndefined();
+			const renewalDueAt = Number(harness.storedCredential()?.renewalDueAt);
+			const issuedToken = harness.storedCredential()?.accessToken;
+			expect(renewalDueAt).toBeGreaterThan(Date.now());
+			await new Promise((resolve) => setTimeout(resolve, Math.max(0, renewalDueAt - Date.now() + 50)));
+			const run = await probe(harness, [schemaRequest, schemaRequest]);
+			expect(run.error).toBeUndefined();
+			const stats = shortLived.control.stats();
+			expect(stats.tokenRequests).toBe(2);
+			expect(stats.statusesByRoute['GET /schema/lead'][401]).toBeUndefined();
+			expect(harness.storedCredential()?.accessToken).not.toBe(issuedToken);
+			expect(Number(harness.storedCredential()?.renewalDueAt)).toBeGreaterThan(renewalDueAt);
+		} finally {
+			await shortLived.close();
+		}
+	});
+
 	it('parallel requests with no token yet share one token exchange', async () => {
 		const harness = new N8nHarness(sim);
 		const runs = await Promise.all([probe(harness, [schemaRequest]), probe(harness, [schemaRequest]), probe(harness, [schemaRequest])]);

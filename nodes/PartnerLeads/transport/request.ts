@@ -1,4 +1,5 @@
 import type {
+	IAdditionalCredentialOptions,
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
@@ -53,6 +54,28 @@ async function connectionFor(context: PartnerLeadsFunctions): Promise<ServiceCon
 	return await connection;
 }
 
+/**
+ * The credential as stored, handed to n8n for this request (n8n would read it itself
+ * otherwise: no extra read). When the token is near expiry, it is handed over without the
+ * token, so n8n's preAuthentication renews it (and stores the new one) before the request
+ * instead of after a 401.
+ */
+async function credentialsForRequest(context: PartnerLeadsFunctions): Promise<IAdditionalCredentialOptions | undefined> {
+	const details = context.getNode().credentials?.[CREDENTIAL_TYPE];
+	if (!details?.id) return undefined;
+	const data = await context.getCredentials(CREDENTIAL_TYPE);
+	const renewAfter = Number(data.renewalDueAt);
+	const nearExpiry = typeof data.accessToken === 'string' && data.accessToken !== '' && renewAfter > 0 && Date.now() >= renewAfter;
+	return {
+		credentialsDecrypted: {
+			id: details.id,
+			name: details.name,
+			type: CREDENTIAL_TYPE,
+			data: nearExpiry ? { ...data, accessToken: '' } : data,
+		},
+	};
+}
+
 export function serviceUrl(connection: ServiceConnection, api: 'rest' | 'webhooks', path: string): string {
 	const company = encodeURIComponent(connection.companyId);
 	return api === 'rest'
@@ -88,7 +111,12 @@ export async function apiRequestRaw(this: PartnerLeadsFunctions, request: ApiReq
 	for (;;) {
 		let failure: HttpFailure;
 		try {
-			return await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, { ...options });
+			return await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				CREDENTIAL_TYPE,
+				{ ...options },
+				await credentialsForRequest(this),
+			);
 		} catch (error) {
 			failure = readHttpFailure(error);
 		}

@@ -9,7 +9,20 @@ import { backoffMs, retryAfterMs } from './retry-policy';
 import { redactSecrets } from './redact';
 
 /** Token requests under way, so items or requests running in parallel share one exchange. */
-const tokenRequestsInFlight = new Map<string, Promise<string>>();
+const tokenRequestsInFlight = new Map<string, Promise<IssuedToken>>();
+
+export interface IssuedToken {
+	accessToken: string;
+	/** epoch ms after which the token should be renewed before use; 0 when the issuer gave no lifetime */
+	renewAfter: number;
+}
+
+/** Spec 5.3: refresh only near expiry. "Near" is the last 10% of the lifetime, at most a minute. */
+export function renewAfterFor(expiresInSeconds: unknown, now = Date.now()): number {
+	const lifetimeMs = Number(expiresInSeconds) * 1000;
+	if (!Number.isFinite(lifetimeMs) || lifetimeMs <= 0) return 0;
+	return now + lifetimeMs - Math.min(60_000, lifetimeMs / 10);
+}
 
 /** In words: n8n replaces a whole error message that contains a code such as ECONNRESET with a generic one. */
 function connectionProblem(code: string | undefined): string {
@@ -75,7 +88,7 @@ function isTemporaryFailure(failure: HttpFailure): boolean {
 export async function requestAccessToken(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
-): Promise<string> {
+): Promise<IssuedToken> {
 	const connection = connectionFromCredentials(credentials);
 	const clientSecret = typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '';
 	if (!clientSecret) {
@@ -123,7 +136,7 @@ export async function requestAccessToken(
 				`The token issuer at ${connection.tokenUrl} answered without an access_token. Check the Token Issuer Address.`,
 			);
 		}
-		return accessToken;
+		return { accessToken, renewAfter: renewAfterFor((response as { expires_in?: unknown }).expires_in) };
 	})();
 	tokenRequestsInFlight.set(flightKey, exchange);
 	try {
