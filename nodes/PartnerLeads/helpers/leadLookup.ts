@@ -1,12 +1,10 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { pagesOf } from '../transport/paging';
+import { LEAD_LIST_OVERLAP, pagesOf } from '../transport/paging';
 import { isEmptyValue } from './coerceValue';
 import type { LeadField } from './leadSchema';
 import { isLead, leadFieldValue } from './leadOutput';
 
-/** Deletions behind the listing position tolerated between two page requests. */
-const LOOKUP_PAGE_OVERLAP = 10;
 
 /**
  * Create or Update finds existing leads by one field. The service's list cannot search, so
@@ -47,7 +45,7 @@ export class LeadLookup {
 	async load(context: IExecuteFunctions): Promise<void> {
 		// Leads deleted in the portal while we list would shift the pages and hide a lead from
 		// the lookup, which would then be created twice: read a few leads of each page again.
-		const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads', itemIndex: 0, overlap: LOOKUP_PAGE_OVERLAP });
+		const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads', itemIndex: 0, overlap: LEAD_LIST_OVERLAP });
 		for await (const page of pages) {
 			for (const lead of page) {
 				if (!isLead(lead) || lead.id === undefined || lead.id === null) continue;

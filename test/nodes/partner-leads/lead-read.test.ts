@@ -74,8 +74,31 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 			expect(ids).toHaveLength(5000);
 			expect(new Set(ids).size).toBe(5000);
 			expect(ids).toEqual(expected);
-			expect(routeCount(sim, 'GET /leads')).toBe(51); // 50 full pages and the empty one that ends the list
+			// one pass: a page of 100, then pages with 90 new leads (10 of the page before read again), the last one short
+			expect(routeCount(sim, 'GET /leads')).toBe(56);
 			expect(run.items.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
+		});
+
+		it('Return All misses no lead when leads it has passed are deleted in the portal meanwhile', async () => {
+			sim.control.seedLeads(450);
+			const proxy = await startRecordingProxy(sim.url, (request) => {
+				if (request.method === 'GET' && request.url.includes('/leads?')) {
+					for (const lead of sim.control.listLeads().slice(0, 3)) sim.control.portalDeleteLead(lead.id);
+				}
+				return undefined;
+			});
+			try {
+				const viaProxy = new N8nHarness(sim, { baseUrl: `${proxy.origin}/prod`, audience: sim.url });
+				const run = await viaProxy.runNode({ parameters: { resource: 'lead', operation: 'getMany', returnAll: true } });
+				expect(run.error).toBeUndefined();
+				const ids = run.items.map((item) => item.json.id as string);
+				expect(new Set(ids).size).toBe(ids.length);
+				// every lead still held after the listing was returned (the deleted ones may or may not be)
+				const returned = new Set(ids);
+				expect(sim.control.listLeads().filter((lead) => !returned.has(lead.id))).toEqual([]);
+			} finally {
+				await proxy.close();
+			}
 		});
 
 		it('Limit 150 makes exactly two list requests and returns the first 150', async () => {
@@ -85,7 +108,7 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 			expect(routeCount(sim, 'GET /leads')).toBe(2);
 		});
 
-		it('with a Limit, the last request asks only for the rest: pages of 100 and 50', async () => {
+		it('with a Limit, the last request asks only for the rest (and the 10 leads it reads again)', async () => {
 			sim.control.seedLeads(400);
 			const proxy = await startRecordingProxy(sim.url);
 			try {
@@ -93,7 +116,7 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 				const run = await viaProxy.runNode({ parameters: { resource: 'lead', operation: 'getMany', limit: 150 } });
 				expect(run.items).toHaveLength(150);
 				const lists = proxy.requests.filter((request) => request.method === 'GET' && /\/leads\?/.test(request.url));
-				expect(lists.map((request) => new URL(request.url, proxy.origin).search)).toEqual(['?skip=0&limit=100', '?skip=100&limit=50']);
+				expect(lists.map((request) => new URL(request.url, proxy.origin).search)).toEqual(['?skip=0&limit=100', '?skip=90&limit=60']);
 			} finally {
 				await proxy.close();
 			}

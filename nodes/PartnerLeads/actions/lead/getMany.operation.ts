@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { errorItem, withItemIndex } from '../../helpers/itemRunner';
 import { leadPredicateFrom } from '../../helpers/leadFilters';
 import { isLead, simplifyLead } from '../../helpers/leadOutput';
-import { pagesOf } from '../../transport/paging';
+import { LEAD_LIST_OVERLAP, pagesOf } from '../../transport/paging';
 
 const properties: INodeProperties[] = [
 	{
@@ -99,6 +99,8 @@ async function leadsForItem(this: IExecuteFunctions, itemIndex: number, output: 
 		what: 'list of leads',
 		itemIndex,
 		pageSize: returnAll || matches ? undefined : limit,
+		// a lead deleted in the portal meanwhile must not hide another one from a reconciliation
+		overlap: LEAD_LIST_OVERLAP,
 	});
 	for await (const page of pages) {
 		for (const lead of page) {
