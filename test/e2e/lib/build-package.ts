@@ -2,7 +2,7 @@
 import path from 'node:path';
 
 import { assertBuilt } from './extension';
-import { startProcess, stopProcess } from './processes';
+import { exitWithin, startProcess } from './processes';
 import { log } from './report';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -10,14 +10,8 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export async function buildPackage(timeoutMs: number): Promise<void> {
 	log('building the package (npm run build)');
 	const started = startProcess('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-	let timer: NodeJS.Timeout | undefined;
-	const timedOut = new Promise<'timeout'>((resolve) => {
-		timer = setTimeout(() => resolve('timeout'), timeoutMs);
-	});
-	const outcome = await Promise.race([started.exited, timedOut]);
-	clearTimeout(timer);
+	const outcome = await exitWithin(started, timeoutMs);
 	if (outcome === 'timeout') {
-		await stopProcess(started, 5_000);
 		throw new Error(`npm run build did not finish within ${Math.round(timeoutMs / 1000)} s`);
 	}
 	if (outcome !== 0) throw new Error(`npm run build failed (exit ${outcome})`);

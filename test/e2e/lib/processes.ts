@@ -69,3 +69,15 @@ export function killAllNow(): void {
 	for (const child of running) signalGroup(child, 'SIGKILL');
 	running.clear();
 }
+
+/** The exit code (or signal name); after `timeoutMs` the process is stopped and 'timeout' is returned. */
+export async function exitWithin(started: StartedProcess, timeoutMs: number): Promise<number | string> {
+	let timer: NodeJS.Timeout | undefined;
+	const timedOut = new Promise<'timeout'>((resolve) => {
+		timer = setTimeout(() => resolve('timeout'), timeoutMs);
+	});
+	const outcome = await Promise.race([started.exited, timedOut]);
+	clearTimeout(timer);
+	if (outcome === 'timeout') await stopProcess(started, 5_000);
+	return outcome;
+}

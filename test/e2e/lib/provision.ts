@@ -1,7 +1,7 @@
 /** Runs scripts/e2e/provide-n8n.sh (bounded) and returns where the n8n runtime of each version is. */
 import path from 'node:path';
 
-import { startProcess, stopProcess } from './processes';
+import { exitWithin, startProcess } from './processes';
 import { log } from './report';
 
 export interface N8nRuntime {
@@ -29,14 +29,8 @@ export async function provideRuntimes(versions: string[], timeoutMs: number): Pr
 	started.child.stdout?.on('data', (chunk: Buffer) => {
 		stdout += chunk.toString('utf8');
 	});
-	let timer: NodeJS.Timeout | undefined;
-	const timedOut = new Promise<'timeout'>((resolve) => {
-		timer = setTimeout(() => resolve('timeout'), timeoutMs);
-	});
-	const outcome = await Promise.race([started.exited, timedOut]);
-	clearTimeout(timer);
+	const outcome = await exitWithin(started, timeoutMs);
 	if (outcome === 'timeout') {
-		await stopProcess(started, 5_000);
 		throw new Error(`provisioning n8n did not finish within ${Math.round(timeoutMs / 1000)} s (${SCRIPT})`);
 	}
 	if (outcome !== 0) throw new Error(`provisioning n8n failed (exit ${outcome}); see the [provide-n8n] lines above`);
