@@ -135,15 +135,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	installDefaults(ctx);
 	const control = createControl(ctx);
 	const { defaults } = ctx;
-	const info = () => ({
-		...urls,
-		tokenEndpoint: `${urls.authUrl}/oauth/token`,
+	// Copies, so a caller changing what it got cannot change the simulator's defaults.
+	const startState = () => ({
 		companyId,
 		defaultKey: { ...defaults.key },
 		defaultPartnerOrganization: { ...defaults.organization },
 		defaultAgents: defaults.agents.map((agent) => ({ ...agent })),
 		otherPartnerOrganization: { ...defaults.otherOrganization },
 		otherAgent: { ...defaults.otherAgent },
+	});
+	const info = () => ({
+		...urls,
+		tokenEndpoint: `${urls.authUrl}/oauth/token`,
+		...startState(),
 		tokenLifetimeSeconds: resolved.tokenLifetimeSeconds,
 		allowInsecureLoopbackWebhooks: resolved.allowInsecureLoopbackWebhooks,
 	});
@@ -170,12 +174,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
 	return {
 		...urls,
-		companyId,
-		defaultKey: { ...defaults.key },
-		defaultPartnerOrganization: { ...defaults.organization },
-		defaultAgents: defaults.agents.map((agent) => ({ ...agent })),
-		otherPartnerOrganization: { ...defaults.otherOrganization },
-		otherAgent: { ...defaults.otherAgent },
+		...startState(),
 		control,
 		close,
 	};
