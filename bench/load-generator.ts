@@ -45,10 +45,13 @@ interface Prepared {
 	deliveries: Array<{ body: string; headers: Record<string, string> }>;
 }
 
-/** Distinct events: a distinct timestamp each, so none is a duplicate of another. */
+/**
+ * Distinct events: a distinct timestamp each, so none is a duplicate of another; all within
+ * the last hour, inside the trigger's Maximum Event Age.
+ */
 function prepare(plan: LoadPlan): Prepared {
 	const url = new URL(plan.url);
-	const start = Date.parse('2030-01-01T00:00:00.000Z') + Math.floor(Math.random() * 1e9);
+	const start = Date.now() - 3_600_000 + Math.floor(Math.random() * 1e6);
 	const deliveries = Array.from({ length: plan.count }, (_, index) => {
 		const id = plan.leadIds?.length ? plan.leadIds[index % plan.leadIds.length] : randomBytes(12).toString('hex');
 		const { rawBody, headers } = signedDelivery(plan.secret, id, plan.topic, new Date(start + index).toISOString());

@@ -8,6 +8,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { handleDelivery } from './delivery';
+import { DEFAULT_MAX_EVENT_AGE_HOURS } from './eventAge';
 import { createSubscriptions, deleteSubscriptions, subscriptionsExist } from './subscriptions';
 
 export class PartnerLeadsTrigger implements INodeType {
@@ -93,6 +94,15 @@ export class PartnerLeadsTrigger implements INodeType {
 						default: false,
 						description:
 							'Whether to accept deliveries signed only with the legacy x-svc-signature header. It covers only the ID, event and time, and the service is retiring it, so leave it off unless deliveries are refused without it.',
+					},
+					{
+						displayName: 'Maximum Event Age (Hours)',
+						name: 'maxEventAgeHours',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 720 },
+						default: DEFAULT_MAX_EVENT_AGE_HOURS,
+						description:
+							'Deliveries of events older than this (or more than 5 minutes in the future) start nothing: they could be old deliveries sent again. Keep it longer than the service keeps retrying a delivery. The trigger remembers up to 10,000 events within this time to run each only once.',
 					},
 				],
 			},

@@ -1,103 +1,219 @@
-import { createHash } from 'crypto';
+import { createHash, randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { LeadEvent } from './events';
 
-/** How many processed events are remembered per trigger node; the oldest are forgotten first. */
-export const SEEN_EVENTS_LIMIT = 2000;
-
-const KEY = 'seenEvents';
-
 /**
- * The deduplication key the spec recommends (topic + id + timestamp), hashed so every
- * entry in static data has the same small size whatever the ids look like (96 bits: no
- * collision to fear among a few thousand keys).
+ * Duplicate and replay suppression for the events a trigger node turned into executions.
+ *
+ * Every executed event is remembered with its event time until it is older than the
+ * Maximum Event Age, when the age check alone refuses it. At most SEEN_EVENTS_CAPACITY
+ * events are remembered; beyond that the oldest are forgotten, and `forgottenUpTo` (the
+ * newest event time ever forgotten) is raised so that no event at or before it is ever
+ * accepted again: the trigger may then miss a late delivery, but never runs one twice.
  */
-export function eventKey(event: LeadEvent): string {
-	return createHash('sha256').update(`${event.topic}\n${event.id}\n${event.timestamp}`).digest('hex').slice(0, 24);
+
+/** Events remembered per trigger node; with the default 72 h window, 3,333 events a day on average. */
+export const SEEN_EVENTS_CAPACITY = 10_000;
+
+/** One remembered event in static data: 16 hex key, 8 hex event time (seconds), one separator. */
+export const SEEN_EVENT_BYTES = 25;
+
+const KEY_LENGTH = 16;
+const SEPARATOR = ' ';
+const STORE_KEY = 'recentEvents';
+/** The key list of earlier versions: 24-hex keys without times. */
+const LEGACY_KEY = 'seenEvents';
+
+/** A processed event as remembered: its deduplication key and its event time. */
+export interface EventMark {
+	key: string;
+	/** event time, whole seconds since the epoch */
+	time: number;
 }
 
-/** Keys in insertion order; adding beyond the limit forgets the oldest. */
-class BoundedKeys {
-	private readonly keys = new Set<string>();
+/**
+ * The key the spec recommends deduplicating on (topic + id + timestamp), hashed so every
+ * entry has the same small size whatever the ids look like. 64 bits: among 10,000 keys the
+ * chance of any collision is below 1 in 10^11.
+ */
+export function eventMark(event: LeadEvent, timeSeconds: number): EventMark {
+	const digest = createHash('sha256').update(`${event.topic}\n${event.id}\n${event.timestamp}`).digest('hex');
+	return { key: digest.slice(0, KEY_LENGTH), time: timeSeconds };
+}
 
-	constructor(private readonly limit: number) {}
+function packEntry(mark: EventMark): string {
+	return mark.key + Math.max(0, Math.min(mark.time, 0xffffffff)).toString(16).padStart(8, '0');
+}
+
+/** Fixed-width hex: comparing the time parts as strings compares the times. */
+function entryTime(entry: string): number {
+	return parseInt(entry.slice(KEY_LENGTH), 16);
+}
+
+function byTime(a: string, b: string): number {
+	const left = a.slice(KEY_LENGTH);
+	const right = b.slice(KEY_LENGTH);
+	return left < right ? -1 : left > right ? 1 : 0;
+}
+
+const ENTRY = /^[0-9a-f]{24}$/;
+
+/** One trigger node's remembered events, in process memory. */
+class RecentEvents {
+	/** marks what this memory saved, so its own saves need no re-reading */
+	readonly id = randomUUID();
+	private saves = 0;
+
+	/** packed entries sorted by event time, oldest first */
+	private order: string[] = [];
+	private readonly keys = new Set<string>();
+	forgottenUpTo = 0;
 
 	has(key: string): boolean {
 		return this.keys.has(key);
 	}
 
-	add(key: string): void {
-		this.keys.delete(key);
-		this.keys.add(key);
-		while (this.keys.size > this.limit) {
-			const oldest = this.keys.values().next().value;
-			if (oldest === undefined) break;
-			this.keys.delete(oldest);
+	get size(): number {
+		return this.order.length;
+	}
+
+	add(mark: EventMark): void {
+		if (this.keys.has(mark.key)) return;
+		const entry = packEntry(mark);
+		// Events arrive roughly in time order: search from the newest end.
+		let index = this.order.length;
+		while (index > 0 && byTime(this.order[index - 1], entry) > 0) index--;
+		this.order.splice(index, 0, entry);
+		this.keys.add(mark.key);
+	}
+
+	/** Adds stored entries in one pass (a restart or another writer's save). */
+	merge(entries: string[], forgottenUpTo: number): void {
+		let added = false;
+		for (const entry of entries) {
+			const key = entry.slice(0, KEY_LENGTH);
+			if (!ENTRY.test(entry) || this.keys.has(key)) continue;
+			this.keys.add(key);
+			this.order.push(entry);
+			added = true;
 		}
+		if (added) this.order.sort(byTime);
+		this.forgottenUpTo = Math.max(this.forgottenUpTo, forgottenUpTo);
 	}
 
-	delete(key: string): void {
-		this.keys.delete(key);
+	/** Forgets events older than the cutoff, and the oldest beyond the capacity. */
+	trim(cutoffSeconds: number, capacity: number): void {
+		let drop = 0;
+		while (drop < this.order.length && entryTime(this.order[drop]) < cutoffSeconds) drop++;
+		drop = Math.max(drop, this.order.length - capacity);
+		if (drop <= 0) return;
+		for (const entry of this.order.slice(0, drop)) this.keys.delete(entry.slice(0, KEY_LENGTH));
+		this.forgottenUpTo = Math.max(this.forgottenUpTo, entryTime(this.order[drop - 1]));
+		this.order = this.order.slice(drop);
 	}
 
-	values(): string[] {
-		return [...this.keys];
+	pack(): string {
+		return this.order.join(SEPARATOR);
 	}
+
+	nextWriter(): string {
+		this.saves++;
+		return `${this.id}:${this.saves}`;
+	}
+}
+
+interface StoredEvents {
+	entries: string;
+	forgottenUpTo: number;
+	/** `<process id>:<counter>` of the save */
+	writer: string;
+}
+
+function readStored(raw: unknown): StoredEvents | undefined {
+	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+	const { entries, forgottenUpTo, writer } = raw as IDataObject;
+	return {
+		entries: typeof entries === 'string' ? entries : '',
+		forgottenUpTo: typeof forgottenUpTo === 'number' && Number.isFinite(forgottenUpTo) ? forgottenUpTo : 0,
+		writer: typeof writer === 'string' ? writer : '',
+	};
+}
+
+function legacyKeys(raw: unknown): string[] {
+	const keys = typeof raw === 'string' ? raw.split(SEPARATOR) : Array.isArray(raw) ? raw : [];
+	return keys.filter((key): key is string => typeof key === 'string' && /^[0-9a-f]{24}$/.test(key));
 }
 
 /*
  * Process memory, per trigger node (and per test/production mode, which get separate
  * deliveries of the same events). n8n loads static data for every delivery and saves it
  * whole afterwards, so two deliveries handled at the same time each save a copy missing
- * the other's key. Keys remembered here close that window within one n8n process, and
- * are written back with every save; static data alone carries them across restarts.
+ * the other's event. What this process remembers closes that gap and is written back with
+ * every save; static data alone carries it across restarts.
  */
-const rememberedInProcess = new Map<string, BoundedKeys>();
+const memories = new Map<string, RecentEvents>();
 const inProgress = new Map<string, Set<string>>();
 
-function processMemory(scope: string, limit: number): BoundedKeys {
-	let keys = rememberedInProcess.get(scope);
-	if (!keys) {
-		keys = new BoundedKeys(limit);
-		rememberedInProcess.set(scope, keys);
-	}
-	return keys;
-}
+export type Recall = 'new' | 'seen' | 'forgotten';
 
-/** What this process last wrote to static data, per scope: lets the common case append. */
-const lastWritten = new Map<string, string>();
-
-/**
- * Keys are kept in static data as one space-separated string, not an array: n8n wraps
- * static data in a proxy and reloads and saves it for every delivery, and a single string
- * keeps that cost flat however many keys are remembered.
- */
-const SEPARATOR = ' ';
-
-function storedKeys(raw: unknown): string[] {
-	if (typeof raw === 'string') return raw === '' ? [] : raw.split(SEPARATOR);
-	// the array form of earlier versions
-	return Array.isArray(raw) ? raw.filter((key): key is string => typeof key === 'string') : [];
+export interface SeenEventsOptions {
+	maxAgeSeconds: number;
+	capacity?: number;
+	nowMs?: () => number;
 }
 
 /** The events a trigger node has already turned into executions. */
 export class SeenEvents {
-	private readonly memory: BoundedKeys;
+	private readonly memory: RecentEvents;
+
+	private readonly capacity: number;
+
+	private readonly nowMs: () => number;
 
 	constructor(
 		private readonly nodeData: IDataObject,
 		private readonly scope: string,
-		private readonly limit = SEEN_EVENTS_LIMIT,
+		private readonly options: SeenEventsOptions,
 	) {
-		this.memory = processMemory(scope, limit);
+		this.capacity = options.capacity ?? SEEN_EVENTS_CAPACITY;
+		this.nowMs = options.nowMs ?? Date.now;
+		let memory = memories.get(scope);
+		if (!memory) {
+			memory = new RecentEvents();
+			memories.set(scope, memory);
+		}
+		this.memory = memory;
+		this.sync();
 	}
 
-	has(key: string): boolean {
-		if (this.memory.has(key)) return true;
-		const raw = this.nodeData[KEY];
-		// Keys are fixed-length hex without the separator, so a substring match is a key match.
-		return typeof raw === 'string' ? raw.includes(key) : storedKeys(raw).includes(key);
+	/** Takes in what static data holds beyond this process's memory. */
+	private sync(): void {
+		const legacy = legacyKeys(this.nodeData[LEGACY_KEY]);
+		if (legacy.length > 0) {
+			// Their event times are unknown: kept for a whole window from now.
+			const now = Math.floor(this.nowMs() / 1000);
+			this.memory.merge(legacy.map((key) => packEntry({ key: key.slice(0, KEY_LENGTH), time: now })), 0);
+		}
+		const stored = readStored(this.nodeData[STORE_KEY]);
+		// What this memory saved is still in it (or was forgotten since, which raised
+		// forgottenUpTo): nothing to read back.
+		if (!stored || stored.writer.startsWith(`${this.memory.id}:`)) return;
+		this.memory.merge(stored.entries === '' ? [] : stored.entries.split(SEPARATOR), stored.forgottenUpTo);
+	}
+
+	/**
+	 * 'seen': this event ran already. 'forgotten': it is at or before the newest event time
+	 * the store had to forget, so it may have run: refused as a possible replay.
+	 */
+	recall(mark: EventMark): Recall {
+		if (this.memory.has(mark.key)) return 'seen';
+		return mark.time <= this.memory.forgottenUpTo ? 'forgotten' : 'new';
+	}
+
+	/** The newest event time forgotten so far (0 when none): older events are refused. */
+	get forgottenUpTo(): number {
+		return this.memory.forgottenUpTo;
 	}
 
 	/**
@@ -123,24 +239,16 @@ export class SeenEvents {
 	}
 
 	/** Records the event as executed, in process memory and in static data. */
-	remember(key: string): void {
-		this.memory.add(key);
-		const raw = this.nodeData[KEY];
-		let keys: string[];
-		if (typeof raw === 'string' && raw === lastWritten.get(this.scope)) {
-			// Nobody else wrote since this process did: the stored keys already hold ours.
-			keys = storedKeys(raw);
-			keys.push(key);
-		} else {
-			// Another save (a concurrent delivery, a restart) came in between: merge.
-			const merged = new BoundedKeys(this.limit);
-			for (const stored of storedKeys(raw)) merged.add(stored);
-			for (const recent of this.memory.values()) if (!merged.has(recent)) merged.add(recent);
-			merged.add(key);
-			keys = merged.values();
-		}
-		const packed = keys.slice(Math.max(0, keys.length - this.limit)).join(SEPARATOR);
-		this.nodeData[KEY] = packed;
-		lastWritten.set(this.scope, packed);
+	remember(mark: EventMark): void {
+		this.memory.add(mark);
+		const cutoff = Math.floor(this.nowMs() / 1000) - this.options.maxAgeSeconds;
+		this.memory.trim(cutoff, this.capacity);
+		// A fresh object every time: n8n saves static data only when it sees an assignment.
+		this.nodeData[STORE_KEY] = {
+			entries: this.memory.pack(),
+			forgottenUpTo: this.memory.forgottenUpTo,
+			writer: this.memory.nextWriter(),
+		};
+		if (LEGACY_KEY in this.nodeData) delete this.nodeData[LEGACY_KEY];
 	}
 }

@@ -1,7 +1,8 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { apiRequest } from '../PartnerLeads/transport/request';
-import { eventKey, SeenEvents } from './deduplication';
+import { eventMark, SeenEvents } from './deduplication';
+import { judgeEventAge, maxEventAgeSeconds } from './eventAge';
 import type { LeadEvent } from './events';
 import { parseLeadEvent, selectedTopics } from './events';
 import {
@@ -95,8 +96,35 @@ function scopeOf(context: IWebhookFunctions): string {
 	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}:${mode}`;
 }
 
+const IGNORED_REASONS = {
+	tooOld: 'the event is older than the Maximum Event Age',
+	inFuture: 'the event time is more than 5 minutes in the future',
+	unreadable: 'the event time is not an ISO 8601 date',
+	beyondMemory:
+		'the event is older than the oldest event the trigger still remembers (more events arrived within the Maximum Event Age than it can remember)',
+} as const;
+
+/**
+ * A validly signed event outside the accepted window may be a captured delivery sent again:
+ * nothing runs. It is acknowledged with a 200 all the same, since the service's retries
+ * carry the same event time and could never be accepted either.
+ */
+function ignoredAsReplay(
+	context: IWebhookFunctions,
+	event: LeadEvent,
+	reason: keyof typeof IGNORED_REASONS,
+): IWebhookResponseData {
+	// No id or time: the log says why, without the event's values.
+	context.logger.warn(`Partner Referral Service Trigger ignored a signed delivery as a possible replay: ${IGNORED_REASONS[reason]}`, {
+		node: context.getNode().name,
+		topic: event.topic,
+		reason,
+	});
+	return reply(context, 200, { received: true, ignored: 'possible replay', reason });
+}
+
 export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const options = this.getNodeParameter('options', {}) as { acceptLegacySignature?: boolean };
+	const options = this.getNodeParameter('options', {}) as { acceptLegacySignature?: boolean; maxEventAgeHours?: number };
 	const event = authenticate(this, options.acceptLegacySignature === true);
 	if (!event) {
 		// Only which headers came, never their values: a refused delivery must be traceable
@@ -117,9 +145,15 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		return reply(this, 200, { received: true, ignored: 'topic not selected' });
 	}
 
-	const seen = new SeenEvents(this.getWorkflowStaticData('node'), scopeOf(this));
-	const key = eventKey(event);
-	if (seen.has(key)) return reply(this, 200, { received: true, duplicate: true });
+	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
+	const age = judgeEventAge(event.timestamp, maxAgeSeconds);
+	if (age.verdict !== 'inWindow') return ignoredAsReplay(this, event, age.verdict);
+	const seen = new SeenEvents(this.getWorkflowStaticData('node'), scopeOf(this), { maxAgeSeconds });
+	const mark = eventMark(event, age.timeSeconds);
+	const recalled = seen.recall(mark);
+	if (recalled === 'seen') return reply(this, 200, { received: true, duplicate: true });
+	if (recalled === 'forgotten') return ignoredAsReplay(this, event, 'beyondMemory');
+	const key = mark.key;
 	if (!seen.claim(key)) {
 		return rejected(this, {
 			status: 503,
@@ -145,7 +179,7 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 			if ('notFound' in lookup) json.leadNotFound = true;
 			else json.lead = lookup.lead;
 		}
-		seen.remember(key);
+		seen.remember(mark);
 		return { workflowData: [[{ json }]] };
 	} finally {
 		seen.release(key);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { INodeParameters } from 'n8n-workflow';
 
+import { judgeEventAge } from '../../nodes/PartnerLeadsTrigger/eventAge';
 import { N8nHarness } from '../harness/harness';
 import { TriggerHost } from '../harness/webhooks';
 import { signedDelivery, startSimulator } from '../simulator';
@@ -152,7 +153,7 @@ describe.each([false, true])('fuzz: trigger webhook over real HTTP (Accept Legac
 
 	it('authentic deliveries as the service sends them: each accepted and run exactly once, repeats acknowledged without a run', async () => {
 		const deliveryArb = fc.record({
-			event: eventArb.filter((event) => (SELECTED as string[]).includes(event.topic) && /^[0-9a-f]{24}$/.test(event.id) && event.timestamp.endsWith('Z')),
+			event: eventArb.filter((event) => (SELECTED as string[]).includes(event.topic) && /^[0-9a-f]{24}$/.test(event.id) && event.timestamp.endsWith('Z') && judgeEventAge(event.timestamp, 72 * 3600).verdict === 'inWindow'),
 			repeats: fc.integer({ min: 1, max: 3 }),
 			concurrently: fc.boolean(),
 		});

@@ -136,8 +136,16 @@ const idArb = fc.oneof(
 	{ weight: 1, arbitrary: fc.constantFrom('', '__proto__', 'constructor', '../../etc/passwd', 'a/b?c#d', 'x'.repeat(201), 'x'.repeat(200)) },
 );
 
+const DAY_MS = 24 * 3600_000;
+/** Fuzzing starts now: recent times are inside the trigger's default 72 h window, the others well outside. */
+const FUZZ_NOW = Date.now();
+const isoDateArb = (min: number, max: number) =>
+	fc.date({ min: new Date(min), max: new Date(max), noInvalidDate: true }).map((date) => date.toISOString());
+
 const timestampArb = fc.oneof(
-	{ weight: 4, arbitrary: fc.date({ min: new Date('2020-01-01'), max: new Date('2035-01-01'), noInvalidDate: true }).map((date) => date.toISOString()) },
+	{ weight: 4, arbitrary: isoDateArb(FUZZ_NOW - 70 * 3600_000, FUZZ_NOW + 60_000) },
+	{ weight: 1, arbitrary: isoDateArb(Date.parse('2020-01-01'), FUZZ_NOW - 4 * DAY_MS) },
+	{ weight: 1, arbitrary: isoDateArb(FUZZ_NOW + DAY_MS, Date.parse('2035-01-01')) },
 	{ weight: 1, arbitrary: fc.constantFrom('', 'yesterday', '9'.repeat(65), '2024-05-01') },
 );
 

@@ -3,6 +3,7 @@ import type { N8nHarness } from '../../harness/harness';
 import type * as WebhooksModule from '../../harness/webhooks';
 import type { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
+import { LogCapture } from '../../security/capture';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, executedEvents, post, setUp, signed, storedSecret } from './helpers';
 
@@ -89,7 +90,7 @@ describe('PartnerLeadsTrigger deliveries', () => {
 		}
 		// Every key made it into the saved static data, although deliveries ran concurrently
 		// and each one saved its own copy of it.
-		const seen = (setup.host.store.nodeData(setup.host.node.name).seenEvents as string).split(' ');
+		const seen = (setup.host.store.nodeData(setup.host.node.name).recentEvents as { entries: string }).entries.split(' ');
 		expect(new Set(seen).size).toBe(200);
 	});
 
@@ -123,7 +124,7 @@ describe('PartnerLeadsTrigger deliveries', () => {
 		await setup.host.activate();
 		const [lead] = setup.sim.control.seedLeads(1);
 		setup.sim.control.setFaults('GET /leads/:id', { latencyMs: 300 });
-		const secret = storedSecret(setup.host.store, setup.host.node.name, 'lead/create');
+		const secret = storedSecret(setup, 'lead/create');
 		const delivery = signed(secret, lead.id, 'lead/create');
 		const url = setup.host.webhookUrl();
 		const first = post(url, delivery.rawBody, delivery.headers);
@@ -170,6 +171,45 @@ describe('PartnerLeadsTrigger deliveries', () => {
 		newLeads(setup, 1);
 		await deliveredAndSettled(setup);
 		expect(setup.host.executions).toHaveLength(1);
+	});
+
+	it('a validly signed delivery of a week-old or future event starts nothing and stops the retries', async () => {
+		setup = await setUp({ events: ['lead/create'], options: { maxEventAgeHours: 72 } });
+		await setup.host.activate();
+		const capture = new LogCapture();
+		const [lead] = setup.sim.control.seedLeads(1);
+		const secret = storedSecret(setup, 'lead/create');
+		const url = setup.host.webhookUrl();
+		const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
+		const cases = [
+			{ timestamp: at(-7 * 24 * 3600_000), reason: 'tooOld' },
+			{ timestamp: at(-73 * 3600_000), reason: 'tooOld' },
+			{ timestamp: at(10 * 60_000), reason: 'inFuture' },
+			{ timestamp: 'last tuesday', reason: 'unreadable' },
+		];
+		capture.start();
+		for (const { timestamp, reason } of cases) {
+			const delivery = signed(secret, lead.id, 'lead/create', timestamp);
+			const headers: Record<string, string> = { ...delivery.headers };
+			delete headers['content-length'];
+			const response = await fetch(url, { method: 'POST', body: delivery.rawBody, headers });
+			expect(response.status).toBe(200);
+			expect(await response.json()).toEqual({ received: true, ignored: 'possible replay', reason });
+		}
+		// inside the window: runs once
+		const recent = signed(secret, lead.id, 'lead/create', at(-71 * 3600_000));
+		expect(await post(url, recent.rawBody, recent.headers)).toBe(200);
+		expect(await post(url, recent.rawBody, recent.headers)).toBe(200);
+		await setup.host.settle();
+		expect(executedEvents(setup.host)).toHaveLength(1);
+		capture.stop();
+		const warnings = capture.records.filter((record) => record.channel === 'n8n logger.warn');
+		expect(warnings.map((record) => String(record.args[0]))).toEqual(
+			cases.map(() => expect.stringMatching(/ignored a signed delivery as a possible replay/)),
+		);
+		const logged = JSON.stringify(capture.records.map((record) => record.args));
+		expect(logged).not.toContain(lead.id);
+		for (const { timestamp } of cases) expect(logged).not.toContain(timestamp);
 	});
 
 	it('a lead fetch answered 429 with a long Retry-After refuses the delivery instead of holding it open', async () => {

@@ -3,7 +3,6 @@ import { createHmac } from 'node:crypto';
 import type { INodeParameters } from 'n8n-workflow';
 
 import { N8nHarness } from '../../harness/harness';
-import type { StaticDataStore } from '../../harness/webhooks';
 import { TriggerHost } from '../../harness/webhooks';
 import { signedDelivery, startSimulator } from '../../simulator';
 import type { LeadTopic, Simulator, SimulatorOptions } from '../../simulator';
@@ -43,10 +42,12 @@ export async function setUp(
 	return setup;
 }
 
-/** The signing secret the trigger stored for a topic (what only the node and the service know). */
-export function storedSecret(store: StaticDataStore, nodeName: string, topic: LeadTopic): string {
-	const subscriptions = store.nodeData(nodeName).subscriptions as { byTopic: Record<string, { signingSecret: string }> };
-	return subscriptions.byTopic[topic].signingSecret;
+/** The signing secret of the trigger's subscription for a topic, as the service knows it. */
+export function storedSecret(setup: Pick<Setup, 'sim' | 'host'>, topic: LeadTopic): string {
+	const url = setup.host.webhookUrl();
+	const subscription = setup.sim.control.listSubscriptions().find((entry) => entry.url === url && entry.topic === topic);
+	if (!subscription) throw new Error(`no subscription for ${topic} at ${url}`);
+	return subscription.signingSecret;
 }
 
 export function hmacHex(secret: string, data: string | Buffer): string {

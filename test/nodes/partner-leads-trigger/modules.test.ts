@@ -1,8 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
-import type { IDataObject } from 'n8n-workflow';
-
-import { eventKey, SEEN_EVENTS_LIMIT, SeenEvents } from '../../../nodes/PartnerLeadsTrigger/deduplication';
 import { parseLeadEvent } from '../../../nodes/PartnerLeadsTrigger/events';
 import { verifyLegacySignature, verifyV2Signature } from '../../../nodes/PartnerLeadsTrigger/signature';
 import { signedDelivery } from '../../simulator';
@@ -34,32 +29,5 @@ describe('signature', () => {
 		for (const body of ['', 'null', '[]', '{"id":"a","topic":"lead/create"}', '{"id":"","topic":"lead/create","timestamp":"t"}', '{"id":"a","topic":"payment/create","timestamp":"t"}', `{"id":"${'a'.repeat(201)}","topic":"lead/create","timestamp":"t"}`]) {
 			expect(parseLeadEvent(Buffer.from(body))).toBeUndefined();
 		}
-	});
-});
-
-describe('SeenEvents', () => {
-	it('keeps the last SEEN_EVENTS_LIMIT keys in static data and forgets the oldest', () => {
-		const nodeData: IDataObject = {};
-		const scope = randomUUID();
-		const keys = Array.from({ length: SEEN_EVENTS_LIMIT + 500 }, (_, index) =>
-			eventKey({ id: `lead-${index}`, topic: 'lead/create', timestamp: '2026-01-01T00:00:00.000Z' }),
-		);
-		for (const key of keys) new SeenEvents(nodeData, scope).remember(key);
-		const stored = (nodeData.seenEvents as string).split(' ');
-		expect(stored).toHaveLength(SEEN_EVENTS_LIMIT);
-		expect(stored).toEqual(keys.slice(500));
-		const seen = new SeenEvents(nodeData, scope);
-		expect(seen.has(keys[0])).toBe(false);
-		expect(seen.has(keys[keys.length - 1])).toBe(true);
-		// a restart: no process memory, only what static data kept
-		expect(new SeenEvents(nodeData, randomUUID()).has(keys[600])).toBe(true);
-	});
-
-	it('lets one delivery of an event be processed at a time', () => {
-		const seen = new SeenEvents({}, randomUUID());
-		expect(seen.claim('k')).toBe(true);
-		expect(seen.claim('k')).toBe(false);
-		seen.release('k');
-		expect(seen.claim('k')).toBe(true);
 	});
 });

@@ -25,7 +25,7 @@ describe('PartnerLeadsTrigger delivery verification', () => {
 		await setup.host.activate();
 		lead = setup.sim.control.seedLeads([{ firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com' }])[0];
 		url = setup.host.webhookUrl();
-		secret = (topic) => storedSecret(setup.host.store, setup.host.node.name, topic);
+		secret = (topic) => storedSecret(setup, topic);
 	});
 
 	afterEach(async () => {

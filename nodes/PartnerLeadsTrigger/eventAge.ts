@@ -1,0 +1,39 @@
+/**
+ * Which event times the trigger accepts. A validly signed delivery can still be a replay
+ * of one captured long ago; only events inside a bounded window are accepted, and the
+ * deduplication store covers that whole window.
+ */
+
+/** Default Maximum Event Age: outlasts the delivery retries of webhook services (hours to a few days). */
+export const DEFAULT_MAX_EVENT_AGE_HOURS = 72;
+
+/** How far in the future an event time may be, for clocks that disagree a little. */
+export const FUTURE_ALLOWANCE_SECONDS = 5 * 60;
+
+export type EventAge =
+	| { verdict: 'inWindow'; timeSeconds: number }
+	| { verdict: 'tooOld' | 'inFuture'; timeSeconds: number }
+	| { verdict: 'unreadable' };
+
+/** Event time in whole seconds since the epoch; undefined when it is not a date. */
+export function eventTimeSeconds(timestamp: string): number | undefined {
+	// Only ISO 8601 (what the service sends); Date.parse alone would also accept loose
+	// forms such as "1" or "March 7", which no real delivery carries.
+	if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(timestamp)) return undefined;
+	const ms = Date.parse(timestamp);
+	return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
+}
+
+export function maxEventAgeSeconds(hours: unknown): number {
+	const value = Number(hours);
+	return Number.isFinite(value) && value > 0 ? Math.round(value * 3600) : DEFAULT_MAX_EVENT_AGE_HOURS * 3600;
+}
+
+export function judgeEventAge(timestamp: string, maxAgeSeconds: number, nowMs = Date.now()): EventAge {
+	const timeSeconds = eventTimeSeconds(timestamp);
+	if (timeSeconds === undefined) return { verdict: 'unreadable' };
+	const nowSeconds = Math.floor(nowMs / 1000);
+	if (timeSeconds < nowSeconds - maxAgeSeconds) return { verdict: 'tooOld', timeSeconds };
+	if (timeSeconds > nowSeconds + FUTURE_ALLOWANCE_SECONDS) return { verdict: 'inFuture', timeSeconds };
+	return { verdict: 'inWindow', timeSeconds };
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import type { EventMark } from '../../../nodes/PartnerLeadsTrigger/deduplication';
+import {
+	eventMark,
+	SEEN_EVENT_BYTES,
+	SEEN_EVENTS_CAPACITY,
+	SeenEvents,
+} from '../../../nodes/PartnerLeadsTrigger/deduplication';
+import { DEFAULT_MAX_EVENT_AGE_HOURS, FUTURE_ALLOWANCE_SECONDS, judgeEventAge } from '../../../nodes/PartnerLeadsTrigger/eventAge';
+import type { LeadTopic } from '../../simulator';
+
+const HOUR = 3600;
+const WINDOW = DEFAULT_MAX_EVENT_AGE_HOURS * HOUR;
+const NOW_MS = Date.parse('2026-03-10T12:00:00.000Z');
+const NOW = NOW_MS / 1000;
+
+function mark(index: number, timeSeconds: number, topic: LeadTopic = 'lead/update'): EventMark {
+	return eventMark({ id: `lead-${index}`, topic, timestamp: new Date(timeSeconds * 1000).toISOString() }, timeSeconds);
+}
+
+/** A trigger node's view in a given process: its scope is its process memory. */
+function seenIn(nodeData: IDataObject, scope: string, options: { capacity?: number; nowMs?: number } = {}) {
+	return new SeenEvents(nodeData, scope, {
+		maxAgeSeconds: WINDOW,
+		capacity: options.capacity,
+		nowMs: () => options.nowMs ?? NOW_MS,
+	});
+}
+
+function storedEntries(nodeData: IDataObject): string[] {
+	const entries = (nodeData.recentEvents as { entries: string }).entries;
+	return entries === '' ? [] : entries.split(' ');
+}
+
+describe('event age', () => {
+	it('accepts the window from Maximum Event Age ago to 5 minutes ahead, and nothing else', () => {
+		const at = (offsetSeconds: number) => new Date(NOW_MS + offsetSeconds * 1000).toISOString();
+		expect(judgeEventAge(at(0), WINDOW, NOW_MS).verdict).toBe('inWindow');
+		expect(judgeEventAge(at(-WINDOW), WINDOW, NOW_MS).verdict).toBe('inWindow');
+		expect(judgeEventAge(at(-WINDOW - 1), WINDOW, NOW_MS).verdict).toBe('tooOld');
+		expect(judgeEventAge(at(-7 * 24 * HOUR), WINDOW, NOW_MS).verdict).toBe('tooOld');
+		expect(judgeEventAge(at(FUTURE_ALLOWANCE_SECONDS), WINDOW, NOW_MS).verdict).toBe('inWindow');
+		expect(judgeEventAge(at(FUTURE_ALLOWANCE_SECONDS + 1), WINDOW, NOW_MS).verdict).toBe('inFuture');
+		// without milliseconds, or with an offset: still the same instant
+		expect(judgeEventAge('2026-03-10T12:00:00Z', WINDOW, NOW_MS)).toEqual({ verdict: 'inWindow', timeSeconds: NOW });
+		expect(judgeEventAge('2026-03-10T13:00:00+01:00', WINDOW, NOW_MS)).toEqual({ verdict: 'inWindow', timeSeconds: NOW });
+		for (const bad of ['', 'yesterday', '1', 'March 7, 2026', '2026-13-45T99:99:99Z']) {
+			expect(judgeEventAge(bad, WINDOW, NOW_MS).verdict).toBe('unreadable');
+		}
+	});
+});
+
+describe('SeenEvents', () => {
+	it('remembers each executed event for the whole window, in static data across a restart', () => {
+		const nodeData: IDataObject = {};
+		const marks = Array.from({ length: 500 }, (_, index) => mark(index, NOW - WINDOW + index * 500));
+		for (const each of marks) {
+			const seen = seenIn(nodeData, randomUUID());
+			expect(seen.recall(each)).toBe('new');
+			seen.remember(each);
+		}
+		// a restart: a new process memory, only static data kept
+		const restarted = seenIn(nodeData, randomUUID());
+		for (const each of marks) expect(restarted.recall(each)).toBe('seen');
+		expect(restarted.recall(mark(9999, NOW))).toBe('new');
+		expect(restarted.forgottenUpTo).toBe(0);
+		expect(storedEntries(nodeData)).toHaveLength(500);
+	});
+
+	it('forgets events once they are older than the window (the age check refuses them from then on)', () => {
+		const nodeData: IDataObject = {};
+		const scope = randomUUID();
+		const old = mark(1, NOW - 10 * HOUR);
+		seenIn(nodeData, scope).remember(old);
+		const later = NOW_MS + (WINDOW - 10 * HOUR + 60) * 1000;
+		seenIn(nodeData, scope, { nowMs: later }).remember(mark(2, later / 1000));
+		expect(storedEntries(nodeData)).toHaveLength(1);
+		// should the window be widened later, the forgotten event is still refused
+		expect(seenIn(nodeData, randomUUID(), { nowMs: later }).recall(old)).toBe('forgotten');
+	});
+
+	it('beyond the capacity forgets the oldest and refuses anything at or before them as a possible replay', () => {
+		const capacity = 1000;
+		const nodeData: IDataObject = {};
+		const scope = randomUUID();
+		// 1,300 events within the window, one a minute, delivered out of order
+		const marks = Array.from({ length: 1300 }, (_, index) => mark(index, NOW - 2 * 24 * HOUR + index * 60));
+		const shuffled = [...marks].sort((a, b) => (a.key < b.key ? -1 : 1));
+		for (const each of shuffled) {
+			const seen = seenIn(nodeData, scope, { capacity });
+			if (seen.recall(each) === 'new') seen.remember(each);
+		}
+		const seen = seenIn(nodeData, randomUUID(), { capacity });
+		const states = marks.map((each) => seen.recall(each));
+		// every event either ran and is remembered, or is refused: none could run twice
+		expect(states.every((state) => state === 'seen' || state === 'forgotten')).toBe(true);
+		expect(storedEntries(nodeData)).toHaveLength(capacity);
+		// the window shrank to the oldest remembered event
+		const oldestKept = Math.min(...storedEntries(nodeData).map((entry) => parseInt(entry.slice(16), 16)));
+		expect(seen.forgottenUpTo).toBeLessThan(oldestKept);
+		expect(seen.recall(mark(5000, seen.forgottenUpTo))).toBe('forgotten');
+		expect(seen.recall(mark(5001, oldestKept))).toBe('new');
+		expect(seen.recall(mark(5002, NOW))).toBe('new');
+	});
+
+	it('at the stated bound holds 10,000 events in 250,000 bytes of static data', () => {
+		const nodeData: IDataObject = {};
+		const scope = randomUUID();
+		// more events than it can hold, all inside the window: the store stays at its capacity
+		for (let index = 0; index < SEEN_EVENTS_CAPACITY + 2000; index++) {
+			seenIn(nodeData, scope).remember(mark(index, NOW - WINDOW + 100 + index * 10));
+		}
+		const entries = (nodeData.recentEvents as { entries: string }).entries;
+		expect(storedEntries(nodeData)).toHaveLength(SEEN_EVENTS_CAPACITY);
+		expect(Buffer.byteLength(entries)).toBe(SEEN_EVENTS_CAPACITY * SEEN_EVENT_BYTES - 1);
+		const total = Buffer.byteLength(JSON.stringify(nodeData));
+		expect(total).toBeLessThan(SEEN_EVENTS_CAPACITY * SEEN_EVENT_BYTES + 200);
+		console.log(`deduplication store at ${SEEN_EVENTS_CAPACITY} events: ${total} bytes of static data (JSON)`);
+	});
+
+	it('merges saves made concurrently from the same loaded copy, and saves from another process', () => {
+		const scope = randomUUID();
+		const loaded: IDataObject = {};
+		seenIn(loaded, scope).remember(mark(1, NOW - 100));
+		// two deliveries load the same saved copy; each saves its own
+		const first = structuredClone(loaded);
+		const second = structuredClone(loaded);
+		seenIn(first, scope).remember(mark(2, NOW - 50));
+		seenIn(second, scope).remember(mark(3, NOW - 40));
+		// the database keeps the last save (missing event 2); the next delivery writes it back
+		const next = structuredClone(second);
+		seenIn(next, scope).remember(mark(4, NOW - 30));
+		const times = [0, NOW - 100, NOW - 50, NOW - 40, NOW - 30, NOW - 20];
+		const restarted = seenIn(next, randomUUID());
+		for (const index of [1, 2, 3, 4]) expect(restarted.recall(mark(index, times[index]))).toBe('seen');
+
+		// another process saved in between: its events are read back before this one saves
+		const otherProcess = structuredClone(next);
+		seenIn(otherProcess, randomUUID()).remember(mark(5, times[5]));
+		seenIn(otherProcess, scope).remember(mark(6, NOW - 10));
+		const final = seenIn(otherProcess, randomUUID());
+		for (const index of [1, 2, 3, 4, 5]) expect(final.recall(mark(index, times[index]))).toBe('seen');
+	});
+
+	it('keeps the keys saved by earlier versions (without times) for a whole window', () => {
+		const legacyKey = (index: number) => {
+			const full = eventMark({ id: `lead-${index}`, topic: 'lead/create', timestamp: 't' }, 0).key;
+			return `${full}${'ab12cd34'}`;
+		};
+		const nodeData: IDataObject = { seenEvents: [legacyKey(1), legacyKey(2)].join(' ') };
+		const seen = seenIn(nodeData, randomUUID());
+		expect(seen.recall({ key: legacyKey(1).slice(0, 16), time: NOW - 10 })).toBe('seen');
+		seen.remember(mark(3, NOW));
+		expect(nodeData.seenEvents).toBeUndefined();
+		expect(storedEntries(nodeData)).toHaveLength(3);
+	});
+
+	it('lets one delivery of an event be processed at a time', () => {
+		const seen = seenIn({}, randomUUID());
+		expect(seen.claim('k')).toBe(true);
+		expect(seen.claim('k')).toBe(false);
+		seen.release('k');
+		expect(seen.claim('k')).toBe(true);
+	});
+});
