@@ -12,7 +12,8 @@ import {
 	verifyLegacySignature,
 	verifyV2Signature,
 } from './signature';
-import { readStoredSubscriptions, storedEntries } from './state';
+import { secretBoxFor } from './secretBox';
+import { readStoredSubscriptions, storedEntries, unreadableIds } from './state';
 
 /**
  * Handles one delivery (spec section 6): verify, deduplicate, fetch the lead, start one
@@ -44,11 +45,23 @@ const UNVERIFIED: Rejection = {
  * must be the one of the subscription whose secret matched. The legacy signature covers
  * id, topic and timestamp only, so those are read first and checked with that topic's secret.
  */
-function authenticate(context: IWebhookFunctions, acceptLegacy: boolean): LeadEvent | undefined {
+type Authentication = { event?: LeadEvent; unreadableSecrets: boolean };
+
+async function authenticate(context: IWebhookFunctions, acceptLegacy: boolean): Promise<Authentication> {
 	const request = context.getRequestObject();
 	const rawBody = (request as { rawBody?: unknown }).rawBody;
-	if (!Buffer.isBuffer(rawBody) || rawBody.length === 0) return undefined;
-	const subscriptions = storedEntries(readStoredSubscriptions(context.getWorkflowStaticData('node')));
+	if (!Buffer.isBuffer(rawBody) || rawBody.length === 0) return { unreadableSecrets: false };
+	const stored = readStoredSubscriptions(context.getWorkflowStaticData('node'), await secretBoxFor(context));
+	const unreadableSecrets = unreadableIds(stored).length > 0;
+	return { event: verifiedEvent(request, rawBody, storedEntries(stored), acceptLegacy), unreadableSecrets };
+}
+
+function verifiedEvent(
+	request: ReturnType<IWebhookFunctions['getRequestObject']>,
+	rawBody: Buffer,
+	subscriptions: ReturnType<typeof storedEntries>,
+	acceptLegacy: boolean,
+): LeadEvent | undefined {
 
 	const v2 = headerValue(request.headers, V2_SIGNATURE_HEADER);
 	if (v2 !== undefined) {
@@ -125,16 +138,20 @@ function ignoredAsReplay(
 
 export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const options = this.getNodeParameter('options', {}) as { acceptLegacySignature?: boolean; maxEventAgeHours?: number };
-	const event = authenticate(this, options.acceptLegacySignature === true);
+	const { event, unreadableSecrets } = await authenticate(this, options.acceptLegacySignature === true);
 	if (!event) {
 		// Only which headers came, never their values: a refused delivery must be traceable
 		// in n8n's log (a rotated secret, a proxy rewriting the body) without leaking anything.
 		const { headers } = this.getRequestObject();
-		this.logger.warn('Partner Referral Service Trigger refused a delivery whose signature did not verify', {
+		const reason = unreadableSecrets
+			? ' (some stored signing secrets cannot be read: the credential has a new API key or the workflow was copied; deactivate and activate the workflow to renew the subscriptions)'
+			: '';
+		this.logger.warn(`Partner Referral Service Trigger refused a delivery whose signature did not verify${reason}`, {
 			node: this.getNode().name,
 			hasV2Signature: headerValue(headers, V2_SIGNATURE_HEADER) !== undefined,
 			hasLegacySignature: headerValue(headers, LEGACY_SIGNATURE_HEADER) !== undefined,
 			acceptLegacySignature: options.acceptLegacySignature === true,
+			unreadableSecrets,
 		});
 		return rejected(this, UNVERIFIED);
 	}

@@ -5,8 +5,9 @@ import { readListPage } from '../PartnerLeads/transport/envelope';
 import { apiRequest, apiRequestRaw } from '../PartnerLeads/transport/request';
 import type { LeadTopic } from './events';
 import { selectedTopics } from './events';
+import { secretBoxFor } from './secretBox';
 import type { StoredSubscription, StoredSubscriptions } from './state';
-import { clearStoredSubscriptions, readStoredSubscriptions, storedEntries, storeSubscriptions } from './state';
+import { clearStoredSubscriptions, readStoredSubscriptions, storedEntries, storeSubscriptions, unreadableIds } from './state';
 
 /**
  * The subscription lifecycle n8n drives on activation (checkExists, then create if it
@@ -165,10 +166,12 @@ async function rollBack(
  * may leave some whose secrets are lost). Reads only; create() repairs.
  */
 export async function subscriptionsExist(this: IHookFunctions): Promise<boolean> {
-	const stored = readStoredSubscriptions(this.getWorkflowStaticData('node'));
+	const stored = readStoredSubscriptions(this.getWorkflowStaticData('node'), await secretBoxFor(this));
 	const url = webhookUrlOf(this);
 	const topics = selectedTopics(this.getNodeParameter('events', []));
 	if (!stored || stored.webhookUrl !== url || topics.length === 0) return false;
+	// A secret that cannot be read verifies nothing: create() replaces the subscription.
+	if (unreadableIds(stored).length > 0) return false;
 	const storedTopics = storedEntries(stored).map(([topic]) => topic);
 	if (storedTopics.length !== topics.length || !topics.every((topic) => stored.byTopic[topic])) return false;
 
@@ -191,10 +194,11 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 	const nodeData = this.getWorkflowStaticData('node');
 	const url = webhookUrlOf(this);
 	const topics = topicsOf(this);
-	const previous = readStoredSubscriptions(nodeData);
+	const box = await secretBoxFor(this);
+	const previous = readStoredSubscriptions(nodeData, box);
 	const remote = await listSubscriptions.call(this);
 
-	const kept: StoredSubscriptions = { webhookUrl: url, byTopic: {} };
+	const kept: StoredSubscriptions = { webhookUrl: url, byTopic: {}, unreadable: {} };
 	if (previous?.webhookUrl === url) {
 		for (const topic of topics) {
 			const subscription = previous.byTopic[topic];
@@ -211,8 +215,13 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 	}
 	// From here on static data describes only what is known to exist, so a failure leaves
 	// delete() nothing wrong to act on.
-	storeSubscriptions(nodeData, kept);
+	storeSubscriptions(nodeData, kept, box);
 	for (const id of new Set(stale)) await deleteSubscription.call(this, id);
+	// Unreadable secrets this key does not list were made with another key (the credential
+	// got a new one): removed if the service lets us, never a reason to fail activation.
+	const remoteIds = new Set(remote.map((item) => item.id));
+	const unreadable = unreadableIds(previous).filter((id) => !stale.includes(id) && (!remoteIds.has(id) || !isTestWebhook(this)));
+	await deleteQuietly.call(this, unreadable);
 
 	const created: Array<[LeadTopic, string]> = [];
 	for (const topic of topics) {
@@ -223,12 +232,12 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 			created.push([topic, subscription.id]);
 		} catch (error) {
 			await rollBack.call(this, created, kept);
-			if (storedEntries(kept).length > 0) storeSubscriptions(nodeData, kept);
+			if (storedEntries(kept).length > 0) storeSubscriptions(nodeData, kept, box);
 			else clearStoredSubscriptions(nodeData);
 			throw subscriptionError(this, error, topic, url);
 		}
 	}
-	storeSubscriptions(nodeData, kept);
+	storeSubscriptions(nodeData, kept, box);
 	return true;
 }
 
@@ -238,8 +247,11 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
  */
 export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean> {
 	const nodeData = this.getWorkflowStaticData('node');
-	const stored = readStoredSubscriptions(nodeData);
-	const remaining: StoredSubscriptions = { webhookUrl: stored?.webhookUrl ?? '', byTopic: {} };
+	const box = await secretBoxFor(this);
+	const stored = readStoredSubscriptions(nodeData, box);
+	const remaining: StoredSubscriptions = { webhookUrl: stored?.webhookUrl ?? '', byTopic: {}, unreadable: {} };
+	// Their secrets are lost anyway; one made with an earlier key may not be ours to delete.
+	await deleteQuietly.call(this, unreadableIds(stored));
 	const failures: string[] = [];
 	for (const [topic, subscription] of storedEntries(stored)) {
 		try {
@@ -250,7 +262,7 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 		}
 	}
 	if (failures.length > 0) {
-		storeSubscriptions(nodeData, remaining);
+		storeSubscriptions(nodeData, remaining, box);
 		throw new NodeOperationError(this.getNode(), `Could not remove ${failures.length} webhook subscription(s)`, {
 			description: `${failures.join(' ')} They stay recorded and are removed the next time the workflow is activated or deactivated.`,
 		});

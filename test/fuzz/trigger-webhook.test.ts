@@ -50,9 +50,10 @@ async function startFixture(acceptLegacy: boolean): Promise<Fixture> {
 	await first.close();
 	const host = await TriggerHost.start(harness, restart);
 	host.registerRoute();
-	const stored = host.store.nodeData(host.node.name).subscriptions as { byTopic: Record<Topic, { signingSecret: string }> };
 	const secrets: Partial<Record<Topic, string>> = {};
-	for (const topic of TOPICS) secrets[topic] = stored.byTopic[topic].signingSecret;
+	for (const subscription of sim.control.listSubscriptions()) {
+		if (subscription.url === host.webhookUrl()) secrets[subscription.topic as Topic] = subscription.signingSecret;
+	}
 	return { sim, host, url: host.webhookUrl(), secrets, executed: new Map(), acceptLegacy };
 }
 

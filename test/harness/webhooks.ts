@@ -70,6 +70,11 @@ export class StaticDataStore {
 		return (this.load()[`node:${nodeName}`] as IDataObject | undefined) ?? {};
 	}
 
+	/** Replaces the trigger node's part, as an earlier version of the node may have saved it. */
+	replaceNodeData(nodeName: string, data: IDataObject): void {
+		this.saved = JSON.stringify({ ...this.load(), [`node:${nodeName}`]: data });
+	}
+
 	/** Simulates losing everything the node stored (e.g. a crash before n8n saved it). */
 	wipe(): void {
 		this.saved = '{}';

@@ -11,7 +11,7 @@ export const SIGNING_SECRET_NOTICE =
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'The answer includes the subscription\'s signing secret, shown only once. Keep it like a password. To receive lead events in a workflow, the Partner Referral Service Trigger node manages its subscriptions by itself.',
+			'This operation returns the subscription\'s signing secret: handing it to you is its purpose, and the service shows it only once. It is in the node\'s output, so anyone who can see this workflow\'s executions can read it: keep it like a password. To receive lead events in a workflow, use the Partner Referral Service Trigger node, which manages its subscriptions and keeps their secrets encrypted.',
 		name: 'signingSecretNotice',
 		type: 'notice',
 		default: '',

@@ -19,7 +19,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Create',
 				value: 'create',
-				description: 'Subscribe a URL to one lead event topic',
+				description: 'Subscribe a URL to one lead event topic; returns its signing secret',
 				action: 'Create a webhook subscription',
 			},
 			{

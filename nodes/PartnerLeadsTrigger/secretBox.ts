@@ -1,0 +1,75 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'crypto';
+import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+
+import { CREDENTIAL_TYPE } from '../PartnerLeads/transport/connection';
+
+/**
+ * Signing secrets are kept in the workflow's static data, which n8n shows to anyone who can
+ * open the workflow (its REST API and export) and, on n8n 1.x, copies into every stored
+ * execution. So they are stored sealed: AES-256-GCM under a key derived with HKDF-SHA256
+ * from the credential's Client Secret, which n8n keeps encrypted and never shows.
+ *
+ * The key is bound to the API key (Client ID, Company ID) and to this workflow and trigger
+ * node: a sealed secret copied into another workflow, or read after the credential got a
+ * new key, opens nowhere, and the trigger then renews its subscriptions. Each sealed secret
+ * is also bound to its topic and subscription id, so entries cannot be swapped around.
+ */
+
+const FORMAT = 'v1';
+const SALT = 'n8n-nodes-partner-leads/signing-secret/v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export interface SealContext {
+	clientSecret: string;
+	clientId: string;
+	companyId: string;
+	workflowId: string;
+	nodeId: string;
+}
+
+export class SecretBox {
+	private readonly key: Buffer;
+
+	constructor(context: SealContext) {
+		const info = ['signing-secret', context.clientId, context.companyId, context.workflowId, context.nodeId].join('\n');
+		this.key = Buffer.from(hkdfSync('sha256', Buffer.from(context.clientSecret, 'utf8'), SALT, info, 32));
+	}
+
+	/** `v1.<base64url of iv, tag, ciphertext>`; `binding` names what the secret belongs to. */
+	seal(secret: string, binding: string): string {
+		const iv = randomBytes(IV_BYTES);
+		const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+		cipher.setAAD(Buffer.from(binding, 'utf8'));
+		const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+		return `${FORMAT}.${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url')}`;
+	}
+
+	/** The secret, or undefined when it was sealed under another key or binding, or tampered with. */
+	open(sealed: unknown, binding: string): string | undefined {
+		if (typeof sealed !== 'string' || !sealed.startsWith(`${FORMAT}.`)) return undefined;
+		const bytes = Buffer.from(sealed.slice(FORMAT.length + 1), 'base64url');
+		if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
+		try {
+			const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
+			decipher.setAAD(Buffer.from(binding, 'utf8'));
+			decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+			return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+		} catch {
+			return undefined;
+		}
+	}
+}
+
+/** The box of this trigger node, keyed by its credential's current Client Secret. */
+export async function secretBoxFor(context: IHookFunctions | IWebhookFunctions): Promise<SecretBox> {
+	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+	const text = (name: string) => (typeof credentials[name] === 'string' ? (credentials[name] as string).trim() : '');
+	return new SecretBox({
+		clientSecret: typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '',
+		clientId: text('clientId'),
+		companyId: text('companyId'),
+		workflowId: context.getWorkflow().id ?? '',
+		nodeId: context.getNode().id,
+	});
+}

@@ -1,0 +1,112 @@
+import { SecretBox } from '../../../nodes/PartnerLeadsTrigger/secretBox';
+import { simulatorCredentialData } from '../../harness/simulator-credential';
+import type { Setup } from './helpers';
+import { ALL_TOPICS, executedEvents, post, setUp, signed, storedSecret, subscriptionsAt } from './helpers';
+
+/**
+ * Signing secrets at rest: sealed in static data under a key only the credential's Client
+ * Secret gives, renewed when that key changes, never usable from what n8n shows.
+ */
+
+const context = { clientSecret: 'secret-a', clientId: 'client', companyId: 'c'.repeat(24), workflowId: 'wf', nodeId: 'node' };
+
+describe('SecretBox', () => {
+	it('opens only what it sealed, for the same binding, unaltered', () => {
+		const box = new SecretBox(context);
+		const sealed = box.seal('whsec_123', 'lead/create\nsub-1');
+		expect(sealed).toMatch(/^v1\.[A-Za-z0-9_-]+$/);
+		expect(sealed).not.toContain('whsec_123');
+		expect(box.seal('whsec_123', 'lead/create\nsub-1')).not.toBe(sealed);
+		expect(box.open(sealed, 'lead/create\nsub-1')).toBe('whsec_123');
+		expect(box.open(sealed, 'lead/update\nsub-1')).toBeUndefined();
+		for (const change of [{ clientSecret: 'secret-b' }, { clientId: 'other' }, { companyId: 'd'.repeat(24) }, { workflowId: 'copy' }, { nodeId: 'n2' }]) {
+			expect(new SecretBox({ ...context, ...change }).open(sealed, 'lead/create\nsub-1')).toBeUndefined();
+		}
+		const tampered = sealed.slice(0, -2) + (sealed.endsWith('AA') ? 'AB' : 'AA');
+		for (const bad of [tampered, 'whsec_123', '', 'v1.', undefined, 42]) expect(box.open(bad, 'lead/create\nsub-1')).toBeUndefined();
+	});
+});
+
+describe('PartnerLeadsTrigger signing secrets at rest', () => {
+	let setup: Setup;
+
+	afterEach(async () => {
+		await setup?.close();
+	});
+
+	it('static data holds no signing secret, and deliveries still verify', async () => {
+		setup = await setUp({ events: ALL_TOPICS });
+		await setup.host.activate();
+		const saved = JSON.stringify(setup.host.store.load());
+		const secrets = ALL_TOPICS.map((topic) => storedSecret(setup, topic));
+		for (const secret of secrets) expect(saved).not.toContain(secret);
+		expect(saved).not.toContain(setup.sim.defaultKey.clientSecret);
+
+		const [lead] = setup.sim.control.seedLeads(1);
+		const delivery = signed(secrets[0], lead.id, 'lead/create');
+		expect(await post(setup.host.webhookUrl(), delivery.rawBody, delivery.headers)).toBe(200);
+		await setup.host.settle();
+		expect(executedEvents(setup.host)).toHaveLength(1);
+	});
+
+	it('after the credential gets a new API key, activation renews the subscriptions and old secrets are refused', async () => {
+		setup = await setUp({ events: ['lead/create', 'lead/update'] });
+		const { sim, harness, host } = setup;
+		await host.activate();
+		const oldSecret = storedSecret(setup, 'lead/create');
+		const oldIds = subscriptionsAt(sim, host.webhookUrl()).map((subscription) => subscription.id);
+		const [lead] = sim.control.seedLeads(1);
+
+		const newKey = sim.control.createKey();
+		harness.saveCredential('default', simulatorCredentialData(sim, { clientId: newKey.clientId, clientSecret: newKey.clientSecret }));
+
+		// A delivery signed with a secret stored under the old key: refused, nothing runs.
+		const stale = signed(oldSecret, lead.id, 'lead/create');
+		expect(await post(host.webhookUrl(), stale.rawBody, stale.headers)).toBe(401);
+
+		// n8n restarting or re-activating: checkExists says "not there", create renews.
+		expect(await host.checkExists()).toBe(false);
+		await host.activate();
+		const renewed = subscriptionsAt(sim, host.webhookUrl()).filter((subscription) => subscription.ownerClientId === newKey.clientId);
+		expect(renewed.map((subscription) => subscription.topic).sort()).toEqual(['lead/create', 'lead/update']);
+		expect(await host.checkExists()).toBe(true);
+
+		const fresh = signed(storedSecretOf(renewed, 'lead/create'), lead.id, 'lead/create');
+		expect(await post(host.webhookUrl(), fresh.rawBody, fresh.headers)).toBe(200);
+		expect(await post(host.webhookUrl(), stale.rawBody, stale.headers)).toBe(401);
+		await host.settle();
+		expect(executedEvents(host)).toHaveLength(1);
+
+		// the old key's subscriptions are not ours to list any more; deactivation still tries them
+		await host.deactivate();
+		expect(subscriptionsAt(sim, host.webhookUrl()).filter((subscription) => !oldIds.includes(subscription.id))).toEqual([]);
+		expect(host.crashes).toEqual([]);
+	});
+
+	it('plain-text secrets saved by an earlier version are replaced on activation', async () => {
+		setup = await setUp({ events: ['lead/create'] });
+		const { sim, host } = setup;
+		await host.activate();
+		const before = subscriptionsAt(sim, host.webhookUrl());
+		// what earlier versions saved: the secret itself
+		host.store.replaceNodeData(host.node.name, {
+			subscriptions: {
+				webhookUrl: host.webhookUrl(),
+				byTopic: { 'lead/create': { id: before[0].id, signingSecret: before[0].signingSecret } },
+			},
+		});
+		expect(await host.checkExists()).toBe(false);
+		await host.activate();
+		const after = subscriptionsAt(sim, host.webhookUrl());
+		expect(after).toHaveLength(1);
+		expect(after[0].id).not.toBe(before[0].id);
+		expect(JSON.stringify(host.store.nodeData(host.node.name))).not.toContain(after[0].signingSecret);
+		expect(JSON.stringify(host.store.nodeData(host.node.name))).not.toContain(before[0].signingSecret);
+	});
+});
+
+function storedSecretOf(subscriptions: Array<{ topic: string; signingSecret: string }>, topic: string): string {
+	const found = subscriptions.find((subscription) => subscription.topic === topic);
+	if (!found) throw new Error(`no subscription for ${topic}`);
+	return found.signingSecret;
+}
