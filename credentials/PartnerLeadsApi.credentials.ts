@@ -1,6 +1,5 @@
 import type {
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestHelper,
 	IHttpRequestOptions,
@@ -8,6 +7,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
+import { CredentialProblemError, plainHttpProblem } from '../nodes/PartnerLeads/transport/connection';
 import { requestAccessToken } from '../nodes/PartnerLeads/transport/token';
 
 /**
@@ -20,6 +20,9 @@ import { requestAccessToken } from '../nodes/PartnerLeads/transport/token';
  * transport also empties it for one request when the token is near expiry
  * (`renewalDueAt`), so it is renewed before it fails: one token request per token
  * lifetime, never per item or execution.
+ *
+ * The Test button runs `partnerLeadsApiTest` (the nodes name it with `testedBy`), which gives
+ * the same message for each failure on every n8n line.
  */
 export class PartnerLeadsApi implements ICredentialType {
 	name = 'partnerLeadsApi';
@@ -143,44 +146,14 @@ export class PartnerLeadsApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
+		// The token never goes over plain http to another machine, whoever builds the URL
+		// (our nodes, the credential test, n8n's HTTP Request node).
+		const target = URL.canParse(requestOptions.url) ? requestOptions.url : (requestOptions.baseURL ?? '');
+		const plainHttp = plainHttpProblem(target, 'The request address');
+		if (plainHttp) throw new CredentialProblemError(plainHttp);
 		return {
 			...requestOptions,
 			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
 		};
 	}
-
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL:
-				'={{$credentials.environment === "nonProduction" ? $credentials.devBaseUrl : $credentials.baseUrl}}',
-			url: '=/1.0/api/company/{{$credentials.companyId}}/schema/lead',
-			method: 'GET',
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message:
-						'The service refused the access token. Check that the Audience is the API base address of the selected environment (leave it empty for the default), and that the key has not been revoked in the portal.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 403,
-					message:
-						'The key is not allowed to read this portal. Check the Company ID and that the key belongs to this portal and is not revoked.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message:
-						'Unknown Company ID: the service has no portal with this ID. Copy the 24-character Company ID from the portal.',
-				},
-			},
-		],
-	};
 }

@@ -5,7 +5,7 @@ import * as lead from './actions/lead';
 import * as leadSchema from './actions/leadSchema';
 import { router } from './actions/router';
 import * as webhookSubscription from './actions/webhookSubscription';
-import { listSearch, loadOptions, resourceMapping } from './methods';
+import { credentialTest, listSearch, loadOptions, resourceMapping } from './methods';
 
 export class PartnerLeads implements INodeType {
 	description: INodeTypeDescription = {
@@ -20,7 +20,7 @@ export class PartnerLeads implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'partnerLeadsApi', required: true }],
+		credentials: [{ name: 'partnerLeadsApi', required: true, testedBy: 'partnerLeadsApiTest' }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -40,7 +40,7 @@ export class PartnerLeads implements INodeType {
 		],
 	};
 
-	methods = { listSearch, loadOptions, resourceMapping };
+	methods = { credentialTest, listSearch, loadOptions, resourceMapping };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { partnerLeadsApiTest } from '../PartnerLeads/transport/credentialTest';
 import { handleDelivery } from './delivery';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './eventAge';
 import { createSubscriptions, deleteSubscriptions, subscriptionsExist } from './subscriptions';
@@ -29,6 +30,7 @@ export class PartnerLeadsTrigger implements INodeType {
 			{
 				name: 'partnerLeadsApi',
 				required: true,
+				testedBy: 'partnerLeadsApiTest',
 			},
 		],
 		webhooks: [
@@ -108,6 +110,8 @@ export class PartnerLeadsTrigger implements INodeType {
 			},
 		],
 	};
+
+	methods = { credentialTest: { partnerLeadsApiTest } };
 
 	webhookMethods = {
 		default: {

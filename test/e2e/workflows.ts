@@ -18,6 +18,7 @@ export const NODE = {
 	create: 'Create Lead',
 	get: 'Get Lead',
 	trigger: 'Partner Leads Trigger',
+	schema: 'Get Lead Schema',
 } as const;
 
 export interface CredentialRef {
@@ -149,5 +150,26 @@ export function leadTriggerWorkflow(credential: CredentialRef): { workflow: Work
 	return {
 		workflow: { name: `e2e lead trigger ${webhookId.slice(0, 8)}`, nodes, connections: {}, settings: SETTINGS },
 		webhookId,
+	};
+}
+
+/** POST anything to `/webhook/<path>` → Lead Schema > Get with the given credential; answers with the schema. */
+export function schemaWorkflow(credential: CredentialRef): { workflow: WorkflowDefinition; webhookPath: string } {
+	const webhookPath = `e2e-schema-${randomUUID()}`;
+	const nodes = [
+		webhookStartNode(webhookPath),
+		{
+			id: randomUUID(),
+			name: NODE.schema,
+			type: ACTION_NODE_TYPE,
+			typeVersion: 1,
+			position: [200, 0],
+			credentials: { partnerLeadsApi: credential },
+			parameters: { resource: 'leadSchema', operation: 'get' },
+		},
+	];
+	return {
+		workflow: { name: `e2e schema ${webhookPath.slice(-8)}`, nodes, connections: connect(NODE.webhook, NODE.schema), settings: SETTINGS },
+		webhookPath,
 	};
 }

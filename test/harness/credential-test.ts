@@ -8,11 +8,11 @@ import type {
 	IVersionedNodeType,
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
-import { ExecuteContext, RoutingNode } from 'n8n-core';
+import { CredentialTestContext, ExecuteContext, RoutingNode } from 'n8n-core';
 
 import { CREDENTIAL_TYPE } from './harness';
 import type { N8nHarness } from './harness';
-import { packageCredentialTypes } from './node-types';
+import { PackageNodeTypes, packageCredentialTypes, PACKAGE } from './node-types';
 
 /** The stand-in base node n8n's credential tester builds its request node from. */
 const noOpDescription: INodeType['description'] = {
@@ -39,8 +39,9 @@ export async function testCredential(
 	id = 'credential-under-test',
 ): Promise<INodeCredentialTestResult> {
 	const credentialType = packageCredentialTypes().get(CREDENTIAL_TYPE)!;
-	const testRequest = credentialType.test!;
+	const testRequest = credentialType.test;
 	const details = harness.saveCredential(id, data);
+	if (!testRequest) return await testedByNode(harness, { id, name: details.name, type: CREDENTIAL_TYPE, data });
 	const nodeType: INodeType = {
 		description: {
 			...noOpDescription,
@@ -99,4 +100,21 @@ export async function testCredential(
 		return { status: 'Error', message: String(error.message) };
 	}
 	return { status: 'OK', message: 'Connection successful!' };
+}
+
+/**
+ * A credential without a test request is tested by the function a node names in `testedBy`,
+ * called as n8n's credentials tester does: with n8n-core's CredentialTestContext.
+ */
+async function testedByNode(harness: N8nHarness, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
+	const nodeTypes = new PackageNodeTypes();
+	for (const name of [`${PACKAGE}.partnerLeads`, `${PACKAGE}.partnerLeadsTrigger`]) {
+		const nodeType = nodeTypes.getByNameAndVersion(name);
+		const testedBy = nodeType.description.credentials?.find((entry) => entry.name === CREDENTIAL_TYPE)?.testedBy;
+		if (typeof testedBy !== 'string') continue;
+		const test = nodeType.methods?.credentialTest?.[testedBy];
+		if (!test) throw new Error(`${name} names the credential test ${testedBy} but has no such method`);
+		return await test.call(new CredentialTestContext(harness.additionalData()), credential);
+	}
+	throw new Error('No testing function found for this credential.');
 }

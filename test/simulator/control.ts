@@ -75,6 +75,7 @@ export function createControl(ctx: SimContext): SimulatorControl {
 			for (const token of state.tokens.values()) token.expiresAt = 0;
 		},
 		listKeys: () => [...state.keys.values()].map((key) => ({ ...key })),
+		issuedTokens: () => [...state.tokens.keys()],
 
 		setSchema(fields) {
 			checkSchema(fields);

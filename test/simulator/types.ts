@@ -205,6 +205,8 @@ export interface SimulatorControl {
 	expireTokens(): void;
 	/** Every key, including revoked ones (copies). */
 	listKeys(): ApiKey[];
+	/** Every access token issued and not yet removed (for leak audits). */
+	issuedTokens(): string[];
 
 	/** Portal data */
 	setSchema(fields: SchemaField[]): void;

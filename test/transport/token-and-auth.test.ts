@@ -1,3 +1,4 @@
+import { plainHttpProblem } from '../../nodes/PartnerLeads/transport/connection';
 import { N8nHarness, simulatorCredentialData } from '../harness/harness';
 import type { NodeRun } from '../harness/harness';
 import { testCredential } from '../harness/credential-test';
@@ -195,6 +196,21 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 		expect(run.error?.message).toMatch(/Unknown Company ID/);
 	});
 
+	it('a plain-http address for another host fails the run before any request, naming the field', async () => {
+		for (const overrides of [{ baseUrl: 'http://10.1.2.3:8080' }, { authUrl: 'http://auth.example.com' }, { baseUrl: 'http://[2001:db8::1]' }]) {
+			sim.control.resetStats();
+			const run = await probe(new N8nHarness(sim, overrides), [schemaRequest]);
+			expect(run.error?.message).toMatch(/uses plain http:\/\/.*Use its https:\/\/ address/);
+			expect(sim.control.stats().tokenRequests).toBe(0);
+		}
+		for (const host of ['localhost', '127.0.0.2', '[::1]']) {
+			expect(plainHttpProblem(`http://${host}:1234`, 'x')).toBeUndefined();
+		}
+		for (const host of ['localhost.example.com', '127.0.0.1.nip.io', '128.0.0.1', '[::2]']) {
+			expect(plainHttpProblem(`http://${host}:1234`, 'x')).toBeDefined();
+		}
+	});
+
 	it('a Company ID of the wrong length is caught before any request', async () => {
 		const harness = new N8nHarness(sim, { companyId: 'abc' });
 		const run = await probe(harness, [schemaRequest]);
@@ -222,7 +238,7 @@ describe('credential test (the Test button)', () => {
 	it('passes with good values and makes a real authenticated call', async () => {
 		const harness = new N8nHarness(sim);
 		const result = await testCredential(harness, simulatorCredentialData(sim));
-		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(result).toEqual({ status: 'OK', message: expect.stringMatching(/^Connection successful/) });
 		expect(sim.control.stats().byRoute['GET /schema/lead']).toBe(1);
 	});
 
@@ -242,6 +258,21 @@ describe('credential test (the Test button)', () => {
 		expect(revoked.message).toMatch(/revoked/);
 
 		const unknownCompany = await testCredential(harness, simulatorCredentialData(sim, { companyId: 'bbbbbbbbbbbbbbbbbbbbbbbb' }), 'd');
-		expect(unknownCompany.message).toMatch(/Unknown Company ID/);
+		expect(unknownCompany.message).toMatch(/Unknown Company ID "bbbbbbbbbbbbbbbbbbbbbbbb"/);
+	});
+
+	it('refuses a plain-http address for another host before sending anything, and allows loopback', async () => {
+		const harness = new N8nHarness(sim);
+		for (const [field, label] of [['baseUrl', 'Production API Base Address'], ['authUrl', 'Token Issuer Address']] as const) {
+			sim.control.resetStats();
+			const result = await testCredential(harness, simulatorCredentialData(sim, { [field]: 'http://api.example.com' }), field);
+			expect(result.status).toBe('Error');
+			expect(result.message).toContain(`${label} "http://api.example.com" uses plain http://`);
+			expect(result.message).toMatch(/https:\/\/api\.example\.com/);
+			expect(sim.control.stats().tokenRequests).toBe(0);
+		}
+		// the simulator itself is on plain-http loopback
+		expect(sim.url.startsWith('http://127.0.0.1')).toBe(true);
+		expect((await testCredential(harness, simulatorCredentialData(sim), 'loopback')).status).toBe('OK');
 	});
 });

@@ -19,6 +19,14 @@ export interface ServiceConnection {
 const COMPANY_ID_LENGTH = 24;
 
 /**
+ * Messages of recent credential problems. n8n 1.x drops the `cause` of an error it wraps
+ * (ours, thrown in preAuthentication, comes back as a plain NodeApiError), so its message is
+ * all that survives; this lets the transport still recognise it. Bounded: the oldest go first.
+ */
+const recentProblems = new Map<string, boolean>();
+const RECENT_PROBLEMS_LIMIT = 200;
+
+/**
  * A problem with the credential's values or its token exchange: the user fixes it in the
  * credential, so it is reported as such and never retried.
  */
@@ -31,6 +39,9 @@ export class CredentialProblemError extends Error {
 		readonly temporary = false,
 	) {
 		super(message);
+		recentProblems.delete(message);
+		recentProblems.set(message, temporary);
+		if (recentProblems.size > RECENT_PROBLEMS_LIMIT) recentProblems.delete(recentProblems.keys().next().value as string);
 	}
 }
 
@@ -42,6 +53,13 @@ export function isCredentialProblem(error: unknown): error is CredentialProblemE
 	);
 }
 
+/** A credential problem that reached us re-wrapped, by its message: whether it was temporary. */
+export function credentialProblemByMessage(message: unknown): { temporary: boolean } | undefined {
+	if (typeof message !== 'string') return undefined;
+	const temporary = recentProblems.get(message);
+	return temporary === undefined ? undefined : { temporary };
+}
+
 function trimTrailingSlashes(value: string): string {
 	return value.trim().replace(/\/+$/, '');
 }
@@ -49,6 +67,24 @@ function trimTrailingSlashes(value: string): string {
 function readString(credentials: ICredentialDataDecryptedObject, name: string): string {
 	const value = credentials[name];
 	return typeof value === 'string' ? value.trim() : '';
+}
+
+/** 127.0.0.0/8, ::1 and localhost: traffic that never leaves the machine (the local simulator). */
+export function isLoopbackHost(hostname: string): boolean {
+	const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+	if (host === 'localhost' || host === '::1') return true;
+	const octets = host.split('.');
+	return octets.length === 4 && octets[0] === '127' && octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255);
+}
+
+/**
+ * Secrets (the Client Secret to the token issuer, the access token to the API) travel only
+ * over HTTPS; plain http only to this machine itself.
+ */
+export function plainHttpProblem(address: string, fieldLabel: string): string | undefined {
+	const url = URL.canParse(address) ? new URL(address) : undefined;
+	if (!url || url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return undefined;
+	return `${fieldLabel} "${url.origin}" uses plain http://, which would send the credential's secrets unencrypted. Use its https:// address (e.g. https://${url.host}); plain http is only allowed for this machine itself (localhost, 127.0.0.1, ::1).`;
 }
 
 function assertHttpUrl(value: string, fieldLabel: string): void {
@@ -59,6 +95,8 @@ function assertHttpUrl(value: string, fieldLabel: string): void {
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
 		throw new CredentialProblemError(`${fieldLabel} must start with https://`);
 	}
+	const plainHttp = plainHttpProblem(value, fieldLabel);
+	if (plainHttp) throw new CredentialProblemError(plainHttp);
 }
 
 /**

@@ -52,7 +52,7 @@ function authMessage(body: ServiceErrorBody, status: number, subject: RequestSub
 	}
 }
 
-function describe(failure: HttpFailure, subject: RequestSubject): [string, string] {
+export function describeFailure(failure: HttpFailure, subject: RequestSubject): [string, string] {
 	if (failure.credentialProblem) {
 		return [
 			failure.credentialProblem,
@@ -120,7 +120,7 @@ export function serviceError(
 	secrets: readonly string[],
 	itemIndex?: number,
 ): NodeApiError {
-	const [message, description] = describe(failure, subject);
+	const [message, description] = describeFailure(failure, subject);
 	const body = failure.status !== undefined ? readServiceErrorBody(failure.body, failure.requestIdHeader) : undefined;
 	const requestId = body?.requestId ? ` Request ID: ${body.requestId}.` : '';
 	const safeMessage = redactSecrets(message, secrets);

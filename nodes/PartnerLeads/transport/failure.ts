@@ -1,4 +1,4 @@
-import { isCredentialProblem } from './connection';
+import { credentialProblemByMessage, isCredentialProblem } from './connection';
 
 /**
  * What an HTTP failure looked like, read from whatever n8n's request helpers threw
@@ -52,7 +52,7 @@ function parseBody(data: unknown): unknown {
 
 export function readHttpFailure(error: unknown): HttpFailure {
 	const outer = asRecord(error);
-	// NodeApiError keeps the original error as `cause`; a raw helper error is used as is.
+	// NodeApiError keeps the original error as `cause` on n8n 2.x; a raw helper error is used as is.
 	const candidates = [outer, asRecord(outer?.cause)];
 	const credentialProblem = candidates.find((candidate) => isCredentialProblem(candidate));
 	if (credentialProblem) {
@@ -61,13 +61,17 @@ export function readHttpFailure(error: unknown): HttpFailure {
 			credentialProblemTemporary: (credentialProblem as { temporary?: unknown }).temporary === true,
 		};
 	}
+	// n8n 1.x drops the cause: our credential problem is known by its message.
+	const rewrapped = credentialProblemByMessage(outer?.message);
+	if (rewrapped) return { credentialProblem: String(outer?.message), credentialProblemTemporary: rewrapped.temporary };
 	for (const candidate of candidates) {
 		const response = asRecord(candidate?.response);
-		const status = Number(response?.status ?? response?.statusCode);
+		const status = Number(response?.status ?? response?.statusCode ?? candidate?.statusCode);
 		if (response && Number.isFinite(status) && status > 0) {
 			return {
 				status,
-				body: parseBody(response.data ?? response.body),
+				// axios: response.data; n8n's legacy request helper: the error's `error` property
+				body: parseBody(response.data ?? response.body ?? candidate?.error),
 				retryAfter: headerValue(response.headers, 'retry-after'),
 				requestIdHeader: headerValue(response.headers, 'x-request-id'),
 			};
@@ -79,8 +83,15 @@ export function readHttpFailure(error: unknown): HttpFailure {
 			return { networkCode: code, networkMessage: String(candidate?.message ?? code) };
 		}
 	}
+	// n8n 1.x: only the NodeApiError itself is left, with the status (or network code) and
+	// the response body it kept.
+	if (typeof outer?.httpCode === 'string' && /^E[A-Z_]+$/.test(outer.httpCode)) {
+		return { networkCode: outer.httpCode, networkMessage: String(outer.message ?? outer.httpCode) };
+	}
 	const httpCode = Number(outer?.httpCode);
-	if (Number.isFinite(httpCode) && httpCode > 0) return { status: httpCode };
+	if (Number.isFinite(httpCode) && httpCode > 0) {
+		return { status: httpCode, body: parseBody(asRecord(outer?.context)?.data) };
+	}
 	return { networkMessage: String(outer?.message ?? error) };
 }
 

@@ -99,6 +99,11 @@ export class N8nRest {
 		return workflowSummary(await this.call('POST', '/rest/workflows', { ...workflow, active: false }));
 	}
 
+	/** `GET /rest/workflows/:id` as n8n answers it (nodes, static data, everything), as JSON text. */
+	async workflowJson(id: string): Promise<string> {
+		return JSON.stringify(await this.call('GET', `/rest/workflows/${id}`, undefined, { raw: true }));
+	}
+
 	async getWorkflow(id: string): Promise<WorkflowSummary> {
 		return workflowSummary(await this.call('GET', `/rest/workflows/${id}`));
 	}

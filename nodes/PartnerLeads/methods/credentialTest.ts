@@ -1,0 +1,1 @@
+export { partnerLeadsApiTest } from '../transport/credentialTest';
