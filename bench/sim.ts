@@ -131,6 +131,12 @@ export class RemoteSimulator {
 		return (await this.call<unknown[]>('GET', '/leads')).length;
 	}
 
+	/** The signing secret the service holds for the subscription to `url` on `topic`. */
+	async signingSecret(url: string, topic: string): Promise<string | undefined> {
+		const subscriptions = await this.call<Array<{ url: string; topic: string; signingSecret: string }>>('GET', '/subscriptions');
+		return subscriptions.find((subscription) => subscription.url === url && subscription.topic === topic)?.signingSecret;
+	}
+
 	async subscriptionCount(): Promise<number> {
 		return (await this.call<unknown[]>('GET', '/subscriptions')).length;
 	}

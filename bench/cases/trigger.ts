@@ -146,11 +146,9 @@ export async function triggerRun(
 	const host = await TriggerHost.start(harness, { parameters });
 	try {
 		await host.activate();
-		const subscriptions = host.store.nodeData(host.node.name).subscriptions as
-			| { byTopic?: Record<string, { signingSecret?: string }> }
-			| undefined;
-		const secret = side === 'floor' ? floorSecret : subscriptions?.byTopic?.[TOPIC]?.signingSecret;
-		if (!secret) throw new Error('the trigger stored no signing secret on activation');
+		// The trigger keeps its secret sealed: the service's copy signs the load.
+		const secret = side === 'floor' ? floorSecret : await sim.signingSecret(host.webhookUrl(), TOPIC);
+		if (!secret) throw new Error('the trigger made no subscription on activation');
 		await load.prepare({ url: host.webhookUrl(), secret, topic: TOPIC, count, concurrency: config.deliveryConcurrency, leadIds });
 		const start = nowMs();
 		const result = await load.go();

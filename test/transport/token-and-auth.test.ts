@@ -197,7 +197,8 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 	});
 
 	it('a plain-http address for another host fails the run before any request, naming the field', async () => {
-		for (const overrides of [{ baseUrl: 'http://10.1.2.3:8080' }, { authUrl: 'http://auth.example.com' }, { baseUrl: 'http://[2001:db8::1]' }]) {
+		const addresses: Array<Record<string, string>> = [{ baseUrl: 'http://10.1.2.3:8080' }, { authUrl: 'http://auth.example.com' }, { baseUrl: 'http://[2001:db8::1]' }];
+		for (const overrides of addresses) {
 			sim.control.resetStats();
 			const run = await probe(new N8nHarness(sim, overrides), [schemaRequest]);
 			expect(run.error?.message).toMatch(/uses plain http:\/\/.*Use its https:\/\/ address/);
