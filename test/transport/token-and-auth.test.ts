@@ -193,7 +193,7 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 	it('an unknown Company ID is named as such', async () => {
 		const harness = new N8nHarness(sim, { companyId: 'aaaaaaaaaaaaaaaaaaaaaaaa' });
 		const run = await probe(harness, [schemaRequest]);
-		expect(run.error?.message).toMatch(/Unknown Company ID/);
+		expect(run.error?.message).toMatch(/Unknown Company ID "aaaaaaaaaaaaaaaaaaaaaaaa"/);
 	});
 
 	it('a plain-http address for another host fails the run before any request, naming the field', async () => {

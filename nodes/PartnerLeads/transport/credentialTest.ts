@@ -70,7 +70,7 @@ export async function partnerLeadsApiTest(
 			);
 		}
 		const environment = connection.environment === 'production' ? 'Production' : 'Non-Production';
-		const [message, description] = describeFailure(failure, { method: 'GET', what: 'lead schema', environment });
+		const [message, description] = describeFailure(failure, { method: 'GET', what: 'lead schema', environment, companyId: connection.companyId });
 		return failed(`${message}. ${description}`, secrets);
 	}
 	return { status: 'OK', message: 'Connection successful: the key can read this portal' };

@@ -13,6 +13,8 @@ export interface RequestSubject {
 	environment: string;
 	/** the create was not resent after an unclear failure */
 	notRepeated?: boolean;
+	/** the credential's Company ID, named when the service does not know it */
+	companyId?: string;
 }
 
 const AUTH_CAUSES =
@@ -44,7 +46,7 @@ function authMessage(body: ServiceErrorBody, status: number, subject: RequestSub
 			];
 		case 'company_not_found':
 			return [
-				'Unknown Company ID',
+				subject.companyId ? `Unknown Company ID "${subject.companyId}"` : 'Unknown Company ID',
 				'The service has no portal with the Company ID in the credential. Copy the 24-character Company ID from the portal.',
 			];
 		default:

@@ -155,6 +155,7 @@ export async function apiRequestRaw(this: PartnerLeadsFunctions, request: ApiReq
 				method: request.method,
 				what: request.what,
 				environment: connection.environment === 'production' ? 'Production' : 'Non-Production',
+				companyId: connection.companyId,
 				notRepeated: !repeatable && (failure.status === undefined || isServerError(failure.status)),
 			},
 			secrets,

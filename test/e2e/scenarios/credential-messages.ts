@@ -53,7 +53,7 @@ async function cases(sim: Simulator): Promise<Case[]> {
 				sim.control.expireTokens();
 			},
 		},
-		{ name: 'unknown Company ID', data: { companyId: 'bbbbbbbbbbbbbbbbbbbbbbbb' }, expected: /Company ID/ },
+		{ name: 'unknown Company ID', data: { companyId: 'bbbbbbbbbbbbbbbbbbbbbbbb' }, expected: /Unknown Company ID "bbbbbbbbbbbbbbbbbbbbbbbb"/ },
 		// the audience stays the real API address, so the token exchange succeeds and the API call cannot connect
 		{ name: 'unreachable API host', data: { baseUrl: `http://127.0.0.1:${port}`, audience: sim.url }, expected: /(reach|connect).*(API Base Address)|API Base Address.*(reach|connect)/is },
 		{ name: 'unreachable token issuer', data: { authUrl: `http://127.0.0.1:${port}/auth` }, expected: /token issuer.*(refused|reach)|(refused|reach).*token issuer/is },
