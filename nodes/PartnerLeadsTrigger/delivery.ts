@@ -39,12 +39,7 @@ const UNVERIFIED: Rejection = {
 	message: 'The delivery is not signed by a subscription of this trigger',
 };
 
-/**
- * Finds the event only a valid signature vouches for. With the v2 signature the raw bytes
- * are checked against each stored secret before the body is even parsed, and the topic
- * must be the one of the subscription whose secret matched. The legacy signature covers
- * id, topic and timestamp only, so those are read first and checked with that topic's secret.
- */
+/** The event a valid signature vouches for, if any, and whether some stored secrets could not be opened. */
 type Authentication = { event?: LeadEvent; unreadableSecrets: boolean };
 
 async function authenticate(context: IWebhookFunctions, acceptLegacy: boolean): Promise<Authentication> {
@@ -56,13 +51,18 @@ async function authenticate(context: IWebhookFunctions, acceptLegacy: boolean): 
 	return { event: verifiedEvent(request, rawBody, storedEntries(stored), acceptLegacy), unreadableSecrets };
 }
 
+/**
+ * Finds the event only a valid signature vouches for. With the v2 signature the raw bytes
+ * are checked against each stored secret before the body is even parsed, and the topic
+ * must be the one of the subscription whose secret matched. The legacy signature covers
+ * id, topic and timestamp only, so those are read first and checked with that topic's secret.
+ */
 function verifiedEvent(
 	request: ReturnType<IWebhookFunctions['getRequestObject']>,
 	rawBody: Buffer,
 	subscriptions: ReturnType<typeof storedEntries>,
 	acceptLegacy: boolean,
 ): LeadEvent | undefined {
-
 	const v2 = headerValue(request.headers, V2_SIGNATURE_HEADER);
 	if (v2 !== undefined) {
 		const match = subscriptions.find(([, subscription]) => verifyV2Signature(rawBody, v2, subscription.signingSecret));

@@ -68,14 +68,14 @@ export function unreadableIds(stored: StoredSubscriptions | undefined): string[]
  * Replaces the stored subscriptions, sealing their secrets. A fresh object is assigned
  * (never mutated in place), because n8n only saves static data that it saw being assigned.
  */
-export function storeSubscriptions(nodeData: IDataObject, value: Omit<StoredSubscriptions, 'unreadable'> & Partial<Pick<StoredSubscriptions, 'unreadable'>>, box: SecretBox): void {
+export function storeSubscriptions(nodeData: IDataObject, value: StoredSubscriptions, box: SecretBox): void {
 	const byTopic: IDataObject = {};
 	for (const [topic, subscription] of Object.entries(value.byTopic) as Array<[LeadTopic, StoredSubscription | undefined]>) {
 		if (!subscription) continue;
 		byTopic[topic] = { id: subscription.id, sealedSecret: box.seal(subscription.signingSecret, bindingOf(topic, subscription.id)) };
 	}
 	// Kept by id only, so deactivation still removes them from the service.
-	for (const [topic, id] of Object.entries(value.unreadable ?? {}) as Array<[LeadTopic, string | undefined]>) {
+	for (const [topic, id] of Object.entries(value.unreadable) as Array<[LeadTopic, string | undefined]>) {
 		if (id && !byTopic[topic]) byTopic[topic] = { id, sealedSecret: '' };
 	}
 	nodeData[KEY] = { webhookUrl: value.webhookUrl, byTopic };

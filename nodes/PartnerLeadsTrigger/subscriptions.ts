@@ -219,9 +219,10 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 	for (const id of new Set(stale)) await deleteSubscription.call(this, id);
 	// Unreadable secrets this key does not list were made with another key (the credential
 	// got a new one): removed if the service lets us, never a reason to fail activation.
+	// Ones this key lists for another URL are left alone: they may serve another workflow
+	// this one was copied from, whose static data came along.
 	const remoteIds = new Set(remote.map((item) => item.id));
-	const unreadable = unreadableIds(previous).filter((id) => !stale.includes(id) && (!remoteIds.has(id) || !isTestWebhook(this)));
-	await deleteQuietly.call(this, unreadable);
+	await deleteQuietly.call(this, unreadableIds(previous).filter((id) => !stale.includes(id) && !remoteIds.has(id)));
 
 	const created: Array<[LeadTopic, string]> = [];
 	for (const topic of topics) {
