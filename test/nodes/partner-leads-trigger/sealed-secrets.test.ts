@@ -1,5 +1,6 @@
 import { SecretBox } from '../../../nodes/PartnerLeadsTrigger/secretBox';
 import { simulatorCredentialData } from '../../harness/simulator-credential';
+import { StaticDataStore, TriggerHost } from '../../harness/webhooks';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, executedEvents, post, setUp, signed, storedSecret, subscriptionsAt } from './helpers';
 
@@ -81,6 +82,31 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 		await host.deactivate();
 		expect(subscriptionsAt(sim, host.webhookUrl()).filter((subscription) => !oldIds.includes(subscription.id))).toEqual([]);
 		expect(host.crashes).toEqual([]);
+	});
+
+	it('a copied workflow (its static data came along) cannot use the secrets, renews its own and leaves the original alone', async () => {
+		setup = await setUp({ events: ['lead/create'] });
+		const { sim, harness, host } = setup;
+		await host.activate();
+		const original = subscriptionsAt(sim, host.webhookUrl());
+		const store = new StaticDataStore();
+		store.replaceNodeData(host.node.name, host.store.nodeData(host.node.name));
+		const copy = await TriggerHost.start(harness, { parameters: { events: ['lead/create'] }, store });
+		try {
+			expect(await copy.checkExists()).toBe(false);
+			await copy.activate();
+			expect(subscriptionsAt(sim, copy.webhookUrl())).toHaveLength(1);
+			expect(subscriptionsAt(sim, host.webhookUrl())).toEqual(original);
+			// the original still verifies its deliveries
+			const [lead] = sim.control.seedLeads(1);
+			const delivery = signed(original[0].signingSecret, lead.id, 'lead/create');
+			expect(await post(host.webhookUrl(), delivery.rawBody, delivery.headers)).toBe(200);
+			expect(await post(copy.webhookUrl(), delivery.rawBody, delivery.headers)).toBe(401);
+		} finally {
+			await copy.deactivate();
+			await copy.close();
+		}
+		expect(subscriptionsAt(sim, host.webhookUrl())).toEqual(original);
 	});
 
 	it('plain-text secrets saved by an earlier version are replaced on activation', async () => {
