@@ -8,16 +8,12 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
-import type { Simulator, Subscription } from '../../simulator/types';
+import type { Subscription } from '../../simulator/types';
 import { waitForExecutions } from '../lib/execution-data';
 import { httpRequest } from '../lib/http';
 import { pollUntil, sleep } from '../lib/wait';
-import { leadTriggerWorkflow } from '../workflows';
+import { activateLeadTrigger, subscriptionsOf } from '../lib/lead-trigger';
 import type { Scenario } from './context';
-
-function subscriptionsOf(sim: Simulator, webhookId: string): Subscription[] {
-	return sim.control.listSubscriptions().filter((subscription) => subscription.url.includes(webhookId));
-}
 
 /** A delivery exactly as the service signs it (v2 over the raw body, legacy over the sorted fields). */
 async function signedDelivery(subscription: Subscription, leadId: string, timestamp: string) {
@@ -47,16 +43,7 @@ function leaks(secrets: Map<string, string>, places: Map<string, string>): strin
 export const secretsAndReplays: Scenario = {
 	name: 'secrets at rest: no live secret in executions, the workflow or the log; a signed week-old delivery starts nothing',
 	async run({ n8n, rest, sim, credential }) {
-		const { workflow, webhookId } = leadTriggerWorkflow(credential);
-		const created = await rest.createWorkflow(workflow);
-		await rest.activateWorkflow(created);
-		const subscriptions = await pollUntil(
-			() => {
-				const found = subscriptionsOf(sim, webhookId);
-				return found.length >= 3 ? found : undefined;
-			},
-			{ timeoutMs: 30_000, what: 'the trigger to create its subscriptions' },
-		);
+		const { created, webhookId, subscriptions } = await activateLeadTrigger(rest, sim, credential);
 		const onCreate = subscriptions.find((subscription) => subscription.topic === 'lead/create')!;
 
 		const lead = sim.control.portalCreateLead({

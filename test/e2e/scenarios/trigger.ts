@@ -6,19 +6,16 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 
-import type { LeadTopic, Simulator, Subscription } from '../../simulator/types';
+import type { LeadTopic, Simulator } from '../../simulator/types';
 import { nodeOutput, waitForExecutions } from '../lib/execution-data';
 import { httpRequest, isRecord } from '../lib/http';
 import type { N8nRest } from '../lib/n8n-rest';
 import { pollUntil, sleep } from '../lib/wait';
-import { leadTriggerWorkflow, NODE } from '../workflows';
+import { activateLeadTrigger, subscriptionsOf } from '../lib/lead-trigger';
+import { NODE } from '../workflows';
 import type { Scenario } from './context';
 
 const TOPICS: LeadTopic[] = ['lead/create', 'lead/update', 'lead/delete'];
-
-function subscriptionsOf(sim: Simulator, webhookId: string): Subscription[] {
-	return sim.control.listSubscriptions().filter((subscription) => subscription.url.includes(webhookId));
-}
 
 /** Every logical delivery to these subscriptions was acknowledged (after retries, if any). */
 function assertDeliveriesAcknowledged(sim: Simulator, subscriptionIds: Set<string>): void {
@@ -58,18 +55,7 @@ async function portalChange<T>(sim: Simulator, rest: N8nRest, workflowId: string
 export const leadTrigger: Scenario = {
 	name: 'trigger: subscriptions on activation, runs on portal changes, refuses forged deliveries, cleans up',
 	async run({ rest, sim, credential }) {
-		const { workflow, webhookId } = leadTriggerWorkflow(credential);
-		const created = await rest.createWorkflow(workflow);
-		await rest.activateWorkflow(created);
-
-		// 2.x registers the webhooks a moment after the activate call returns: wait for them.
-		const subscriptions = await pollUntil(
-			() => {
-				const found = subscriptionsOf(sim, webhookId);
-				return found.length >= TOPICS.length ? found : undefined;
-			},
-			{ timeoutMs: 30_000, what: 'the trigger to create its subscriptions on the simulator' },
-		);
+		const { created, webhookId, subscriptions } = await activateLeadTrigger(rest, sim, credential);
 		await sleep(500); // a straggler would show up as a 4th subscription
 		const settled = subscriptionsOf(sim, webhookId);
 		assert.deepEqual(settled.map((s) => s.topic).sort(), [...TOPICS].sort(), 'expected exactly one subscription per topic');

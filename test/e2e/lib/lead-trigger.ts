@@ -1,0 +1,34 @@
+/** Starting an active lead trigger in the real app and finding its subscriptions on the simulator. */
+import type { Simulator, Subscription } from '../../simulator/types';
+import { leadTriggerWorkflow, type CredentialRef } from '../workflows';
+import type { N8nRest, WorkflowSummary } from './n8n-rest';
+import { pollUntil } from './wait';
+
+export const LEAD_TOPIC_COUNT = 3;
+
+/** The subscriptions the trigger with this webhook id holds on the simulator. */
+export function subscriptionsOf(sim: Simulator, webhookId: string): Subscription[] {
+	return sim.control.listSubscriptions().filter((subscription) => subscription.url.includes(webhookId));
+}
+
+/**
+ * Creates and activates a lead-trigger workflow, then waits for its subscriptions: n8n 2.x
+ * registers webhooks a moment after the activate call returns.
+ */
+export async function activateLeadTrigger(
+	rest: N8nRest,
+	sim: Simulator,
+	credential: CredentialRef,
+): Promise<{ created: WorkflowSummary; webhookId: string; subscriptions: Subscription[] }> {
+	const { workflow, webhookId } = leadTriggerWorkflow(credential);
+	const created = await rest.createWorkflow(workflow);
+	await rest.activateWorkflow(created);
+	const subscriptions = await pollUntil(
+		() => {
+			const found = subscriptionsOf(sim, webhookId);
+			return found.length >= LEAD_TOPIC_COUNT ? found : undefined;
+		},
+		{ timeoutMs: 30_000, what: 'the trigger to create its subscriptions on the simulator' },
+	);
+	return { created, webhookId, subscriptions };
+}
