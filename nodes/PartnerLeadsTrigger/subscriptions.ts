@@ -1,8 +1,8 @@
 import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { readListPage } from '../PartnerLeads/transport/envelope';
-import { apiRequest, apiRequestRaw } from '../PartnerLeads/transport/request';
+import { allOf } from '../PartnerLeads/transport/paging';
+import { apiRequest } from '../PartnerLeads/transport/request';
 import type { LeadTopic } from './events';
 import { selectedTopics } from './events';
 import { secretBoxFor } from './secretBox';
@@ -43,12 +43,18 @@ function isTestWebhook(context: IHookFunctions): boolean {
 }
 
 async function listSubscriptions(this: IHookFunctions): Promise<RemoteSubscription[]> {
-	const body = await apiRequestRaw.call(this, { method: 'GET', api: 'webhooks', path: '', what: 'webhook subscriptions' });
-	return readListPage<unknown>(body).items.filter((item): item is RemoteSubscription => {
-		if (item === null || typeof item !== 'object') return false;
+	// every page: a subscription of this trigger on a later page must be found and removed too
+	const listed = await allOf.call(this, { api: 'webhooks', path: '', what: 'webhook subscriptions' });
+	const subscriptions: RemoteSubscription[] = [];
+	for (const item of listed) {
+		if (item === null || typeof item !== 'object') continue;
 		const { id, topic, url } = item as Record<string, unknown>;
-		return typeof id === 'string' && typeof topic === 'string' && typeof url === 'string';
-	});
+		// ids may come as numbers from some services
+		if ((typeof id === 'string' || typeof id === 'number') && typeof topic === 'string' && typeof url === 'string') {
+			subscriptions.push({ ...(item as RemoteSubscription), id: String(id) });
+		}
+	}
+	return subscriptions;
 }
 
 function httpCodeOf(error: unknown): string | undefined {
@@ -123,7 +129,8 @@ async function createSubscription(this: IHookFunctions, topic: LeadTopic, url: s
 		body: { topic, url },
 		what: 'webhook subscription',
 	})) as IDataObject | undefined;
-	const id = data?.id;
+	// ids may come as numbers from some services
+	const id = typeof data?.id === 'number' ? String(data.id) : data?.id;
 	const signingSecret = data?.signingSecret;
 	if (typeof id !== 'string' || id === '' || typeof signingSecret !== 'string' || signingSecret === '') {
 		if (typeof id === 'string' && id !== '') await deleteQuietly.call(this, [id]);

@@ -19,6 +19,8 @@ export const NODE = {
 	get: 'Get Lead',
 	trigger: 'Partner Leads Trigger',
 	schema: 'Get Lead Schema',
+	getMany: 'Get Many Leads',
+	upsert: 'Create or Update Lead',
 } as const;
 
 export interface CredentialRef {
@@ -170,6 +172,74 @@ export function schemaWorkflow(credential: CredentialRef): { workflow: WorkflowD
 	];
 	return {
 		workflow: { name: `e2e schema ${webhookPath.slice(-8)}`, nodes, connections: connect(NODE.webhook, NODE.schema), settings: SETTINGS },
+		webhookPath,
+	};
+}
+
+/**
+ * POST {returnAll, limit, email, firstName} to `/webhook/<path>` → Lead > Get Many (Return All or
+ * Limit, whole leads) and, beside it, Lead > Create or Update matched on the e-mail.
+ */
+export function listAndUpsertWorkflow(
+	credential: CredentialRef,
+	ids: { partnerOrganizationId: string; agentId: string },
+): { workflow: WorkflowDefinition; webhookPath: string } {
+	const webhookPath = `e2e-list-${randomUUID()}`;
+	const nodes = [
+		webhookStartNode(webhookPath),
+		{
+			id: randomUUID(),
+			name: NODE.getMany,
+			type: ACTION_NODE_TYPE,
+			typeVersion: 1,
+			position: [220, 0],
+			credentials: { partnerLeadsApi: credential },
+			parameters: {
+				resource: 'lead',
+				operation: 'getMany',
+				returnAll: '={{ $json.body.returnAll }}',
+				limit: '={{ $json.body.limit }}',
+				simplify: false,
+			},
+		},
+		{
+			id: randomUUID(),
+			name: NODE.upsert,
+			type: ACTION_NODE_TYPE,
+			typeVersion: 1,
+			position: [220, 200],
+			credentials: { partnerLeadsApi: credential },
+			parameters: {
+				resource: 'lead',
+				operation: 'upsert',
+				matchField: 'email',
+				partnerOrganizationId: ids.partnerOrganizationId,
+				agentId: ids.agentId,
+				leadFields: {
+					mappingMode: 'defineBelow',
+					value: {
+						firstName: '={{ $json.body.firstName }}',
+						lastName: 'Upserted',
+						email: '={{ $json.body.email }}',
+					},
+					matchingColumns: [],
+					schema: [],
+				},
+			},
+		},
+	];
+	const connections = {
+		[NODE.webhook]: {
+			main: [
+				[
+					{ node: NODE.getMany, type: 'main', index: 0 },
+					{ node: NODE.upsert, type: 'main', index: 0 },
+				],
+			],
+		},
+	};
+	return {
+		workflow: { name: `e2e list and upsert ${webhookPath.slice(-8)}`, nodes, connections, settings: SETTINGS },
 		webhookPath,
 	};
 }

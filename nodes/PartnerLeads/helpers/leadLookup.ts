@@ -1,10 +1,9 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { LEAD_LIST_OVERLAP, pagesOf } from '../transport/paging';
+import { pagesOf } from '../transport/paging';
 import { isEmptyValue } from './coerceValue';
 import type { LeadField } from './leadSchema';
 import { isLead, leadFieldValue } from './leadOutput';
-
 
 /**
  * Create or Update finds existing leads by one field. The service's list cannot search, so
@@ -24,33 +23,40 @@ export function matchKey(value: unknown, field: LeadField): string | undefined {
 	return field.type === 'email' ? text.toLowerCase() : text;
 }
 
+/** Milliseconds since the epoch of a lead's createdAt, if it has a readable one. */
+function createdAtOf(lead: IDataObject): number | undefined {
+	const time = typeof lead.createdAt === 'string' ? Date.parse(lead.createdAt) : NaN;
+	return Number.isNaN(time) ? undefined : time;
+}
+
 export class LeadLookup {
-	private readonly ids = new Map<string, string>();
+	private readonly ids = new Map<string, { id: string; createdAt?: number }>();
 
 	constructor(readonly field: LeadField) {}
 
-	get size(): number {
-		return this.ids.size;
-	}
-
 	find(key: string): string | undefined {
-		return this.ids.get(key);
+		return this.ids.get(key)?.id;
 	}
 
-	/** The first (oldest) lead with a value wins, so repeated runs update the same lead. */
-	remember(key: string, leadId: string): void {
-		if (!this.ids.has(key)) this.ids.set(key, leadId);
+	/**
+	 * The oldest lead with a value wins, so repeated runs update the same lead whatever order
+	 * the service lists leads in (by createdAt; without one, the first listed).
+	 */
+	remember(key: string, leadId: string, createdAt?: number): void {
+		const known = this.ids.get(key);
+		const older = known?.createdAt !== undefined && createdAt !== undefined && createdAt < known.createdAt;
+		if (!known || older) this.ids.set(key, { id: leadId, createdAt });
 	}
 
 	async load(context: IExecuteFunctions): Promise<void> {
-		// Leads deleted in the portal while we list would shift the pages and hide a lead from
-		// the lookup, which would then be created twice: read a few leads of each page again.
-		const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads', itemIndex: 0, overlap: LEAD_LIST_OVERLAP });
+		// pagesOf sees every lead even when leads are deleted in the portal meanwhile: one the
+		// lookup missed would be created twice.
+		const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads', itemIndex: 0 });
 		for await (const page of pages) {
 			for (const lead of page) {
 				if (!isLead(lead) || lead.id === undefined || lead.id === null) continue;
 				const key = matchKey(leadFieldValue(lead, this.field.fieldId, this.field.custom), this.field);
-				if (key !== undefined) this.remember(key, String(lead.id));
+				if (key !== undefined) this.remember(key, String(lead.id), createdAtOf(lead));
 			}
 		}
 	}

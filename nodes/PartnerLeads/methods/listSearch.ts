@@ -1,12 +1,12 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
 import { isLead } from '../helpers/leadOutput';
-import { readListPage } from '../transport/envelope';
-import { MAX_PAGE_SIZE } from '../transport/paging';
-import { apiRequestRaw } from '../transport/request';
+import { ListReader } from '../transport/paging';
 
-/** Pages one search call reads at most; the pagination token carries on from there. */
-const PAGES_PER_SEARCH = 5;
+/** Leads one search call reads at most when it filters; the pagination token carries on from there. */
+const LEADS_PER_SEARCH = 500;
+/** Matches that are enough for one answer: the editor asks for more when the user scrolls. */
+const RESULTS_PER_SEARCH = 50;
 
 function leadLabel(lead: IDataObject): string {
 	const name = [lead.firstName, lead.lastName].filter((part) => typeof part === 'string' && part.trim() !== '').join(' ');
@@ -17,7 +17,7 @@ function leadLabel(lead: IDataObject): string {
 
 function matches(lead: IDataObject, filter: string): boolean {
 	const haystack = [lead.firstName, lead.lastName, lead.email, lead.companyName, lead.id]
-		.filter((part) => typeof part === 'string')
+		.filter((part) => typeof part === 'string' || typeof part === 'number')
 		.join(' ')
 		.toLowerCase();
 	return filter
@@ -27,9 +27,9 @@ function matches(lead: IDataObject, filter: string): boolean {
 }
 
 /**
- * The lead picker. The service's list cannot search (DESIGN.md), so a search reads up to
- * five pages of leads and keeps the ones whose name, e-mail or company match; the token is
- * the list offset to carry on from.
+ * The lead picker. The service's list cannot search (DESIGN.md), so a search reads leads page
+ * by page (up to 500 per call) and keeps the ones whose name, e-mail or company match; the
+ * token says where the next call carries on, so scrolling reaches every lead.
  */
 export async function searchLeads(
 	this: ILoadOptionsFunctions,
@@ -37,24 +37,17 @@ export async function searchLeads(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const wanted = (filter ?? '').trim().toLowerCase();
-	const start = Number(paginationToken);
-	let skip = Number.isInteger(start) && start > 0 ? start : 0;
+	const reader = new ListReader<unknown>(this, { path: '/leads', what: 'list of leads', resumeToken: paginationToken });
 	const results: INodeListSearchItems[] = [];
-	const pages = wanted ? PAGES_PER_SEARCH : 1;
-	for (let read = 0; read < pages; read++) {
-		const body = await apiRequestRaw.call(this, {
-			method: 'GET',
-			path: '/leads',
-			qs: { skip, limit: MAX_PAGE_SIZE },
-			what: 'list of leads',
-		});
-		const page = readListPage<unknown>(body);
-		for (const lead of page.items) {
-			if (!isLead(lead) || lead.id === undefined || (wanted && !matches(lead, wanted))) continue;
+	let read = 0;
+	while (results.length < RESULTS_PER_SEARCH && read < LEADS_PER_SEARCH) {
+		const page = await reader.nextPage();
+		if (page === undefined) break;
+		read += page.length;
+		for (const lead of page) {
+			if (!isLead(lead) || lead.id === undefined || lead.id === null || (wanted && !matches(lead, wanted))) continue;
 			results.push({ name: leadLabel(lead), value: String(lead.id) });
 		}
-		skip += page.items.length;
-		if (page.items.length < MAX_PAGE_SIZE || page.hasMore === false) return { results };
 	}
-	return { results, paginationToken: String(skip) };
+	return { results, paginationToken: reader.resumeToken };
 }

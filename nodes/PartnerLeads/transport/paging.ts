@@ -1,30 +1,22 @@
 import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { readListPage } from './envelope';
 import type { ApiRequest, PartnerLeadsFunctions } from './request';
 import { apiRequestRaw } from './request';
 
-/** The service's largest page (DESIGN.md: limit 1..100). */
+/** The largest page the client asks for. The service may answer fewer: its cap is not published. */
 export const MAX_PAGE_SIZE = 100;
 
-/**
- * Leads of each page read again with the next one when a whole list must be complete (Get
- * Many, the Create or Update lookup): tolerates that many portal deletions behind the
- * listing position between two requests, for about 11% more requests.
- */
-export const LEAD_LIST_OVERLAP = 10;
+/** Pages in a row that bring nothing new before the listing gives up (a service that ignores `skip`). */
+const MAX_PAGES_WITHOUT_PROGRESS = 3;
 
 export interface PagingRequest extends Omit<ApiRequest, 'method' | 'qs'> {
 	qs?: IDataObject;
-	/** items wanted in all; undefined = all there are. Only bounds the page size of the last request. */
-	pageSize?: number;
-	/**
-	 * Items of the previous page to read again with each next page (records with an `id`).
-	 * Paging by skip/limit shifts when a record behind the position is deleted meanwhile, and
-	 * the first record of the next page would be missed; reading `overlap` records again (and
-	 * dropping the ones already seen) tolerates that many deletions between two requests.
-	 */
-	overlap?: number;
+	/** items wanted in all; undefined = all there are */
+	limit?: number;
+	/** carry on where an earlier listing stopped (`ListReader.resumeToken`) */
+	resumeToken?: string;
 }
 
 function idOf(item: unknown): string | undefined {
@@ -32,31 +24,146 @@ function idOf(item: unknown): string | undefined {
 	return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
 }
 
+function lastIndexWhere<T>(items: T[], test: (item: T) => boolean): number {
+	for (let index = items.length - 1; index >= 0; index--) if (test(items[index])) return index;
+	return -1;
+}
+
 /**
- * Walks a list with `skip`/`limit`, one page at a time, so "return all" never holds more
- * than one page of the service's answer at once. A short page ends the list, and so does
- * an explicit `hasMore: false` / `next: null` hint.
+ * Reads a list by `skip`/`limit`, assuming nothing the spec does not promise:
+ * - a page shorter than asked does not end the list (the service may cap its pages below what
+ *   is asked); only a page with nothing after what was already read, or an explicit
+ *   `hasMore: false` / `next: null`, does;
+ * - each request reads the last item of the previous page again (the anchor). Where the
+ *   anchor turns up tells whether records behind the position were deleted or added
+ *   meanwhile; when it is gone, the reader steps back until it finds a record it has read.
+ *   So deletions in the portal while a list is read never hide a record, at the cost of one
+ *   record per request;
+ * - every record comes out once (by id), whatever the service's order.
+ * Only one page of the service's answer is held at a time; the ids read are kept to tell
+ * new records from ones read before.
  */
-export async function* pagesOf<T>(this: PartnerLeadsFunctions, request: PagingRequest): AsyncGenerator<T[]> {
-	// Items still wanted: full pages until the last one, which asks only for the rest.
-	let remaining = request.pageSize === undefined ? Infinity : Math.max(1, Math.floor(request.pageSize));
-	const overlap = Math.min(Math.max(0, Math.floor(request.overlap ?? 0)), MAX_PAGE_SIZE / 2);
-	let skip = 0;
-	let previousIds = new Set<string>();
-	while (remaining > 0) {
-		const reread = skip > 0 ? overlap : 0;
-		const limit = Math.min(remaining + reread, MAX_PAGE_SIZE);
-		const body = await apiRequestRaw.call(this, {
-			...request,
-			method: 'GET',
-			qs: { ...request.qs, skip: skip - reread, limit },
-		});
-		const page = readListPage<T>(body);
-		const fresh = reread > 0 ? page.items.filter((item) => !previousIds.has(idOf(item) ?? '')) : page.items;
-		if (fresh.length > 0) yield fresh;
-		if (page.items.length < limit || page.hasMore === false) return;
-		if (overlap > 0) previousIds = new Set(page.items.map(idOf).filter((id): id is string => id !== undefined));
-		skip += page.items.length - reread;
-		remaining -= page.items.length - reread;
+export class ListReader<T> {
+	private readonly seen = new Set<string>();
+	private position = 0;
+	private anchor: string | undefined;
+	private remaining: number;
+	private largestPage = 0;
+	private stepBack = 0;
+	private pagesWithoutProgress = 0;
+	/** pages that may bring nothing new after a step back, while the reader walks forward again */
+	private walkBackPages = 0;
+	private ended = false;
+	/** requests made so far (for benchmarks and tests) */
+	requests = 0;
+
+	constructor(
+		private readonly context: PartnerLeadsFunctions,
+		private readonly request: PagingRequest,
+	) {
+		this.remaining = request.limit === undefined ? Infinity : Math.max(0, Math.floor(request.limit));
+		const resume = /^(\d+)(?::(.*))?$/s.exec(request.resumeToken ?? '');
+		if (resume) {
+			this.position = Number(resume[1]);
+			this.anchor = resume[2] || undefined;
+			if (this.anchor !== undefined) this.seen.add(this.anchor);
+			this.largestPage = 2;
+		}
 	}
+
+	/** Where a later listing can carry on from; undefined once the list has ended. */
+	get resumeToken(): string | undefined {
+		if (this.ended) return undefined;
+		return this.anchor === undefined ? String(this.position) : `${this.position}:${this.anchor}`;
+	}
+
+	/** The next records not read before; undefined when the list has ended or enough were read. */
+	async nextPage(): Promise<T[] | undefined> {
+		while (!this.ended && this.remaining > 0) {
+			const page = await this.readPage();
+			if (page !== undefined && page.length > 0) return page;
+		}
+		return undefined;
+	}
+
+	/** One request: the fresh records it brought (maybe none), or undefined to ask again. */
+	private async readPage(): Promise<T[] | undefined> {
+		// A service with pages of one record cannot carry an anchor: read it without one.
+		const anchored = this.anchor !== undefined && this.largestPage !== 1;
+		const skip = anchored ? Math.max(0, this.position - 1 - this.stepBack) : this.position;
+		const reread = this.position - skip;
+		const limit = Math.min(MAX_PAGE_SIZE, this.remaining + reread);
+		this.requests++;
+		const body = await apiRequestRaw.call(this.context, {
+			...this.request,
+			method: 'GET',
+			qs: { ...this.request.qs, skip, limit },
+		});
+		const { items, hasMore } = readListPage<T>(body);
+		this.largestPage = Math.max(this.largestPage, items.length);
+
+		let start = 0;
+		if (anchored) {
+			const lastRead = lastIndexWhere(items, (item) => this.seen.has(idOf(item) ?? ''));
+			if (lastRead === -1 && skip > 0) {
+				// The anchor and everything re-read with it are gone: records behind the position
+				// were deleted. Step back until a record read before turns up, then walk forward.
+				this.stepBack = this.stepBack === 0 ? Math.max(1, Math.min(10, Math.floor(this.largestPage / 2))) : this.stepBack * 2;
+				this.walkBackPages = Math.ceil(this.stepBack / Math.max(1, this.largestPage - 1)) + 1;
+				return undefined;
+			}
+			start = lastRead + 1;
+			// Nothing after the anchor, found where it was left: the end of the list.
+			if (start === items.length && lastRead === reread - 1 && this.stepBack === 0) return this.end();
+		} else if (items.length === 0) {
+			return this.end();
+		}
+		this.stepBack = 0;
+
+		const fresh: T[] = [];
+		for (const item of items.slice(start)) {
+			const id = idOf(item);
+			if (id !== undefined) {
+				if (this.seen.has(id)) continue;
+				this.seen.add(id);
+			}
+			if (fresh.length < this.remaining) fresh.push(item);
+		}
+		this.remaining -= fresh.length;
+		this.position = skip + items.length;
+		const last = items.length > 0 ? idOf(items[items.length - 1]) : undefined;
+		this.anchor = last ?? this.anchor;
+		if (hasMore === false) return this.end(fresh);
+		if (fresh.length > 0) this.pagesWithoutProgress = this.walkBackPages = 0;
+		else this.pagesWithoutProgress++;
+		if (this.pagesWithoutProgress >= MAX_PAGES_WITHOUT_PROGRESS + this.walkBackPages) {
+			throw new NodeOperationError(
+				this.context.getNode(),
+				`The service keeps answering the same records for the ${this.request.what}`,
+				{
+					description:
+						'Reading further pages brought nothing new, so the list may be incomplete. The service may not support paging with "skip" and "limit". Contact the service provider.',
+				},
+			);
+		}
+		return fresh;
+	}
+
+	private end(fresh: T[] = []): T[] {
+		this.ended = true;
+		return fresh;
+	}
+}
+
+/** The records of a list, a page at a time, each once (see ListReader). */
+export async function* pagesOf<T>(this: PartnerLeadsFunctions, request: PagingRequest): AsyncGenerator<T[]> {
+	const reader = new ListReader<T>(this, request);
+	for (let page = await reader.nextPage(); page !== undefined; page = await reader.nextPage()) yield page;
+}
+
+/** The whole list (or its first `limit` records) in one array. */
+export async function allOf<T>(this: PartnerLeadsFunctions, request: PagingRequest): Promise<T[]> {
+	const records: T[] = [];
+	for await (const page of pagesOf.call(this, request) as AsyncGenerator<T[]>) records.push(...page);
+	return records;
 }

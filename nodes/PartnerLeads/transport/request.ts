@@ -60,7 +60,10 @@ async function connectionFor(context: PartnerLeadsFunctions): Promise<ServiceCon
  * token, so n8n's preAuthentication renews it (and stores the new one) before the request
  * instead of after a 401.
  */
-async function credentialsForRequest(context: PartnerLeadsFunctions): Promise<IAdditionalCredentialOptions | undefined> {
+async function credentialsForRequest(
+	context: PartnerLeadsFunctions,
+	renewToken = false,
+): Promise<IAdditionalCredentialOptions | undefined> {
 	const details = context.getNode().credentials?.[CREDENTIAL_TYPE];
 	if (!details?.id) return undefined;
 	const data = await context.getCredentials(CREDENTIAL_TYPE);
@@ -71,10 +74,16 @@ async function credentialsForRequest(context: PartnerLeadsFunctions): Promise<IA
 			id: details.id,
 			name: details.name,
 			type: CREDENTIAL_TYPE,
-			data: nearExpiry ? { ...data, accessToken: '' } : data,
+			data: nearExpiry || renewToken ? { ...data, accessToken: '' } : data,
 		},
 	};
 }
+
+/**
+ * Node runs in which a 403 came back also with a fresh token: the refusal is not about the
+ * token, so later 403s of the run are not worth another token request.
+ */
+const refusedDespiteFreshToken = new WeakSet<object>();
 
 export function serviceUrl(connection: ServiceConnection, api: 'rest' | 'webhooks', path: string): string {
 	const company = encodeURIComponent(connection.companyId);
@@ -107,6 +116,7 @@ export async function apiRequestRaw(this: PartnerLeadsFunctions, request: ApiReq
 	let rateLimitWaitedMs = 0;
 	let rateLimitRetries = 0;
 	let serverErrorRetries = 0;
+	let renewToken = false;
 
 	for (;;) {
 		let failure: HttpFailure;
@@ -115,11 +125,19 @@ export async function apiRequestRaw(this: PartnerLeadsFunctions, request: ApiReq
 				this,
 				CREDENTIAL_TYPE,
 				{ ...options },
-				await credentialsForRequest(this),
+				await credentialsForRequest(this, renewToken),
 			);
 		} catch (error) {
 			failure = readHttpFailure(error);
 		}
+
+		// n8n renews the token and repeats the request after a 401 by itself. A service may
+		// answer an expired token with 403 instead (the spec allows either): renew once and repeat.
+		if (failure.status === 403 && !renewToken && !refusedDespiteFreshToken.has(this)) {
+			renewToken = true;
+			continue;
+		}
+		if (failure.status === 403 && renewToken) refusedDespiteFreshToken.add(this);
 
 		if (failure.status === 429) {
 			request.onRateLimited?.();

@@ -82,6 +82,27 @@ describe('PartnerLeadsTrigger subscription lifecycle', () => {
 		expect(sim.control.listSubscriptions()).toHaveLength(3);
 	});
 
+	it('finds and removes its own subscriptions on any page of the list', async () => {
+		const { sim, harness, host } = setup;
+		// 40 subscriptions of the same key for other receivers, listed before the trigger's own
+		const others = Array.from({ length: 40 }, (_, n) => ({ url: `https://other-receiver.example/hook/${n}` }));
+		const made = await harness.runNode({
+			parameters: { resource: 'webhookSubscription', operation: 'create', topic: 'lead/update', url: '={{ $json.url }}' },
+			items: others,
+		});
+		expect(made.error).toBeUndefined();
+		await host.activate();
+		expect(await host.checkExists()).toBe(true);
+		// a crash before n8n saved static data: the next activation must find its leftovers on later pages
+		host.store.wipe();
+		expect(await host.checkExists()).toBe(false);
+		await host.activate();
+		expect(topicsOnService(setup)).toEqual([...ALL_TOPICS].sort());
+		await host.deactivate();
+		expect(topicsOnService(setup)).toEqual([]);
+		expect(sim.control.listSubscriptions()).toHaveLength(40);
+	});
+
 	it('a changed topic selection is seen by checkExists and applied by create', async () => {
 		const { sim, harness, host } = setup;
 		await host.activate();

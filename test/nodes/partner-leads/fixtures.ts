@@ -84,3 +84,36 @@ export function editorContext(harness: N8nHarness, parameters: INodeParameters, 
 	const nodeType = harness.nodeTypes.getByNameAndVersion(ACTION_NODE_TYPE, 1) as INodeType;
 	return { context, methods: nodeType.methods ?? {} };
 }
+
+/** Records per page the simulator's personality answers when the client asks for `asked`. */
+export function pageSizeOf(sim: Simulator, asked = 100): number {
+	return Math.min(asked, sim.personality.listPageCap ?? 100);
+}
+
+/**
+ * List requests a complete reading of `total` records costs with pages of `pageSize`: the
+ * first page, then pages that each read one record of the page before again (the anchor that
+ * shows whether the list shifted), then, unless the service says where the list ends, one
+ * request that finds nothing after the last record.
+ */
+export function listRequestsFor(sim: Simulator, total: number, pageSize = pageSizeOf(sim)): number {
+	const endsWithHint = sim.personality.listHints !== 'none' && sim.personality.bodies === 'wrapped';
+	return requestsToRead(total, pageSize) + (endsWithHint || total === 0 ? 0 : 1);
+}
+
+/** List requests that read the first `count` records: a first page, then pages of `pageSize - 1` new ones. */
+export function requestsToRead(count: number, pageSize: number): number {
+	return count <= pageSize ? 1 : 1 + Math.ceil((count - pageSize) / (pageSize - 1));
+}
+
+/** The least a reading can cost: pages of records, and an empty page unless a hint ends the list. */
+export function leastListRequestsFor(sim: Simulator, total: number, pageSize = pageSizeOf(sim)): number {
+	const endsWithHint = sim.personality.listHints !== 'none' && sim.personality.bodies === 'wrapped';
+	return Math.max(1, Math.ceil(total / pageSize)) + (endsWithHint || total === 0 ? 0 : 1);
+}
+
+/** Lead ids in the order the service lists them (its personality may list newest first). */
+export function listedLeadIds(sim: Simulator): string[] {
+	const ids = sim.control.listLeads().map((lead) => lead.id);
+	return sim.personality.listOrder === 'newestFirst' ? ids.reverse() : ids;
+}

@@ -4,7 +4,18 @@ import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
 import { startRecordingProxy } from './proxy';
-import { editorContext, errorItemIndex, jsonOf, pairedIndexes, resetEditorCache, routeCount } from './fixtures';
+import {
+	editorContext,
+	errorItemIndex,
+	jsonOf,
+	listedLeadIds,
+	listRequestsFor,
+	pageSizeOf,
+	pairedIndexes,
+	requestsToRead,
+	resetEditorCache,
+	routeCount,
+} from './fixtures';
 
 describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 	let sim: Simulator;
@@ -65,25 +76,24 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 	});
 
 	describe('Get Many', () => {
-		it('Return All over 5,000 leads: all of them, in order, no duplicates, no gaps, one pass', async () => {
+		it('Return All over 5,000 leads: all of them, in the service\'s order, each once, one pass', async () => {
 			sim.control.seedLeads(5000);
-			const expected = sim.control.listLeads().map((lead) => lead.id);
 			const run = await harness.runNode({ parameters: { resource: 'lead', operation: 'getMany', returnAll: true } });
 			expect(run.error).toBeUndefined();
-			const ids = run.items.map((item) => item.json.id);
-			expect(ids).toHaveLength(5000);
-			expect(new Set(ids).size).toBe(5000);
-			expect(ids).toEqual(expected);
-			// one pass: a page of 100, then pages with 90 new leads (10 of the page before read again), the last one short
-			expect(routeCount(sim, 'GET /leads')).toBe(56);
+			expect(run.items.map((item) => item.json.id)).toEqual(listedLeadIds(sim));
+			// one pass: each page reads the last lead of the page before again (see listRequestsFor)
+			expect(routeCount(sim, 'GET /leads')).toBe(listRequestsFor(sim, 5000));
 			expect(run.items.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
 		});
 
 		it('Return All misses no lead when leads it has passed are deleted in the portal meanwhile', async () => {
 			sim.control.seedLeads(450);
+			let listRequests = 0;
 			const proxy = await startRecordingProxy(sim.url, (request) => {
 				if (request.method === 'GET' && request.url.includes('/leads?')) {
-					for (const lead of sim.control.listLeads().slice(0, 3)) sim.control.portalDeleteLead(lead.id);
+					// 1, 2 or 3 leads gone behind the position before each page
+					const gone = (listRequests++ % 3) + 1;
+					for (const lead of sim.control.listLeads().slice(0, gone)) sim.control.portalDeleteLead(lead.id);
 				}
 				return undefined;
 			});
@@ -96,19 +106,43 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 				// every lead still held after the listing was returned (the deleted ones may or may not be)
 				const returned = new Set(ids);
 				expect(sim.control.listLeads().filter((lead) => !returned.has(lead.id))).toEqual([]);
+				expect(sim.control.listLeads().length).toBeGreaterThan(0);
 			} finally {
 				await proxy.close();
 			}
 		});
 
-		it('Limit 150 makes exactly two list requests and returns the first 150', async () => {
-			sim.control.seedLeads(400);
-			const run = await harness.runNode({ parameters: { resource: 'lead', operation: 'getMany', returnAll: false, limit: 150 } });
-			expect(run.items.map((item) => item.json.id)).toEqual(sim.control.listLeads().slice(0, 150).map((lead) => lead.id));
-			expect(routeCount(sim, 'GET /leads')).toBe(2);
+		it('Return All misses no lead when a whole page of leads behind it is deleted at once', async () => {
+			sim.control.seedLeads(300);
+			let listRequests = 0;
+			const proxy = await startRecordingProxy(sim.url, (request) => {
+				if (request.method === 'GET' && request.url.includes('/leads?') && ++listRequests === 3) {
+					// more leads than a page holds, all already passed by the listing
+					for (const lead of sim.control.listLeads().slice(0, 2 * pageSizeOf(sim))) sim.control.portalDeleteLead(lead.id);
+				}
+				return undefined;
+			});
+			try {
+				const viaProxy = new N8nHarness(sim, { baseUrl: `${proxy.origin}/prod`, audience: sim.url });
+				const run = await viaProxy.runNode({ parameters: { resource: 'lead', operation: 'getMany', returnAll: true } });
+				expect(run.error).toBeUndefined();
+				const returned = run.items.map((item) => item.json.id as string);
+				expect(new Set(returned).size).toBe(returned.length);
+				expect(sim.control.listLeads().filter((lead) => !returned.includes(lead.id))).toEqual([]);
+			} finally {
+				await proxy.close();
+			}
 		});
 
-		it('with a Limit, the last request asks only for the rest (and the 10 leads it reads again)', async () => {
+		it('Limit 150 returns exactly the first 150, in as few requests as the pages allow', async () => {
+			sim.control.seedLeads(400);
+			const run = await harness.runNode({ parameters: { resource: 'lead', operation: 'getMany', returnAll: false, limit: 150 } });
+			expect(run.items.map((item) => item.json.id)).toEqual(listedLeadIds(sim).slice(0, 150));
+			const pageSize = pageSizeOf(sim);
+			expect(routeCount(sim, 'GET /leads')).toBe(pageSize >= 150 ? 1 : 1 + Math.ceil((150 - pageSize) / (pageSize - 1)));
+		});
+
+		it('with a Limit, the last request asks only for the rest (and the lead it reads again)', async () => {
 			sim.control.seedLeads(400);
 			const proxy = await startRecordingProxy(sim.url);
 			try {
@@ -116,19 +150,42 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 				const run = await viaProxy.runNode({ parameters: { resource: 'lead', operation: 'getMany', limit: 150 } });
 				expect(run.items).toHaveLength(150);
 				const lists = proxy.requests.filter((request) => request.method === 'GET' && /\/leads\?/.test(request.url));
-				expect(lists.map((request) => new URL(request.url, proxy.origin).search)).toEqual(['?skip=0&limit=100', '?skip=90&limit=60']);
+				const pageSize = pageSizeOf(sim);
+				const lastSkip = pageSize + (lists.length - 2) * (pageSize - 1) - 1;
+				expect(new URL(lists[0].url, proxy.origin).search).toBe('?skip=0&limit=100');
+				expect(new URL(lists[lists.length - 1].url, proxy.origin).search).toBe(`?skip=${lastSkip}&limit=${150 - lastSkip}`);
 			} finally {
 				await proxy.close();
 			}
 		});
 
-		it('a Limit above what exists needs one request', async () => {
+		it('a Limit above what exists returns everything there is', async () => {
 			sim.control.seedLeads(30);
 			const run = await harness.runNode({ parameters: { resource: 'lead', operation: 'getMany', limit: 50 } });
-			expect(run.items).toHaveLength(30);
-			expect(routeCount(sim, 'GET /leads')).toBe(1);
+			expect(run.items.map((item) => item.json.id)).toEqual(listedLeadIds(sim));
+			// a short page does not end the list: unless the service says so, one more request finds nothing after it
+			expect(routeCount(sim, 'GET /leads')).toBe(listRequestsFor(sim, 30, pageSizeOf(sim, 50)));
 		});
 
+		it('a page shorter than asked does not end the list', async () => {
+			sim.control.seedLeads(260);
+			// a service that answers 60 leads to the first request only, then full pages
+			let first = true;
+			const proxy = await startRecordingProxy(sim.url, (request, status, body) => {
+				if (!(first && request.method === 'GET' && request.url.includes('/leads?'))) return undefined;
+				first = false;
+				const parsed = JSON.parse(body) as { data?: unknown[] } | unknown[];
+				if (Array.isArray(parsed)) return { status, body: JSON.stringify(parsed.slice(0, 5)) };
+				return { status, body: JSON.stringify({ ...parsed, data: parsed.data?.slice(0, 5), hasMore: undefined, next: undefined }) };
+			});
+			try {
+				const viaProxy = new N8nHarness(sim, { baseUrl: `${proxy.origin}/prod`, audience: sim.url });
+				const run = await viaProxy.runNode({ parameters: { resource: 'lead', operation: 'getMany', returnAll: true } });
+				expect(run.items.map((item) => item.json.id)).toEqual(listedLeadIds(sim));
+			} finally {
+				await proxy.close();
+			}
+		});
 		it('Simplify returns the key fields; without it, the whole lead', async () => {
 			const [lead] = sim.control.seedLeads([{ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', value: 10 }]);
 			const simple = await harness.runNode({ parameters: { resource: 'lead', operation: 'getMany', returnAll: true } });
@@ -165,21 +222,27 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 			const recentWon = await harness.runNode({
 				parameters: { ...base, returnAll: true, filters: { status: 'WON', createdAfter: '2024-01-01T00:00:00', agentId: agent.id } },
 			});
-			expect(recentWon.items.map((item) => item.json.createdAt)).toEqual(Array(5).fill('2024-06-01T00:00:00.000Z'));
+			expect(recentWon.items.map((item) => Date.parse(item.json.createdAt as string))).toEqual(Array(5).fill(Date.parse('2024-06-01T00:00:00.000Z')));
+			// requests that read as far as the n-th lead of the organization, in the service's order
+			const listed = listedLeadIds(sim).map((id) => sim.control.getLead(id)!);
+			const positionOfMatch = (n: number, matches: (lead: (typeof listed)[number]) => boolean) =>
+				listed.map((lead, position) => (matches(lead) ? position : -1)).filter((position) => position >= 0)[n - 1];
 
 			sim.control.resetStats();
 			const firstTwo = await harness.runNode({
 				parameters: { ...base, returnAll: false, limit: 2, filters: { partnerOrganizationId: org.id } },
 			});
 			expect(firstTwo.items).toHaveLength(2);
-			expect(routeCount(sim, 'GET /leads')).toBe(1); // leads 0 and 50 are both on the first page
+			const secondOfOrg = positionOfMatch(2, (lead) => lead.partnerOrganizationId === org.id);
+			expect(routeCount(sim, 'GET /leads')).toBe(requestsToRead(secondOfOrg + 1, pageSizeOf(sim)));
 
 			sim.control.resetStats();
 			const later = await harness.runNode({
 				parameters: { ...base, returnAll: false, limit: 3, filters: { createdAfter: '2024-01-01', status: 'won' } },
 			});
 			expect(later.items).toHaveLength(3);
-			expect(routeCount(sim, 'GET /leads')).toBe(4); // matches at 200, 250, 300 (page 4 has 300)
+			const thirdRecentWon = positionOfMatch(3, (lead) => lead.status === 'Won' && lead.createdAt.startsWith('2024'));
+			expect(routeCount(sim, 'GET /leads')).toBe(requestsToRead(thirdRecentWon + 1, pageSizeOf(sim)));
 
 			const none = await harness.runNode({ parameters: { ...base, returnAll: true, filters: { updatedAfter: '2030-01-01T00:00:00Z' } } });
 			expect(none.items).toHaveLength(0);
@@ -200,33 +263,48 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 			return await methods.listSearch!.searchLeads.call(context, filter, token);
 		}
 
-		it('without a filter: one page of leads with a token for the next', async () => {
+		/** Follows the pagination tokens the way the editor does when the user scrolls, to the end. */
+		async function searchToTheEnd(filter?: string): Promise<{ names: string[]; values: string[]; calls: number }> {
+			const names: string[] = [];
+			const values: string[] = [];
+			let token: string | undefined;
+			let calls = 0;
+			do {
+				const answer = await search(filter, token);
+				calls++;
+				names.push(...answer.results.map((result) => result.name));
+				values.push(...answer.results.map((result) => String(result.value)));
+				token = answer.paginationToken as string | undefined;
+			} while (token !== undefined && calls < 100);
+			return { names, values, calls };
+		}
+
+		it('without a filter: a first screen of leads, and scrolling reaches every lead once', async () => {
 			sim.control.seedLeads([{ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' }]);
 			sim.control.seedLeads(150);
 			const first = await search();
-			expect(first.results).toHaveLength(100);
-			expect(first.results[0]).toEqual({ name: 'Ada Lovelace <ada@example.com>', value: sim.control.listLeads()[0].id });
-			expect(first.paginationToken).toBe('100');
-			const rest = await search(undefined, first.paginationToken as string);
-			expect(rest.results).toHaveLength(51);
-			expect(rest.paginationToken).toBeUndefined();
+			expect(first.results.length).toBeGreaterThanOrEqual(Math.min(50, 151));
+			const ada = sim.control.listLeads()[0];
+			if (sim.personality.listOrder !== 'newestFirst') expect(first.results[0]).toEqual({ name: 'Ada Lovelace <ada@example.com>', value: ada.id });
+			expect(first.paginationToken).toEqual(expect.any(String));
+			const all = await searchToTheEnd();
+			expect(all.values).toEqual(listedLeadIds(sim));
+			expect(all.names).toContain('Ada Lovelace <ada@example.com>');
 		});
 
-		it('searches names and e-mails beyond the first page, and continues with the token', async () => {
+		it('searches names and e-mails anywhere in the list, continuing with the token', async () => {
 			sim.control.seedLeads(250);
 			sim.control.seedLeads([{ firstName: 'Ximena', lastName: 'Quasar', email: 'xq@navy.example' }]);
 			sim.control.seedLeads(600);
 			sim.control.seedLeads([{ firstName: 'Ximena', lastName: 'Kelly', email: 'xk@example.com' }]);
 
-			const found = await search('ximena');
-			expect(found.results.map((result) => result.name)).toEqual(['Ximena Quasar <xq@navy.example>']);
-			expect(found.paginationToken).toBe('500');
-			const more = await search('Ximena', found.paginationToken as string);
-			expect(more.results.map((result) => result.name)).toEqual(['Ximena Kelly <xk@example.com>']);
-			expect(more.paginationToken).toBeUndefined();
-
-			expect((await search('NAVY.example')).results).toHaveLength(1);
-			expect((await search('ximena kelly')).results).toHaveLength(0); // within the first five pages there is none
+			const found = await searchToTheEnd('ximena');
+			expect(found.names.sort()).toEqual(['Ximena Kelly <xk@example.com>', 'Ximena Quasar <xq@navy.example>']);
+			// one call reads at most 500 leads, so the 852 leads take more than one
+			expect(found.calls).toBeGreaterThan(1);
+			expect((await searchToTheEnd('NAVY.example')).names).toEqual(['Ximena Quasar <xq@navy.example>']);
+			expect((await searchToTheEnd('ximena kelly')).names).toEqual(['Ximena Kelly <xk@example.com>']);
+			expect((await searchToTheEnd('nobody-has-this')).names).toEqual([]);
 		});
 	});
 });

@@ -55,6 +55,17 @@ describe('PartnerLeads: Webhook Subscription', () => {
 		expect(jsonOf(run).every((subscription) => !('signingSecret' in subscription))).toBe(true);
 	});
 
+	it('Get Many reads every page: Return All gives all of them once, Limit exactly that many', async () => {
+		const items = Array.from({ length: 45 }, (_, n) => ({ topic: 'lead/update', url: `https://receiver.example/hook/${n}` }));
+		const created = await harness.runNode({ parameters: create('={{ $json.topic }}', '={{ $json.url }}'), items });
+		expect(created.error).toBeUndefined();
+		const all = await harness.runNode({ parameters: { resource: 'webhookSubscription', operation: 'getMany', returnAll: true } });
+		expect(jsonOf(all).map((subscription) => subscription.url).sort()).toEqual(items.map((item) => item.url).sort());
+		const ten = await harness.runNode({ parameters: { resource: 'webhookSubscription', operation: 'getMany', limit: 10 } });
+		expect(ten.items).toHaveLength(10);
+		expect(new Set(jsonOf(ten).map((subscription) => subscription.id)).size).toBe(10);
+	});
+
 	it('Delete removes it; an unknown ID says it does not exist; Continue On Fail goes on', async () => {
 		const created = await harness.runNode({ parameters: create('lead/create', 'https://receiver.example/hook') });
 		const id = created.items[0].json.id as string;

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { errorItem, withItemIndex } from '../../helpers/itemRunner';
 import { leadPredicateFrom } from '../../helpers/leadFilters';
 import { isLead, simplifyLead } from '../../helpers/leadOutput';
-import { LEAD_LIST_OVERLAP, pagesOf } from '../../transport/paging';
+import { pagesOf } from '../../transport/paging';
 
 const properties: INodeProperties[] = [
 	{
@@ -84,7 +84,7 @@ export const description = updateDisplayOptions({ show: { resource: ['lead'], op
 /**
  * Pages are turned into output items as they arrive, so "Return All" holds one page of the
  * service's answer at a time. Without filters, Limit also bounds the requests: Limit 150
- * asks for 100 and then 50 leads.
+ * asks for 100 and then for the rest.
  */
 async function leadsForItem(this: IExecuteFunctions, itemIndex: number, output: INodeExecutionData[]): Promise<void> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
@@ -98,9 +98,8 @@ async function leadsForItem(this: IExecuteFunctions, itemIndex: number, output: 
 		path: '/leads',
 		what: 'list of leads',
 		itemIndex,
-		pageSize: returnAll || matches ? undefined : limit,
-		// a lead deleted in the portal meanwhile must not hide another one from a reconciliation
-		overlap: LEAD_LIST_OVERLAP,
+		// with filters, Limit counts matching leads: the list is read until enough match
+		limit: returnAll || matches ? undefined : limit,
 	});
 	for await (const page of pages) {
 		for (const lead of page) {

@@ -3,8 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/itemRunner';
 import { isLead } from '../../helpers/leadOutput';
-import { readListPage } from '../../transport/envelope';
-import { apiRequestRaw } from '../../transport/request';
+import { allOf } from '../../transport/paging';
 
 const properties: INodeProperties[] = [
 	{
@@ -12,6 +11,22 @@ const properties: INodeProperties[] = [
 		name: 'ownerNotice',
 		type: 'notice',
 		default: '',
+	},
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		default: 50,
+		typeOptions: { minValue: 1 },
+		displayOptions: { show: { returnAll: [false] } },
+		description: 'Max number of results to return',
 	},
 ];
 
@@ -22,15 +37,15 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	return await runItems.call(this, items.length, 1, async (itemIndex) => {
-		const body = await apiRequestRaw.call(this, {
-			method: 'GET',
+		const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+		const limit = Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
+		const subscriptions = await allOf.call(this, {
 			api: 'webhooks',
 			path: '',
 			what: 'list of webhook subscriptions',
 			itemIndex,
+			limit: returnAll ? undefined : limit,
 		});
-		return readListPage<unknown>(body)
-			.items.filter(isLead)
-			.map((subscription) => ({ json: subscription, pairedItem: { item: itemIndex } }));
+		return subscriptions.filter(isLead).map((subscription) => ({ json: subscription, pairedItem: { item: itemIndex } }));
 	});
 }
