@@ -8,7 +8,7 @@ let sim: Simulator;
 let receiver: Receiver;
 
 beforeAll(async () => {
-	sim = await startSimulator({ seed: 1, allowInsecureLoopbackWebhooks: true, delivery: { baseDelayMs: 5 } });
+	sim = await startSimulator({ personality: 'default', seed: 1, allowInsecureLoopbackWebhooks: true, delivery: { baseDelayMs: 5 } });
 	receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -171,7 +171,7 @@ describe('key revocation (spec 3 and 5.6)', () => {
 
 describe('token lifetime', () => {
 	it('expires a token after its lifetime (1 second)', async () => {
-		const shortLived = await startSimulator({ tokenLifetimeSeconds: 1, seed: 2 });
+		const shortLived = await startSimulator({ personality: 'default', tokenLifetimeSeconds: 1, seed: 2 });
 		try {
 			const token = await tokenFor(shortLived);
 			const client = apiClient(shortLived, token);

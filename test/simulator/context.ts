@@ -1,6 +1,7 @@
 import type { DeliveryEngine } from './deliveries';
 import type { FaultInjector } from './faults';
 import type { Prng } from './ids';
+import type { Personality } from './personality';
 import type { RateLimiter } from './rate-limit';
 import type { SimState } from './state';
 import type { StatsRecorder } from './stats';
@@ -46,4 +47,6 @@ export interface SimContext {
 	rateLimiter: RateLimiter;
 	stats: StatsRecorder;
 	defaults: SimDefaults;
+	/** how the service answers where the spec says "not shown" */
+	personality: Personality;
 }

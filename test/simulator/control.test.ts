@@ -11,7 +11,7 @@ let sim: Simulator;
 let receiver: Receiver;
 
 beforeAll(async () => {
-	sim = await startSimulator({ seed: 11, allowInsecureLoopbackWebhooks: true, delivery: { baseDelayMs: 5, timeoutMs: 200 } });
+	sim = await startSimulator({ personality: 'default', seed: 11, allowInsecureLoopbackWebhooks: true, delivery: { baseDelayMs: 5, timeoutMs: 200 } });
 	receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -76,7 +76,7 @@ describe('reset', () => {
 	});
 
 	it('refuses a non-loopback host', async () => {
-		await expect(startSimulator({ host: '0.0.0.0' })).rejects.toThrow(/loopback only/);
+		await expect(startSimulator({ personality: 'default', host: '0.0.0.0' })).rejects.toThrow(/loopback only/);
 	});
 });
 

@@ -12,7 +12,7 @@ let client: ReturnType<typeof apiClient>;
 const extra: Array<{ close(): Promise<void> }> = [];
 
 async function extraSimulator(options: SimulatorOptions): Promise<Simulator> {
-	const started = await startSimulator({ allowInsecureLoopbackWebhooks: true, ...options });
+	const started = await startSimulator({ personality: 'default', allowInsecureLoopbackWebhooks: true, ...options });
 	extra.push(started);
 	return started;
 }
@@ -30,7 +30,7 @@ async function subscribe(target: Simulator, topic: LeadTopic, url: string): Prom
 }
 
 beforeAll(async () => {
-	sim = await startSimulator({ seed: 6, allowInsecureLoopbackWebhooks: true, delivery: FAST });
+	sim = await startSimulator({ personality: 'default', seed: 6, allowInsecureLoopbackWebhooks: true, delivery: FAST });
 	receiver = await startReceiver();
 });
 afterAll(async () => {

@@ -76,12 +76,14 @@ export class DeliveryEngine {
 		private readonly dice: Prng,
 		private readonly ids: Prng,
 		private readonly subscriptions: ReadonlyMap<string, Subscription>,
+		/** event timestamps as the service writes them (personality) */
+		private readonly eventTimestamp: () => string = isoNow,
 	) {}
 
 	/** Queues one delivery per subscription of `topic`; returns at once. */
 	emit(topic: LeadTopic, leadId: string): void {
 		if (this.closed) return;
-		const timestamp = isoNow();
+		const timestamp = this.eventTimestamp();
 		let queued = 0;
 		for (const sub of this.subscriptions.values()) {
 			if (sub.topic !== topic) continue;

@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 
 import { newRequestId } from './ids';
+import { personalityOf, type Personality } from './personality';
 
 /**
  * Response envelopes (DESIGN.md "Decisions"):
@@ -63,6 +64,21 @@ export function buildErrorBody(
 	return { status, error, context: { requestId: requestIdOf(res) } };
 }
 
+/** Retry-After as the personality writes it: delay-seconds, or the HTTP date that many seconds from now (rounded down, so 0 means now). */
+function retryAfterValue(personality: Personality, seconds: string): string {
+	if (personality.retryAfter === 'seconds' || !/^\d+$/.test(seconds)) return seconds;
+	return new Date(Math.floor((Date.now() + Number(seconds) * 1000) / 1000) * 1000).toUTCString();
+}
+
+function escapeHtml(text: string): string {
+	return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * The one place error answers take the personality's shape: every authentication failure
+ * (all of the simulator's 401s are) gets the personality's status, and the body is the JSON
+ * envelope, `text/plain` "<code>: <message>", or an HTML page.
+ */
 export function sendError(
 	res: Response,
 	status: number,
@@ -72,12 +88,27 @@ export function sendError(
 	headers?: Record<string, string>,
 ): void {
 	if (res.headersSent) return;
-	for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
+	const personality = personalityOf(res);
+	const answered = status === 401 ? personality.authFailureStatus : status;
+	for (const [name, value] of Object.entries(headers ?? {})) {
+		res.setHeader(name, name.toLowerCase() === 'retry-after' ? retryAfterValue(personality, value) : value);
+	}
 	// RFC 6750: a 401 tells the client which scheme it failed; clients may key on it.
-	if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
-	res.status(status).json(buildErrorBody(res, status, code, message, details));
+	if (answered === 401) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+	res.status(answered);
+	if (personality.errorBodies === 'text') {
+		res.type('text/plain; charset=utf-8').send(`${code}: ${message}`);
+	} else if (personality.errorBodies === 'html') {
+		const title = `${answered} ${escapeHtml(code)}`;
+		res
+			.type('text/html; charset=utf-8')
+			.send(`<!DOCTYPE html>\n<html><head><title>${title}</title></head><body><h1>${title}</h1><p>${escapeHtml(message)}</p></body></html>\n`);
+	} else {
+		res.json(buildErrorBody(res, answered, code, message, details));
+	}
 }
 
+/** The control API's answer (the service's answers are shaped in answers.ts). */
 export function sendData(res: Response, status: number, data: unknown): void {
 	res.status(status).json({ data, context: { requestId: requestIdOf(res) }, status });
 }

@@ -8,7 +8,7 @@ let sim: Simulator;
 let client: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
-	sim = await startSimulator({ seed: 9 });
+	sim = await startSimulator({ personality: 'default', seed: 9 });
 });
 afterAll(() => sim.close());
 beforeEach(async () => {
@@ -34,7 +34,7 @@ describe('per-key rate limit', () => {
 	});
 
 	it('can be configured at start', async () => {
-		const limited = await startSimulator({ seed: 10, rateLimitPerSecond: 1 });
+		const limited = await startSimulator({ personality: 'default', seed: 10, rateLimitPerSecond: 1 });
 		try {
 			const c = apiClient(limited, await tokenFor(limited));
 			expect((await c.api('GET', '/leads')).status).toBe(200);
@@ -109,7 +109,7 @@ describe('injected faults', () => {
 
 	it('throws the same dice for the same seed', async () => {
 		const pattern = async () => {
-			const seeded = await startSimulator({ seed: 1234 });
+			const seeded = await startSimulator({ personality: 'default', seed: 1234 });
 			try {
 				const c = apiClient(seeded, await tokenFor(seeded));
 				seeded.control.setFaults('GET /leads', { rate5xx: 0.5 });

@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 
-import { buildErrorBody, sendError } from './errors';
+import { sendError } from './errors';
 import type { Prng } from './ids';
 import { ROUTE_KEYS, routeKeyOf } from './routes';
 import type { StatsRecorder } from './stats';
@@ -73,21 +73,16 @@ export class FaultInjector {
 
 /** Lets the handler run and apply its effect, then replaces whatever it answers with a 5xx. */
 function replaceAnswerWith(res: Response, status: number): void {
-	const json = res.json.bind(res);
+	const send = res.send.bind(res);
 	const [code] = SERVER_ERRORS[status];
-	// The handler's body is discarded: the client must not learn whether the effect happened.
-	res.json = (() => {
+	// Every answer (json, text, empty) passes through res.send. The handler's body is
+	// discarded: the client must not learn whether the effect happened.
+	res.send = (() => {
+		res.send = send;
 		res.removeHeader('WWW-Authenticate');
-		res.status(status);
-		return json(
-			buildErrorBody(
-				res,
-				status,
-				code,
-				'The service failed while answering (simulated fault); the request may have been applied',
-			),
-		);
-	}) as Response['json'];
+		sendError(res, status, code, 'The service failed while answering (simulated fault); the request may have been applied');
+		return res;
+	}) as Response['send'];
 }
 
 /**

@@ -9,7 +9,7 @@ let client: ReturnType<typeof apiClient>;
 let partnerClient: ReturnType<typeof apiClient>; // not self-serve
 
 beforeAll(async () => {
-	sim = await startSimulator({ seed: 3 });
+	sim = await startSimulator({ personality: 'default', seed: 3 });
 });
 afterAll(() => sim.close());
 beforeEach(async () => {

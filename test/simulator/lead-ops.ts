@@ -1,5 +1,5 @@
 import type { SimContext } from './context';
-import { isoNow } from './ids';
+import { newServiceId, serviceTimestamp, timestampResolutionMs } from './service-values';
 import { READ_ONLY_LEAD_FIELDS, STANDARD_LEAD_FIELD_IDS } from './schema';
 import type { LeadWrite } from './validation';
 import type { Lead } from './types';
@@ -10,9 +10,7 @@ import type { Lead } from './types';
  */
 
 function newLeadId(ctx: SimContext): string {
-	let id = ctx.ids.hex(24);
-	while (ctx.state.leads.has(id)) id = ctx.ids.hex(24);
-	return id;
+	return newServiceId(ctx.ids, ctx.personality, (id) => ctx.state.leads.has(id));
 }
 
 function copyValue(value: unknown): unknown {
@@ -26,7 +24,7 @@ function assemble(
 	customFields: Record<string, unknown>,
 	base: { id?: string; status?: string; createdAt?: string; updatedAt?: string },
 ): Lead {
-	const now = isoNow();
+	const now = serviceTimestamp(ctx.personality);
 	const lead: Record<string, unknown> = { id: base.id ?? newLeadId(ctx), companyId: ctx.state.companyId };
 	for (const fieldId of STANDARD_LEAD_FIELD_IDS) {
 		if (fields[fieldId] !== undefined && fields[fieldId] !== null) lead[fieldId] = copyValue(fields[fieldId]);
@@ -40,11 +38,12 @@ function assemble(
 	return lead as unknown as Lead;
 }
 
-/** updatedAt moves forward on every change, even twice in one millisecond. */
-function nextUpdatedAt(previous: string): string {
-	const now = Date.now();
+/** updatedAt moves forward on every change, even twice within the service's timestamp resolution. */
+function nextUpdatedAt(ctx: SimContext, previous: string): string {
+	const step = timestampResolutionMs(ctx.personality);
+	const now = Math.floor(Date.now() / step) * step;
 	const before = Date.parse(previous);
-	return new Date(Number.isNaN(before) || now > before ? now : before + 1).toISOString();
+	return serviceTimestamp(ctx.personality, Number.isNaN(before) || now > before ? now : before + step);
 }
 
 /** API create: `write` is already validated. */
@@ -62,7 +61,7 @@ export function updateLead(ctx: SimContext, lead: Lead, write: LeadWrite): Lead 
 	for (const key of write.unset) delete target[key];
 	for (const [key, value] of Object.entries(write.customSet)) lead.customFields[key] = copyValue(value);
 	for (const key of write.customUnset) delete lead.customFields[key];
-	lead.updatedAt = nextUpdatedAt(lead.updatedAt);
+	lead.updatedAt = nextUpdatedAt(ctx, lead.updatedAt);
 	ctx.deliveries.emit('lead/update', lead.id);
 	return lead;
 }
@@ -102,7 +101,7 @@ export function portalUpdate(ctx: SimContext, id: string, patch: Partial<Lead>):
 		else lead.customFields[key] = copyValue(value);
 	}
 	if (typeof patch.status === 'string') lead.status = patch.status;
-	lead.updatedAt = nextUpdatedAt(lead.updatedAt);
+	lead.updatedAt = nextUpdatedAt(ctx, lead.updatedAt);
 	ctx.deliveries.emit('lead/update', lead.id);
 	return lead;
 }
@@ -118,7 +117,7 @@ const PLATFORMS = ['hubspot', 'salesforce', 'pipedrive', 'other'];
 /** Inserts leads without events; missing fields get plausible values. Fast enough for 50,000. */
 export function seedLeads(ctx: SimContext, input: Array<Partial<Lead>> | number): Lead[] {
 	const items: Array<Partial<Lead>> = typeof input === 'number' ? Array.from({ length: input }, () => ({})) : input;
-	const now = isoNow();
+	const now = serviceTimestamp(ctx.personality);
 	const org = ctx.defaults.organization.id;
 	const agent = ctx.defaults.agents[0]?.id;
 	const created: Lead[] = [];

@@ -8,7 +8,7 @@ let sim: Simulator;
 let client: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
-	sim = await startSimulator({ seed: 3 });
+	sim = await startSimulator({ personality: 'default', seed: 3 });
 });
 afterAll(() => sim.close());
 beforeEach(async () => {

@@ -12,9 +12,11 @@ import { ApiError, assignRequestId, errorHandler, jsonBody } from './errors';
 import { FaultInjector, trafficMiddleware } from './faults';
 import { HEX24, Prng, randomSeed } from './ids';
 import { leadsRouter } from './leads';
+import { resolvePersonality, usePersonality } from './personality';
 import { RateLimiter } from './rate-limit';
 import { AUTH_PATH, CONTROL_PATH, ENVIRONMENT_PATHS } from './routes';
 import { DEFAULT_LEAD_SCHEMA, cloneSchema } from './schema';
+import { serviceTimestamp } from './service-values';
 import { SimState } from './state';
 import { StatsRecorder } from './stats';
 import { subscriptionsRouter } from './subscriptions';
@@ -82,6 +84,8 @@ function buildApp(ctx: SimContext, control: SimulatorControl, info: () => unknow
 	app.set('etag', false);
 	app.use(assignRequestId);
 	app.use(CONTROL_PATH, controlRouter(ctx, control, info));
+	// The control API answers in its own fixed shape; the service's routes in the personality's.
+	app.use(usePersonality(ctx.personality));
 	app.use(trafficMiddleware(ctx.faults, ctx.stats));
 	app.use(AUTH_PATH, tokenRouter(ctx));
 	for (const [environment, path] of Object.entries(ENVIRONMENT_PATHS) as Array<[Environment, string]>) {
@@ -111,6 +115,7 @@ function listen(server: http.Server, port: number, host: string): Promise<Addres
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
 	const resolved = resolveOptions(options);
+	const personality = resolvePersonality(options.personality);
 	const host = loopbackHost(options.host);
 	const ids = new Prng(resolved.seed);
 	// Separate streams: fault dice stay the same however many ids a test generates.
@@ -126,11 +131,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		urls,
 		options: resolved,
 		ids,
-		deliveries: new DeliveryEngine(resolved.delivery, deliveryDice, ids, state.subscriptions),
+		deliveries: new DeliveryEngine(resolved.delivery, deliveryDice, ids, state.subscriptions, () =>
+			serviceTimestamp(personality),
+		),
 		faults: new FaultInjector(faultDice),
 		rateLimiter: new RateLimiter(resolved.rateLimitPerSecond),
 		stats: new StatsRecorder(),
 		defaults: createDefaults(ids, options, resolved.defaultKeySelfServe),
+		personality,
 	};
 	installDefaults(ctx);
 	const control = createControl(ctx);
@@ -150,6 +158,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		...startState(),
 		tokenLifetimeSeconds: resolved.tokenLifetimeSeconds,
 		allowInsecureLoopbackWebhooks: resolved.allowInsecureLoopbackWebhooks,
+		personality: personality.name,
 	});
 
 	const server = http.createServer(buildApp(ctx, control, info));
@@ -175,6 +184,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	return {
 		...urls,
 		...startState(),
+		personality,
 		control,
 		close,
 	};

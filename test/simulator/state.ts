@@ -17,7 +17,7 @@ export interface TokenRecord {
 }
 
 /**
- * Leads in creation order plus an id index: list = slice (O(page)), get = map lookup.
+ * Leads in creation order plus an id index: list = slice of all() (O(page), paging.ts), get = map lookup.
  * 50,000 leads must list fast, so nothing here sorts.
  */
 export class LeadStore {
@@ -48,10 +48,6 @@ export class LeadStore {
 		this.byId.delete(id);
 		this.ordered.splice(this.ordered.indexOf(lead), 1);
 		return true;
-	}
-
-	page(skip: number, limit: number): Lead[] {
-		return this.ordered.slice(skip, skip + limit);
 	}
 
 	all(): readonly Lead[] {

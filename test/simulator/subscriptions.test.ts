@@ -9,8 +9,8 @@ let loose: Simulator; // started with allowInsecureLoopbackWebhooks
 let client: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
-	strict = await startSimulator({ seed: 4 });
-	loose = await startSimulator({ seed: 5, allowInsecureLoopbackWebhooks: true });
+	strict = await startSimulator({ personality: 'default', seed: 4 });
+	loose = await startSimulator({ personality: 'default', seed: 5, allowInsecureLoopbackWebhooks: true });
 });
 afterAll(async () => {
 	await strict.close();

@@ -1,15 +1,19 @@
 import { Router, type Response } from 'express';
 
 import type { SimContext } from './context';
-import { ApiError, requireJsonContentType, requireObjectBody, sendData, validationError, type ErrorDetail } from './errors';
-import { isoNow, randomSecret } from './ids';
+import { sendListPage, sendServiceData, sendSubscriptionDeleted } from './answers';
+import { ApiError, requireJsonContentType, requireObjectBody, validationError, type ErrorDetail } from './errors';
+import { randomSecret } from './ids';
+import { readPageRequest, sliceInOrder } from './paging';
+import { newServiceId, serviceTimestamp } from './service-values';
 import type { ApiKey, LeadTopic, Subscription } from './types';
 
 /**
  * Webhook management (spec section 4) under `{base}/1.0/webhooks/companies/{companyId}/subscriptions`.
  * A subscription belongs to the key that created it: other keys neither list nor delete it.
- * Decisions (DESIGN.md): list -> { status: 200, data: [{ id, topic, url, createdAt }] } (never the secret),
- * delete -> { status: 200, data: { id, deleted: true } }, unknown id -> 404.
+ * Default personality (DESIGN.md): list -> { status: 200, data: [{ id, topic, url, createdAt }] } (never the secret),
+ * all at once, delete -> { status: 200, data: { id, deleted: true } }, unknown id -> 404. Personalities
+ * with `pagesSubscriptions` page the list like GET /leads (oldest first).
  */
 
 export const LEAD_TOPICS: readonly LeadTopic[] = ['lead/create', 'lead/update', 'lead/delete'];
@@ -68,27 +72,28 @@ export function subscriptionsRouter(ctx: SimContext): Router {
 	router.post(BASE, (req, res) => {
 		requireJsonContentType(req);
 		const { topic, url } = validateSubscription(requireObjectBody(req), ctx.options.allowInsecureLoopbackWebhooks);
-		let id = ctx.ids.hex(24);
-		while (ctx.state.subscriptions.has(id)) id = ctx.ids.hex(24);
+		const id = newServiceId(ctx.ids, ctx.personality, (taken) => ctx.state.subscriptions.has(taken));
 		const subscription: Subscription = {
 			id,
 			topic,
 			url,
 			signingSecret: randomSecret('whsec_', 32),
 			ownerClientId: keyOf(res).clientId,
-			createdAt: isoNow(),
+			createdAt: serviceTimestamp(ctx.personality),
 		};
 		ctx.state.subscriptions.set(id, subscription);
 		const { signingSecret, createdAt } = subscription;
-		sendData(res, 200, { id, topic, url, signingSecret, createdAt });
+		sendServiceData(res, 200, { id, topic, url, signingSecret, createdAt });
 	});
 
-	router.get(BASE, (_req, res) => {
+	router.get(BASE, (req, res) => {
 		const owner = keyOf(res).clientId;
 		const mine = [...ctx.state.subscriptions.values()]
 			.filter((sub) => sub.ownerClientId === owner)
 			.map(({ id, topic, url, createdAt }) => ({ id, topic, url, createdAt }));
-		sendData(res, 200, mine);
+		if (!ctx.personality.pagesSubscriptions) return sendServiceData(res, 200, mine);
+		const page = readPageRequest(req, ctx.personality);
+		sendListPage(res, sliceInOrder(mine, page, 'oldestFirst'), { skip: page.skip, total: mine.length });
 	});
 
 	router.delete(`${BASE}/:subscriptionId`, (req, res) => {
@@ -99,7 +104,7 @@ export function subscriptionsRouter(ctx: SimContext): Router {
 			throw new ApiError(404, 'not_found', `Subscription "${id}" not found for this API key`);
 		}
 		ctx.state.subscriptions.delete(id);
-		sendData(res, 200, { id, deleted: true });
+		sendSubscriptionDeleted(res, id);
 	});
 
 	return router;

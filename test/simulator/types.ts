@@ -13,6 +13,8 @@
  * The audience of a token is the API base address of its environment (`url` or `devUrl`).
  */
 
+import type { Personality } from './personality';
+
 export type Environment = 'production' | 'nonProduction';
 
 export type LeadTopic = 'lead/create' | 'lead/update' | 'lead/delete';
@@ -184,6 +186,11 @@ export interface SimulatorOptions {
 	defaultKeySelfServe?: boolean;
 	/** fixed credentials for the default key (e.g. stable values for the demo); default generated */
 	defaultKeyCredentials?: { clientId: string; clientSecret: string };
+	/**
+	 * How the service answers where the spec says "not shown" (personality.ts): a preset, its
+	 * name, or your own. Default: $PARTNER_SIM_PERSONALITY when set, else DEFAULT_PERSONALITY.
+	 */
+	personality?: Personality | string;
 }
 
 export interface RequestStats {
@@ -268,6 +275,8 @@ export interface Simulator {
 	otherAgent: Agent;
 	/** `http://127.0.0.1:<port>`: every address above starts with it */
 	origin: string;
+	/** the personality this simulator answers with (resolved from the option or the environment) */
+	personality: Personality;
 	control: SimulatorControl;
 	close(): Promise<void>;
 }

@@ -1,0 +1,176 @@
+/**
+ * Personalities: the plausible services behind the spec's "not shown" points (DESIGN.md,
+ * "The service is unknown where the spec says not shown"). The default is the simulator's
+ * own guess; the other presets together take every variant of every axis at least once, so a
+ * client tested under all of them does not depend on one guess.
+ *
+ * Select one per simulator (`startSimulator({ personality })`), per process
+ * (`PARTNER_SIM_PERSONALITY=<name>`) or on the command line (`--personality <name>`).
+ */
+
+import type { RequestHandler, Response } from 'express';
+
+export interface Personality {
+	/** short kebab-case, used in test titles and `npm run simulator -- --personality <name>` */
+	name: string;
+	/** one line: what this service does differently */
+	description: string;
+	/** the service's own maximum page size for GET /leads and GET subscriptions (null: honours limit, max 100) */
+	listPageCap: number | null;
+	/** list answers carry no end hint / `hasMore` beside data / `next` (opaque string or null) beside data; bare bodies carry none */
+	listHints: 'none' | 'hasMore' | 'next';
+	/** success bodies `{data, context:{requestId}, status}` or the bare object/array; token answer unchanged */
+	bodies: 'wrapped' | 'bare';
+	/** how schema entries carry picklist options */
+	picklistShape: 'picklistValues-objects' | 'options-strings' | 'values-objects' | 'options-objects';
+	/** lead PATCH answers the whole lead / id + changed fields + updatedAt / 200 with an empty body / 204 */
+	patchAnswer: 'full' | 'partial' | 'empty' | 'noContent';
+	/** subscription DELETE answers 200 `{id, deleted:true}` / 204 without a body */
+	deleteAnswer: 'ok' | 'noContent';
+	/** status of every authentication failure (API routes and token endpoint) */
+	authFailureStatus: 401 | 403;
+	/** error answers: JSON envelope / text/plain "<code>: <message>" / a text/html page */
+	errorBodies: 'json' | 'text' | 'html';
+	/** lead and subscription ids */
+	ids: 'hex24' | 'uuid' | 'numeric';
+	/** createdAt/updatedAt and webhook timestamps with or without milliseconds (ISO 8601 UTC, Z) */
+	timestamps: 'millis' | 'seconds';
+	/** Retry-After on 429 */
+	retryAfter: 'seconds' | 'httpDate';
+	leadCreateStatus: 200 | 201;
+	/** order of GET /leads */
+	listOrder: 'oldestFirst' | 'newestFirst';
+	/**
+	 * Added: GET subscriptions pages like GET /leads (skip/limit, default limit 20, listPageCap,
+	 * listHints); false answers every subscription at once (the default, as before personalities).
+	 */
+	pagesSubscriptions: boolean;
+}
+
+export const DEFAULT_PERSONALITY: Personality = Object.freeze({
+	name: 'default',
+	description: 'The simulator as DESIGN.md decides: wrapped bodies, limit honoured up to 100, 401, JSON errors, 24-hex ids',
+	listPageCap: null,
+	listHints: 'none',
+	bodies: 'wrapped',
+	picklistShape: 'picklistValues-objects',
+	patchAnswer: 'full',
+	deleteAnswer: 'ok',
+	authFailureStatus: 401,
+	errorBodies: 'json',
+	ids: 'hex24',
+	timestamps: 'millis',
+	retryAfter: 'seconds',
+	leadCreateStatus: 201,
+	listOrder: 'oldestFirst',
+	pagesSubscriptions: false,
+});
+
+export const PERSONALITIES: readonly Personality[] = Object.freeze([
+	DEFAULT_PERSONALITY,
+	Object.freeze<Personality>({
+		name: 'capped-7-bare-403-text',
+		description:
+			'Pages of at most 7, bare bodies without end hints, newest first, PATCH/DELETE 204, 403 on auth failures, text/plain errors, UUIDs',
+		listPageCap: 7,
+		listHints: 'none',
+		bodies: 'bare',
+		picklistShape: 'options-strings',
+		patchAnswer: 'noContent',
+		deleteAnswer: 'noContent',
+		authFailureStatus: 403,
+		errorBodies: 'text',
+		ids: 'uuid',
+		timestamps: 'seconds',
+		retryAfter: 'httpDate',
+		leadCreateStatus: 200,
+		listOrder: 'newestFirst',
+		pagesSubscriptions: true,
+	}),
+	Object.freeze<Personality>({
+		name: 'capped-20-hasmore-html',
+		description:
+			'Pages of at most 20 with hasMore, partial PATCH answers, HTML error pages, numeric ids, Retry-After as an HTTP date',
+		listPageCap: 20,
+		listHints: 'hasMore',
+		bodies: 'wrapped',
+		picklistShape: 'values-objects',
+		patchAnswer: 'partial',
+		deleteAnswer: 'ok',
+		authFailureStatus: 401,
+		errorBodies: 'html',
+		ids: 'numeric',
+		timestamps: 'millis',
+		retryAfter: 'httpDate',
+		leadCreateStatus: 201,
+		listOrder: 'oldestFirst',
+		pagesSubscriptions: true,
+	}),
+	Object.freeze<Personality>({
+		name: 'capped-30-next-empty-patch',
+		description:
+			'Pages of at most 30 with a `next` cursor, newest first, PATCH answers 200 with an empty body, DELETE 204, 403, timestamps without milliseconds',
+		listPageCap: 30,
+		listHints: 'next',
+		bodies: 'wrapped',
+		picklistShape: 'options-objects',
+		patchAnswer: 'empty',
+		deleteAnswer: 'noContent',
+		authFailureStatus: 403,
+		errorBodies: 'json',
+		ids: 'hex24',
+		timestamps: 'seconds',
+		retryAfter: 'seconds',
+		leadCreateStatus: 200,
+		listOrder: 'newestFirst',
+		pagesSubscriptions: true,
+	}),
+	Object.freeze<Personality>({
+		name: 'capped-7-next-partial-uuid',
+		description: 'Pages of at most 7 with a `next` cursor, partial PATCH answers, text/plain errors, UUIDs, Retry-After as an HTTP date',
+		listPageCap: 7,
+		listHints: 'next',
+		bodies: 'wrapped',
+		picklistShape: 'options-strings',
+		patchAnswer: 'partial',
+		deleteAnswer: 'ok',
+		authFailureStatus: 401,
+		errorBodies: 'text',
+		ids: 'uuid',
+		timestamps: 'millis',
+		retryAfter: 'httpDate',
+		leadCreateStatus: 201,
+		listOrder: 'oldestFirst',
+		pagesSubscriptions: true,
+	}),
+]);
+
+export const PERSONALITY_ENV_VAR = 'PARTNER_SIM_PERSONALITY';
+
+export function personalityNamed(name: string): Personality {
+	const found = PERSONALITIES.find((personality) => personality.name === name);
+	if (found) return found;
+	const known = PERSONALITIES.map((personality) => personality.name).join(', ');
+	throw new Error(`Unknown simulator personality "${name}": use one of ${known}`);
+}
+
+/** What `startSimulator` uses: the option (a Personality or a name), else $PARTNER_SIM_PERSONALITY, else the default. */
+export function resolvePersonality(option: Personality | string | undefined): Personality {
+	if (typeof option === 'string') return personalityNamed(option);
+	if (option) return option;
+	const fromEnvironment = process.env[PERSONALITY_ENV_VAR];
+	return fromEnvironment ? personalityNamed(fromEnvironment) : DEFAULT_PERSONALITY;
+}
+
+/** Marks every answer of the service's routes (not the control API) as this personality's. */
+export function usePersonality(personality: Personality): RequestHandler {
+	return (_req, res, next) => {
+		res.locals.personality = personality;
+		next();
+	};
+}
+
+/** The personality answering `res`; the default for answers outside the service (control API). */
+export function personalityOf(res: Response): Personality {
+	return (res.locals.personality as Personality | undefined) ?? DEFAULT_PERSONALITY;
+}
