@@ -27,8 +27,19 @@ function detailsText(details: ServiceErrorBody['details']): string {
 		.join('; ');
 }
 
+/** The reason of an auth refusal: the service's code, or failing one, what its message says. */
+function authReason(body: ServiceErrorBody, status: number): string | undefined {
+	if (body.code) return body.code;
+	const said = body.message ?? '';
+	if (status === 404) return /compan(y|ies)/i.test(said) ? 'company_not_found' : undefined;
+	if (/client.?secret/i.test(said)) return 'client_secret_as_bearer';
+	if (/revoked/i.test(said)) return 'key_revoked';
+	if (/audience/i.test(said)) return 'wrong_audience';
+	return undefined;
+}
+
 function authMessage(body: ServiceErrorBody, status: number, subject: RequestSubject): [string, string] {
-	switch (body.code) {
+	switch (authReason(body, status)) {
 		case 'wrong_audience':
 			return [
 				`The access token is for another environment than ${subject.environment} (HTTP ${status})`,
@@ -50,7 +61,10 @@ function authMessage(body: ServiceErrorBody, status: number, subject: RequestSub
 				'The service has no portal with the Company ID in the credential. Copy the 24-character Company ID from the portal.',
 			];
 		default:
-			return [`The service refused the credentials (HTTP ${status}) for ${subject.what}`, AUTH_CAUSES];
+			return [
+				`The service refused the credentials (HTTP ${status}) for ${subject.what}`,
+				body.message ? `${AUTH_CAUSES} The service said: "${body.message}".` : AUTH_CAUSES,
+			];
 	}
 }
 
@@ -79,7 +93,7 @@ export function describeFailure(failure: HttpFailure, subject: RequestSubject): 
 	const serviceSaid = body.message ? `The service said: "${body.message}".` : '';
 	if (status === 401 || status === 403) return authMessage(body, status, subject);
 	if (status === 404) {
-		if (body.code === 'company_not_found') return authMessage(body, status, subject);
+		if (authReason(body, status) === 'company_not_found') return authMessage(body, status, subject);
 		return [
 			`The ${subject.what} does not exist`,
 			`Check the ID: the service has no record with it, or it was deleted. ${serviceSaid}`.trim(),

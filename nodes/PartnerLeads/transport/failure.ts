@@ -103,7 +103,40 @@ export interface ServiceErrorBody {
 	requestId?: string;
 }
 
+/** The readable text of an HTML error page (a proxy's or the service's), or the text as it is. */
+function plainText(body: string): string {
+	if (!/<\/?[a-z][^>]*>/i.test(body)) return body.trim();
+	return body
+		.replace(/<(head|script|style)[\s\S]*?<\/\1>/gi, ' ')
+		.replace(/<[^>]+>/g, ' ')
+		.replace(/&lt;/g, '<')
+		.replace(/&gt;/g, '>')
+		.replace(/&quot;/g, '"')
+		.replace(/&#39;/g, "'")
+		.replace(/&amp;/g, '&')
+		.replace(/\s+/g, ' ')
+		.trim();
+}
+
+/**
+ * A text answer that starts with an error code in snake_case ("invalid_token: ...", or
+ * "403 invalid_token ..." from a page heading) names its reason as a JSON body would.
+ */
+const LEADING_CODE = /^(?:\d{3}\s+)?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?::\s*|\s+)([\s\S]*)$/;
+
+function readTextErrorBody(body: string, requestIdHeader?: string): ServiceErrorBody {
+	const text = plainText(body).slice(0, 500);
+	const coded = LEADING_CODE.exec(text);
+	return {
+		code: coded?.[1],
+		message: (coded?.[2] || text) || undefined,
+		details: [],
+		requestId: requestIdHeader,
+	};
+}
+
 export function readServiceErrorBody(body: unknown, requestIdHeader?: string): ServiceErrorBody {
+	if (typeof body === 'string') return readTextErrorBody(body, requestIdHeader);
 	const record = asRecord(body);
 	const nested = asRecord(record?.error);
 	const source = nested ?? record;

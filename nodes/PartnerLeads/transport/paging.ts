@@ -54,6 +54,8 @@ export class ListReader<T> {
 	/** pages that may bring nothing new after a step back, while the reader walks forward again */
 	private walkBackPages = 0;
 	private ended = false;
+	/** id of the first record of the list's first page */
+	private firstId: string | undefined;
 	/** requests made so far (for benchmarks and tests) */
 	requests = 0;
 
@@ -102,6 +104,12 @@ export class ListReader<T> {
 		const { items, hasMore } = readListPage<T>(body);
 		this.largestPage = Math.max(this.largestPage, items.length);
 
+		const firstId = items.length > 0 ? idOf(items[0]) : undefined;
+		if (skip === 0) this.firstId ??= firstId;
+		// Asked to skip, answered from the start again: the service does not page this list,
+		// so its first answer held all of it.
+		else if (firstId !== undefined && firstId === this.firstId && this.stepBack === 0) return this.end();
+
 		let start = 0;
 		if (anchored) {
 			const lastRead = lastIndexWhere(items, (item) => this.seen.has(idOf(item) ?? ''));
@@ -113,8 +121,9 @@ export class ListReader<T> {
 				return undefined;
 			}
 			start = lastRead + 1;
-			// Nothing after the anchor, found where it was left: the end of the list.
-			if (start === items.length && lastRead === reread - 1 && this.stepBack === 0) return this.end();
+			// Nothing after the records read, found where they were left or further back (deletions):
+			// the end of the list. Found further on, records were added before them: read on.
+			if (start === items.length && lastRead <= reread - 1) return this.end();
 		} else if (items.length === 0) {
 			return this.end();
 		}
