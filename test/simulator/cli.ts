@@ -2,6 +2,7 @@
  * Standalone simulator: `npm run simulator -- --port 4010 --allow-insecure-loopback-webhooks`.
  * Prints ready-to-paste n8n credential values and the control URL; stops on SIGINT/SIGTERM.
  */
+import { PERSONALITIES, PERSONALITY_ENV_VAR } from './personality';
 import { startSimulator } from './server';
 import type { SimulatorOptions } from './types';
 
@@ -21,11 +22,14 @@ Options:
   --delivery-max-attempts <n>         webhook attempts per delivery (default 6)
   --delivery-base-delay <ms>          first retry delay, doubled each time (default 1000)
   --delivery-timeout <ms>             receiver timeout (default 10000)
-  --json                              print the addresses and credentials as one JSON line
+  --personality <name>                how the service answers where the spec says "not shown"
+                                      (default: $${PERSONALITY_ENV_VAR} when set, else "default")
+  --list-personalities                print the personalities and what each does differently
+  --json                              print the addresses, credentials and personality as one JSON line
   --help
 `;
 
-const FLAGS = new Set(['--allow-insecure-loopback-webhooks', '--not-self-serve', '--json', '--help']);
+const FLAGS = new Set(['--allow-insecure-loopback-webhooks', '--not-self-serve', '--json', '--help', '--list-personalities']);
 
 function parseArgs(argv: string[]): Map<string, string> {
 	const args = new Map<string, string>();
@@ -65,6 +69,7 @@ function optionsFrom(args: Map<string, string>): SimulatorOptions {
 		companyId: args.get('--company-id'),
 		defaultKeyCredentials: clientId && clientSecret ? { clientId, clientSecret } : undefined,
 		defaultKeySelfServe: !args.has('--not-self-serve'),
+		personality: args.get('--personality'),
 		seed: number(args, '--seed'),
 		rateLimitPerSecond: number(args, '--rate-limit'),
 		delivery: {
@@ -86,6 +91,10 @@ async function main(): Promise<void> {
 		process.stdout.write(HELP);
 		return;
 	}
+	if (args.has('--list-personalities')) {
+		process.stdout.write(PERSONALITIES.map((p) => `${p.name}\n  ${p.description}\n`).join(''));
+		return;
+	}
 	const options = optionsFrom(args);
 	options.delivery = defined(options.delivery ?? {});
 	const sim = await startSimulator(defined(options));
@@ -103,6 +112,7 @@ async function main(): Promise<void> {
 		controlUrl: sim.controlUrl,
 		partnerOrganizationId: sim.defaultPartnerOrganization.id,
 		agentIds: sim.defaultAgents.map((agent) => agent.id),
+		personality: sim.personality.name,
 	};
 	if (args.has('--json')) {
 		process.stdout.write(JSON.stringify(values) + '\n');
@@ -125,6 +135,7 @@ async function main(): Promise<void> {
 				'',
 				`Self-serve key: ${sim.defaultKey.selfServe ? 'yes' : 'no'}; partner organization ${values.partnerOrganizationId}, agents ${values.agentIds.join(', ')}`,
 				`Webhooks: ${https}`,
+				`Personality: ${sim.personality.name} (${sim.personality.description})`,
 				`Control API (not part of the service): ${sim.controlUrl}`,
 				'Press Ctrl+C to stop.',
 				'',

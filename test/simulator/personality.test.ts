@@ -99,8 +99,11 @@ describe('selection', () => {
 		expect(plain.personality).toBe(DEFAULT_PERSONALITY);
 	});
 
-	it('refuses an unknown name in the option or the variable', async () => {
+	it('refuses an unknown name in the option or the variable, and a page cap below 1', async () => {
 		await expect(startSimulator({ personality: 'nope' })).rejects.toThrow(/use one of default, /);
+		await expect(startSimulator({ personality: { ...DEFAULT_PERSONALITY, name: 'zero', listPageCap: 0 } })).rejects.toThrow(
+			/"zero": listPageCap must be null or a positive integer \(got 0\)/,
+		);
 		process.env[PERSONALITY_ENV_VAR] = 'also-nope';
 		await expect(startSimulator()).rejects.toThrow(/"also-nope"/);
 	});

@@ -154,10 +154,19 @@ export function personalityNamed(name: string): Personality {
 	throw new Error(`Unknown simulator personality "${name}": use one of ${known}`);
 }
 
+/** A hand-made personality must still describe a service that can answer (a page of at least one). */
+function checked(personality: Personality): Personality {
+	const cap = personality.listPageCap;
+	if (cap !== null && !(Number.isInteger(cap) && cap >= 1)) {
+		throw new Error(`Personality "${personality.name}": listPageCap must be null or a positive integer (got ${String(cap)})`);
+	}
+	return personality;
+}
+
 /** What `startSimulator` uses: the option (a Personality or a name), else $PARTNER_SIM_PERSONALITY, else the default. */
 export function resolvePersonality(option: Personality | string | undefined): Personality {
 	if (typeof option === 'string') return personalityNamed(option);
-	if (option) return option;
+	if (option) return checked(option);
 	const fromEnvironment = process.env[PERSONALITY_ENV_VAR];
 	return fromEnvironment ? personalityNamed(fromEnvironment) : DEFAULT_PERSONALITY;
 }

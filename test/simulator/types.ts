@@ -115,7 +115,7 @@ export interface DeliveryAttempt {
 	topic: LeadTopic;
 	/** The lead id of the event */
 	leadId: string;
-	/** The event timestamp (ISO 8601 UTC, ms) */
+	/** The event timestamp (ISO 8601 UTC; with milliseconds unless the personality's timestamps are 'seconds') */
 	timestamp: string;
 	attempt: number;
 	/** true when this attempt is an injected duplicate of an acknowledged delivery */
@@ -134,7 +134,7 @@ export interface DeliveryAttempt {
 export interface RouteFaults {
 	/** share (0..1) of requests answered 429 with Retry-After */
 	rate429?: number;
-	/** Retry-After value (seconds) sent with injected 429s; default 0 */
+	/** Retry-After (seconds) of injected 429s, sent as seconds or as the HTTP date that far ahead (personality); default 0 */
 	retryAfterSeconds?: number;
 	/** share (0..1) of requests answered 500/502/503 before the handler runs (nothing is changed) */
 	rate5xx?: number;
