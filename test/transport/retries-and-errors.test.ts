@@ -122,7 +122,9 @@ describe('transport: error mapping of answers the node cannot get from its own c
 		const response = await fetch(`${sim.url}/1.0/api/company/${sim.companyId}/schema/lead`, {
 			headers: { Authorization: `Bearer ${sim.defaultKey.clientSecret}` },
 		});
-		const failure = readHttpFailure({ response: { status: response.status, data: await response.json(), headers: Object.fromEntries(response.headers) } });
+		const text = await response.text();
+		const data: unknown = response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+		const failure = readHttpFailure({ response: { status: response.status, data, headers: Object.fromEntries(response.headers) } });
 		const node = { id: 'n', name: 'Partner Leads', type: 'x', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
 		const error = serviceError(node, failure, { method: 'GET', what: 'lead schema', environment: 'Production' }, [sim.defaultKey.clientSecret]);
 		expect(error.message).toMatch(/Client Secret was sent as the bearer token/);

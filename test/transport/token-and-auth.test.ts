@@ -50,7 +50,7 @@ describe('credential: cached client-credentials token', () => {
 		expect(run.items).toHaveLength(20);
 		const stats = sim.control.stats();
 		expect(stats.tokenRequests).toBe(2);
-		expect(stats.statusesByRoute['GET /schema/lead'][401]).toBe(1);
+		expect(stats.statusesByRoute['GET /schema/lead'][sim.personality.authFailureStatus]).toBe(1);
 		expect(harness.storedCredential()?.accessToken).not.toBe(firstToken);
 	});
 

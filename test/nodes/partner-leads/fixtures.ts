@@ -117,3 +117,16 @@ export function listedLeadIds(sim: Simulator): string[] {
 	const ids = sim.control.listLeads().map((lead) => lead.id);
 	return sim.personality.listOrder === 'newestFirst' ? ids.reverse() : ids;
 }
+
+/** The schema endpoint's answer as the service sends it (without its envelope, if it has one). */
+export async function schemaAsServed(sim: Simulator): Promise<IDataObject> {
+	const tokenAnswer = await fetch(`${sim.authUrl}/oauth/token`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ grant_type: 'client_credentials', client_id: sim.defaultKey.clientId, client_secret: sim.defaultKey.clientSecret, audience: sim.url }),
+	});
+	const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
+	const answer = await fetch(`${sim.url}/1.0/api/company/${sim.companyId}/schema/lead`, { headers: { authorization: `Bearer ${token}` } });
+	const body = (await answer.json()) as IDataObject;
+	return sim.personality.bodies === 'wrapped' ? (body.data as IDataObject) : body;
+}

@@ -113,9 +113,9 @@ describe('PartnerLeads: Lead > Create', () => {
 				parameters: createParameters(sim, { ...personFromItem, industry: 'banking' }),
 				items: people(1),
 			});
-			expect(run.error?.message).toContain(
-				'Industry (industry) must be one of: saas (SaaS), fintech (Fintech), healthcare (Healthcare), retail (Retail) (got "banking")',
-			);
+			// a service that lists options as bare strings gives no labels
+			const allowed = sim.personality.picklistShape === 'options-strings' ? 'saas, fintech, healthcare, retail' : 'saas (SaaS), fintech (Fintech), healthcare (Healthcare), retail (Retail)';
+			expect(run.error?.message).toContain(`Industry (industry) must be one of: ${allowed} (got "banking")`);
 		});
 
 		it('a value of the wrong type names the field and the expected type', async () => {
@@ -165,7 +165,9 @@ describe('PartnerLeads: Lead > Create', () => {
 				parameters: createParameters(sim, personFromItem, { agentId: agent.id }),
 				items: people(1),
 			});
-			expect(run.error?.message).toMatch(/^The service rejected the new lead: agentId: .*does not belong to partner organization/);
+			// the field is named where the service says it (JSON details); a text or HTML answer carries only its message
+			const field = sim.personality.errorBodies === 'json' ? 'agentId: ' : '';
+			expect(run.error?.message).toMatch(new RegExp(`^The service rejected the new lead: ${field}.*does not belong to partner organization`));
 			expect(run.error?.description).toContain('Fix the listed fields');
 			expect(errorItemIndex(run)).toBe(0);
 		});
@@ -268,7 +270,7 @@ describe('PartnerLeads: Lead > Create', () => {
 			expect(project(run)).toEqual(sequential);
 			const statuses = sim.control.stats().statusesByRoute['POST /leads'];
 			expect(statuses[429]).toBeGreaterThan(0);
-			expect(statuses[201]).toBe(60);
+			expect(statuses[sim.personality.leadCreateStatus]).toBe(60);
 			const emails = sim.control.listLeads().map((lead) => lead.email);
 			expect(new Set(emails).size).toBe(60);
 		});

@@ -41,7 +41,7 @@ describe('PartnerLeads: Webhook Subscription', () => {
 
 	it("the service's refusal of a topic is shown with its reason", async () => {
 		const run = await harness.runNode({ parameters: create('={{ "payment/create" }}', 'https://receiver.example/hook') });
-		expect(run.error?.message).toContain('The service rejected the webhook subscription: topic: Payment topics are inactive');
+		expect(run.error?.message).toMatch(/^The service rejected the webhook subscription: .*Payment topics are inactive/);
 		expect(errorItemIndex(run)).toBe(0);
 	});
 
