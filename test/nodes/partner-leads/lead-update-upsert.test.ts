@@ -109,18 +109,19 @@ describe('PartnerLeads: Lead > Update and Create or Update', () => {
 
 		it('finds a lead although leads behind the listing were deleted in the portal meanwhile', async () => {
 			const existing = sim.control.seedLeads(250);
+			const targets = [existing[100], existing[191], existing[240]];
+			const targetIds = new Set(targets.map((lead) => lead.id));
 			const proxy = await startRecordingProxy(sim.url, (request) => {
-				// after each page, two leads the listing has already passed are deleted in the portal
+				// before each page, two of the oldest leads (the ones a listing passes first) are deleted in the portal
 				if (request.method === 'GET' && request.url.includes('/leads?')) {
-					const passed = sim.control.listLeads().slice(0, 2);
+					const passed = sim.control.listLeads().filter((lead) => !targetIds.has(lead.id)).slice(0, 2);
 					for (const lead of passed) sim.control.portalDeleteLead(lead.id);
 				}
 				return undefined;
 			});
 			try {
 				const viaProxy = new N8nHarness(sim, { baseUrl: `${proxy.origin}/prod`, audience: sim.url });
-				// without re-reading, the first lead of every next page would be skipped by the shift
-				const targets = [existing[100], existing[191], existing[240]];
+				// without the anchor, the first leads of every next page would be skipped by the shift
 				const items = targets.map((lead) => ({ first: 'Found', last: 'Again', email: lead.email }));
 				const run = await viaProxy.runNode({ parameters: upsertParameters(), items });
 				expect(run.error).toBeUndefined();
