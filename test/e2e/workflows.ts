@@ -63,6 +63,11 @@ export function webhookStartNode(path: string, name: string = NODE.webhook): Rec
 	};
 }
 
+/** One of our action nodes with the given credential and parameters. */
+function actionNode(name: string, position: [number, number], credential: CredentialRef, parameters: Record<string, unknown>): Record<string, unknown> {
+	return { id: randomUUID(), name, type: ACTION_NODE_TYPE, typeVersion: 1, position, credentials: { partnerLeadsApi: credential }, parameters };
+}
+
 /**
  * POST {leads: [...]} to `/webhook/<path>` → one lead created per entry (standard, picklist and
  * custom fields from the entry), then each fetched back; the webhook answers with the fetched leads.
@@ -82,46 +87,30 @@ export function createAndGetLeadsWorkflow(
 			position: [220, 0],
 			parameters: { fieldToSplitOut: 'body.leads', include: 'noOtherFields', options: {} },
 		},
-		{
-			id: randomUUID(),
-			name: NODE.create,
-			type: ACTION_NODE_TYPE,
-			typeVersion: 1,
-			position: [440, 0],
-			credentials: { partnerLeadsApi: credential },
-			parameters: {
-				resource: 'lead',
-				operation: 'create',
-				partnerOrganizationId: ids.partnerOrganizationId,
-				agentId: ids.agentId,
-				leadFields: {
-					mappingMode: 'defineBelow',
-					value: {
-						firstName: '={{ $json.firstName }}',
-						lastName: '={{ $json.lastName }}',
-						email: '={{ $json.email }}',
-						platform: '={{ $json.platform }}',
-						industry: '={{ $json.industry }}',
-						employeeCount: '={{ $json.employeeCount }}',
-					},
-					matchingColumns: [],
-					schema: [],
+		actionNode(NODE.create, [440, 0], credential, {
+			resource: 'lead',
+			operation: 'create',
+			partnerOrganizationId: ids.partnerOrganizationId,
+			agentId: ids.agentId,
+			leadFields: {
+				mappingMode: 'defineBelow',
+				value: {
+					firstName: '={{ $json.firstName }}',
+					lastName: '={{ $json.lastName }}',
+					email: '={{ $json.email }}',
+					platform: '={{ $json.platform }}',
+					industry: '={{ $json.industry }}',
+					employeeCount: '={{ $json.employeeCount }}',
 				},
+				matchingColumns: [],
+				schema: [],
 			},
-		},
-		{
-			id: randomUUID(),
-			name: NODE.get,
-			type: ACTION_NODE_TYPE,
-			typeVersion: 1,
-			position: [660, 0],
-			credentials: { partnerLeadsApi: credential },
-			parameters: {
-				resource: 'lead',
-				operation: 'get',
-				leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
-			},
-		},
+		}),
+		actionNode(NODE.get, [660, 0], credential, {
+			resource: 'lead',
+			operation: 'get',
+			leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+		}),
 	];
 	return {
 		workflow: {
@@ -160,15 +149,7 @@ export function schemaWorkflow(credential: CredentialRef): { workflow: WorkflowD
 	const webhookPath = `e2e-schema-${randomUUID()}`;
 	const nodes = [
 		webhookStartNode(webhookPath),
-		{
-			id: randomUUID(),
-			name: NODE.schema,
-			type: ACTION_NODE_TYPE,
-			typeVersion: 1,
-			position: [200, 0],
-			credentials: { partnerLeadsApi: credential },
-			parameters: { resource: 'leadSchema', operation: 'get' },
-		},
+		actionNode(NODE.schema, [200, 0], credential, { resource: 'leadSchema', operation: 'get' }),
 	];
 	return {
 		workflow: { name: `e2e schema ${webhookPath.slice(-8)}`, nodes, connections: connect(NODE.webhook, NODE.schema), settings: SETTINGS },
@@ -187,46 +168,30 @@ export function listAndUpsertWorkflow(
 	const webhookPath = `e2e-list-${randomUUID()}`;
 	const nodes = [
 		webhookStartNode(webhookPath),
-		{
-			id: randomUUID(),
-			name: NODE.getMany,
-			type: ACTION_NODE_TYPE,
-			typeVersion: 1,
-			position: [220, 0],
-			credentials: { partnerLeadsApi: credential },
-			parameters: {
-				resource: 'lead',
-				operation: 'getMany',
-				returnAll: '={{ $json.body.returnAll }}',
-				limit: '={{ $json.body.limit }}',
-				simplify: false,
-			},
-		},
-		{
-			id: randomUUID(),
-			name: NODE.upsert,
-			type: ACTION_NODE_TYPE,
-			typeVersion: 1,
-			position: [220, 200],
-			credentials: { partnerLeadsApi: credential },
-			parameters: {
-				resource: 'lead',
-				operation: 'upsert',
-				matchField: 'email',
-				partnerOrganizationId: ids.partnerOrganizationId,
-				agentId: ids.agentId,
-				leadFields: {
-					mappingMode: 'defineBelow',
-					value: {
-						firstName: '={{ $json.body.firstName }}',
-						lastName: 'Upserted',
-						email: '={{ $json.body.email }}',
-					},
-					matchingColumns: [],
-					schema: [],
+		actionNode(NODE.getMany, [220, 0], credential, {
+			resource: 'lead',
+			operation: 'getMany',
+			returnAll: '={{ $json.body.returnAll }}',
+			limit: '={{ $json.body.limit }}',
+			simplify: false,
+		}),
+		actionNode(NODE.upsert, [220, 200], credential, {
+			resource: 'lead',
+			operation: 'upsert',
+			matchField: 'email',
+			partnerOrganizationId: ids.partnerOrganizationId,
+			agentId: ids.agentId,
+			leadFields: {
+				mappingMode: 'defineBelow',
+				value: {
+					firstName: '={{ $json.body.firstName }}',
+					lastName: 'Upserted',
+					email: '={{ $json.body.email }}',
 				},
+				matchingColumns: [],
+				schema: [],
 			},
-		},
+		}),
 	];
 	const connections = {
 		[NODE.webhook]: {

@@ -5,24 +5,10 @@ import { errorItem, withItemIndex } from '../../helpers/itemRunner';
 import { leadPredicateFrom } from '../../helpers/leadFilters';
 import { isLead, simplifyLead } from '../../helpers/leadOutput';
 import { pagesOf } from '../../transport/paging';
+import { returnAllOrLimit } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		default: 50,
-		typeOptions: { minValue: 1 },
-		displayOptions: { show: { returnAll: [false] } },
-		description: 'Max number of results to return',
-	},
+	...returnAllOrLimit,
 	{
 		displayName: 'Filters',
 		name: 'filters',

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/itemRunner';
 import { isLead } from '../../helpers/leadOutput';
 import { allOf } from '../../transport/paging';
+import { returnAllOrLimit } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -12,22 +13,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		default: 50,
-		typeOptions: { minValue: 1 },
-		displayOptions: { show: { returnAll: [false] } },
-		description: 'Max number of results to return',
-	},
+	...returnAllOrLimit,
 ];
 
 export const description = updateDisplayOptions(
