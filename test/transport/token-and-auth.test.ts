@@ -39,7 +39,7 @@ describe('credential: cached client-credentials token', () => {
 		expect(harness.storedCredential()?.accessToken).not.toBe(sim.defaultKey.clientSecret);
 	});
 
-	it('after the token expires, the next request gets a 401, refreshes once and succeeds', async () => {
+	it('after the token expires, the next request gets a 401 (or 403), refreshes once and succeeds', async () => {
 		const harness = new N8nHarness(sim);
 		expect((await probe(harness, [schemaRequest])).error).toBeUndefined();
 		const firstToken = harness.storedCredential()?.accessToken;
