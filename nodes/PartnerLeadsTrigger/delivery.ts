@@ -1,4 +1,4 @@
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { apiRequest } from '../PartnerLeads/transport/request';
 import { eventMark, SeenEvents } from './deduplication';
@@ -104,7 +104,8 @@ async function fetchLead(context: IWebhookFunctions, id: string): Promise<LeadLo
 	}
 }
 
-function scopeOf(context: IWebhookFunctions): string {
+/** Whose events a memory holds: one trigger node of one workflow, its test URL apart. */
+export function eventScope(context: IWebhookFunctions | IExecuteFunctions): string {
 	const mode = context.getMode() === 'manual' ? 'test' : 'production';
 	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}:${mode}`;
 }
@@ -165,7 +166,7 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
 	const age = judgeEventAge(event.timestamp, maxAgeSeconds);
 	if (age.verdict !== 'inWindow') return ignoredAsReplay(this, event, age.verdict);
-	const seen = new SeenEvents(this.getWorkflowStaticData('node'), scopeOf(this), { maxAgeSeconds });
+	const seen = new SeenEvents(this.getWorkflowStaticData('node'), eventScope(this), { maxAgeSeconds });
 	const mark = eventMark(event, age.timeSeconds);
 	const recalled = seen.recall(mark);
 	if (recalled === 'seen') return reply(this, 200, { received: true, duplicate: true });

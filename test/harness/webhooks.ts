@@ -102,6 +102,13 @@ export interface TriggerHostOptions {
 	node?: Pick<INode, 'id' | 'name' | 'webhookId'>;
 	/** loopback port; 0 picks a free one. A restart reuses the port so the URL stays the same. */
 	port?: number;
+	/**
+	 * Which static data n8n saves around a delivery. 'webhook' (1.x): what webhook() changed,
+	 * right after it. 'execution' (2.x): n8n starts the execution before it saves the webhook's
+	 * static data, and building the execution's Workflow resets the "changed" flag, so only
+	 * what the execution changed is saved, when it ends.
+	 */
+	savesStaticDataOf?: 'webhook' | 'execution';
 }
 
 type Registration = { webhookData: IWebhookData; mode: 'production' | 'test' };
@@ -124,6 +131,8 @@ export class TriggerHost {
 
 	private test?: Registration & { staticData: IDataObject };
 
+	private readonly savesStaticDataOf: 'webhook' | 'execution';
+
 	private constructor(
 		private readonly harness: N8nHarness,
 		private readonly server: Server,
@@ -131,6 +140,7 @@ export class TriggerHost {
 		options: TriggerHostOptions,
 	) {
 		this.store = options.store ?? new StaticDataStore();
+		this.savesStaticDataOf = options.savesStaticDataOf ?? 'webhook';
 		this.node = {
 			id: options.node?.id ?? randomUUID(),
 			name: options.node?.name ?? 'Partner Referral Service Trigger',
@@ -166,7 +176,7 @@ export class TriggerHost {
 	 * user changed them.
 	 */
 	persisted(parameters: INodeParameters = this.node.parameters): TriggerHostOptions {
-		return { parameters, store: this.store, node: this.node, port: this.port };
+		return { parameters, store: this.store, node: this.node, port: this.port, savesStaticDataOf: this.savesStaticDataOf };
 	}
 
 	/** n8n's WEBHOOK_URL-based address of the trigger: production or test. */
@@ -395,10 +405,13 @@ export class TriggerHost {
 			return this.answered(req, res, true);
 		}
 
+		const savesExecution = !isTest && this.savesStaticDataOf === 'execution';
 		if (result.workflowData !== undefined) {
-			this.track(this.execute(workflow, node.name, result.workflowData[0] ?? [], mode));
+			// 2.x: the execution runs on a Workflow loaded from the database, saved when it ends
+			const executionWorkflow = savesExecution ? this.workflow() : workflow;
+			this.track(this.execute(executionWorkflow, node.name, result.workflowData[0] ?? [], mode, savesExecution));
 		}
-		if (!isTest) this.store.saveIfChanged(workflow);
+		if (!isTest && !savesExecution) this.store.saveIfChanged(workflow);
 		if (result.noWebhookResponse !== true && !res.headersSent) {
 			res
 				.status(200)
@@ -413,8 +426,9 @@ export class TriggerHost {
 		if (isTest && result.workflowData !== undefined) await this.stopListening();
 	}
 
-	private async execute(workflow: Workflow, nodeName: string, items: INodeExecutionData[], mode: WorkflowExecuteMode) {
+	private async execute(workflow: Workflow, nodeName: string, items: INodeExecutionData[], mode: WorkflowExecuteMode, saveAfter: boolean) {
 		const run = await this.harness.runWorkflow(workflow, nodeName, items, mode);
+		if (saveAfter) this.store.saveIfChanged(workflow);
 		const emitted = run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
 		this.executions.push({ mode, items: emitted, run });
 	}

@@ -1,6 +1,9 @@
 /** Starting an active lead trigger in the real app and finding its subscriptions on the simulator. */
+import { createHmac } from 'node:crypto';
+
 import type { Simulator, Subscription } from '../../simulator/types';
 import { leadTriggerWorkflow, type CredentialRef } from '../workflows';
+import { httpRequest } from './http';
 import type { N8nRest, WorkflowSummary } from './n8n-rest';
 import { pollUntil } from './wait';
 
@@ -31,4 +34,20 @@ export async function activateLeadTrigger(
 		{ timeoutMs: 30_000, what: 'the trigger to create its subscriptions on the simulator' },
 	);
 	return { created, webhookId, subscriptions };
+}
+
+/** A delivery exactly as the service signs it (v2 over the raw body, legacy over the sorted fields). */
+export async function signedDelivery(subscription: Subscription, leadId: string, timestamp: string) {
+	const body = JSON.stringify({ id: leadId, topic: subscription.topic, timestamp });
+	const hmac = (data: string) => createHmac('sha256', subscription.signingSecret).update(data).digest('hex');
+	return await httpRequest(subscription.url, {
+		method: 'POST',
+		headers: {
+			'content-type': 'application/json',
+			'user-agent': 'svc-webhooks/e2e',
+			'x-svc-signature-v2': hmac(body),
+			'x-svc-signature': hmac(JSON.stringify({ id: leadId, timestamp, topic: subscription.topic })),
+		},
+		body,
+	});
 }

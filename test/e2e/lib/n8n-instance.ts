@@ -25,6 +25,8 @@ export interface N8nInstance {
 	notableLogLines(): string[];
 	/** stops n8n; its temporary folder (database, log) is removed unless `keepFiles` */
 	stop(options?: { keepFiles?: boolean }): Promise<void>;
+	/** stops n8n and starts it again on the same port, database and encryption key (as an upgrade or a crash would) */
+	restart(options?: { kill?: boolean }): Promise<void>;
 }
 
 export interface StartOptions {
@@ -150,29 +152,37 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		}
 	};
 
-	log(`starting n8n ${runtime.version} on ${baseUrl} (log: ${logFile})`);
-	const started = startProcess(runtime.node, [runtime.n8nBin, 'start'], {
-		cwd: root,
-		env: n8nEnvironment(root, userFolder, { main: port, broker: brokerPort }, major),
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
-	started.child.stdout?.on('data', onOutput);
-	started.child.stderr?.on('data', onOutput);
-
+	const environment = n8nEnvironment(root, userFolder, { main: port, broker: brokerPort }, major);
+	let started: StartedProcess | undefined;
+	const launch = async () => {
+		log(`starting n8n ${runtime.version} on ${baseUrl} (log: ${logFile})`);
+		const launched = startProcess(runtime.node, [runtime.n8nBin, 'start'], { cwd: root, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+		launched.child.stdout?.on('data', onOutput);
+		launched.child.stderr?.on('data', onOutput);
+		started = launched;
+		const startedAt = Date.now();
+		await waitUntilReady(baseUrl, launched, options.startupTimeoutMs);
+		log(`n8n ${runtime.version} ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+	};
+	const stopProcessOnly = async (kill = false) => {
+		if (started) await stopProcess(started, kill ? 0 : 15_000);
+		started = undefined;
+	};
 	const stop = async (stopOptions: { keepFiles?: boolean } = {}) => {
-		await stopProcess(started, 15_000);
+		await stopProcessOnly();
 		await new Promise<void>((resolve) => logStream.end(resolve));
 		if (!stopOptions.keepFiles) rmSync(root, { recursive: true, force: true });
 	};
-	const startedAt = Date.now();
-	try {
-		await waitUntilReady(baseUrl, started, options.startupTimeoutMs);
-	} catch (error) {
-		await stop({ keepFiles: true });
-		const reason = error instanceof Error ? error.message : String(error);
-		throw new Error(`n8n ${runtime.version} did not start: ${reason} (log: ${logFile})`);
-	}
-	log(`n8n ${runtime.version} ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+	const startOrExplain = async () => {
+		try {
+			await launch();
+		} catch (error) {
+			await stop({ keepFiles: true });
+			const reason = error instanceof Error ? error.message : String(error);
+			throw new Error(`n8n ${runtime.version} did not start: ${reason} (log: ${logFile})`);
+		}
+	};
+	await startOrExplain();
 
 	return {
 		version: runtime.version,
@@ -183,5 +193,9 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		logFile,
 		notableLogLines: () => [...notable],
 		stop,
+		restart: async (restartOptions = {}) => {
+			await stopProcessOnly(restartOptions.kill);
+			await startOrExplain();
+		},
 	};
 }

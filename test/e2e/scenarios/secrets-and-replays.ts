@@ -5,31 +5,12 @@
  * delivery of a week-old event starts nothing.
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
-import type { Subscription } from '../../simulator/types';
 import { waitForExecutions } from '../lib/execution-data';
-import { httpRequest } from '../lib/http';
 import { pollUntil, sleep } from '../lib/wait';
-import { activateLeadTrigger, subscriptionsOf } from '../lib/lead-trigger';
+import { activateLeadTrigger, signedDelivery, subscriptionsOf } from '../lib/lead-trigger';
 import type { Scenario } from './context';
-
-/** A delivery exactly as the service signs it (v2 over the raw body, legacy over the sorted fields). */
-async function signedDelivery(subscription: Subscription, leadId: string, timestamp: string) {
-	const body = JSON.stringify({ id: leadId, topic: subscription.topic, timestamp });
-	const hmac = (data: string) => createHmac('sha256', subscription.signingSecret).update(data).digest('hex');
-	return await httpRequest(subscription.url, {
-		method: 'POST',
-		headers: {
-			'content-type': 'application/json',
-			'user-agent': 'svc-webhooks/e2e',
-			'x-svc-signature-v2': hmac(body),
-			'x-svc-signature': hmac(JSON.stringify({ id: leadId, timestamp, topic: subscription.topic })),
-		},
-		body,
-	});
-}
 
 /** Where each secret shows up in the given texts (names only, never the values). */
 function leaks(secrets: Map<string, string>, places: Map<string, string>): string[] {

@@ -4,6 +4,7 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { N8nHarness } from '../../harness/harness';
 import { TriggerHost } from '../../harness/webhooks';
+import type { TriggerHostOptions } from '../../harness/webhooks';
 import { signedDelivery, startSimulator } from '../../simulator';
 import type { LeadTopic, Simulator, SimulatorOptions } from '../../simulator';
 
@@ -20,6 +21,7 @@ export interface Setup {
 export async function setUp(
 	parameters: INodeParameters = { events: ALL_TOPICS },
 	simulatorOptions: SimulatorOptions = {},
+	hostOptions: Omit<TriggerHostOptions, 'parameters'> = {},
 ): Promise<Setup> {
 	const sim = await startSimulator({
 		allowInsecureLoopbackWebhooks: true,
@@ -28,7 +30,7 @@ export async function setUp(
 		delivery: { baseDelayMs: 10, ...simulatorOptions.delivery },
 	});
 	const harness = new N8nHarness(sim);
-	const host = await TriggerHost.start(harness, { parameters });
+	const host = await TriggerHost.start(harness, { ...hostOptions, parameters });
 	const setup: Setup = {
 		sim,
 		harness,
