@@ -1,7 +1,5 @@
 import type {
-	IExecuteFunctions,
 	IHookFunctions,
-	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -11,7 +9,6 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { partnerLeadsApiTest } from '../PartnerLeads/transport/credentialTest';
 import { handleDelivery } from './delivery';
-import { recordExecutedEvents } from './executedEvents';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './eventAge';
 import { createSubscriptions, deleteSubscriptions, subscriptionsExist } from './subscriptions';
 
@@ -134,14 +131,4 @@ export class PartnerLeadsTrigger implements INodeType {
 		return await handleDelivery.call(this);
 	}
 
-	/**
-	 * n8n runs this as the first step of each execution the trigger starts, with the items the
-	 * webhook returned: they pass through unchanged, and their events are recorded as executed
-	 * where n8n reliably saves it (see recordExecutedEvents).
-	 */
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const items = this.getInputData();
-		recordExecutedEvents(this, items);
-		return [items];
-	}
 }

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { apiRequest } from '../PartnerLeads/transport/request';
 import { eventMark, SeenEvents } from './deduplication';
@@ -105,7 +105,7 @@ async function fetchLead(context: IWebhookFunctions, id: string): Promise<LeadLo
 }
 
 /** Whose events a memory holds: one trigger node of one workflow, its test URL apart. */
-export function eventScope(context: IWebhookFunctions | IExecuteFunctions): string {
+function eventScope(context: IWebhookFunctions): string {
 	const mode = context.getMode() === 'manual' ? 'test' : 'production';
 	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}:${mode}`;
 }
@@ -198,7 +198,12 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 			else json.lead = lookup.lead;
 		}
 		seen.remember(mark);
-		return { workflowData: [[{ json }]] };
+		// Acknowledged here, before n8n starts the execution: n8n 2.x saves what a webhook changed
+		// in static data only when the webhook answered itself (starting the execution first resets
+		// the change flag), and this record is what stops the event from running again in another
+		// webhook process or after a restart. n8n 1.x answers before starting the execution anyway.
+		this.getResponseObject().status(200).json({ received: true });
+		return { noWebhookResponse: true, workflowData: [[{ json }]] };
 	} finally {
 		seen.release(key);
 	}

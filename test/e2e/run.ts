@@ -24,12 +24,17 @@ import { secretsAndReplays } from './scenarios/secrets-and-replays';
 import { cappedService } from './scenarios/capped-service';
 import { restartWithActiveTrigger } from './scenarios/restart';
 import { plannedChecks, runVersion } from './version-session';
+import { plannedQueueChecks, QUEUE_SCENARIOS, runQueueMode } from './queue/session';
 import { E2E_N8N_VERSIONS } from './versions';
 
 const ALL_SCENARIOS = [nodeTypesListed, credentialTest, createAndGetLeads, leadTrigger, tokenRefresh, httpRequestNode, credentialMessages, secretsAndReplays, cappedService, restartWithActiveTrigger];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */
 const SCENARIO_FILTER = (process.env.N8N_E2E_SCENARIOS ?? '').split(',').map((word) => word.trim()).filter(Boolean);
 const SCENARIOS = SCENARIO_FILTER.length === 0 ? ALL_SCENARIOS : ALL_SCENARIOS.filter((scenario) => SCENARIO_FILTER.some((word) => scenario.name.includes(word)));
+
+/** N8N_E2E_QUEUE_VERSIONS: the versions also run in queue mode (default 2.40.7; empty: none). */
+const QUEUE_VERSIONS = (process.env.N8N_E2E_QUEUE_VERSIONS ?? '2.40.7').split(',').map((version) => version.trim()).filter(Boolean);
+const QUEUE_SELECTED = SCENARIO_FILTER.length === 0 ? QUEUE_SCENARIOS : QUEUE_SCENARIOS.filter((scenario) => SCENARIO_FILTER.some((word) => scenario.name.includes(word)));
 
 const minutes = (value: string | undefined, fallback: number) => (Number(value) > 0 ? Number(value) : fallback) * 60_000;
 /** Whole run, provisioning included (a cold provisioning of both versions takes ~10 minutes). */
@@ -67,6 +72,8 @@ async function main(): Promise<void> {
 		.map((version) => version.trim())
 		.filter(Boolean);
 	for (const version of versions) report.plan(plannedChecks(version, SCENARIOS));
+	const queueVersions = QUEUE_SELECTED.length > 0 ? QUEUE_VERSIONS.filter((version) => versions.includes(version)) : [];
+	for (const version of queueVersions) report.plan(plannedQueueChecks(version, QUEUE_SELECTED));
 	const notRun = (reason: string) => {
 		for (const version of versions) {
 			for (const name of plannedChecks(version, SCENARIOS)) report.fail(name, `not run: ${reason}`);
@@ -92,6 +99,9 @@ async function main(): Promise<void> {
 
 	for (const version of versions) {
 		await runVersion(runtimes.get(version)!, SCENARIOS, report);
+	}
+	for (const version of queueVersions) {
+		await runQueueMode(runtimes.get(version)!, QUEUE_SELECTED, report);
 	}
 	clearTimeout(hardBound);
 	finish(report.failed > 0 ? 1 : 0);

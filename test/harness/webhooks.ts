@@ -103,12 +103,12 @@ export interface TriggerHostOptions {
 	/** loopback port; 0 picks a free one. A restart reuses the port so the URL stays the same. */
 	port?: number;
 	/**
-	 * Which static data n8n saves around a delivery. 'webhook' (1.x): what webhook() changed,
-	 * right after it. 'execution' (2.x): n8n starts the execution before it saves the webhook's
-	 * static data, and building the execution's Workflow resets the "changed" flag, so only
-	 * what the execution changed is saved, when it ends.
+	 * When n8n saves what webhook() changed in static data. 'always' (1.x): right after it.
+	 * 'whenAnsweredByNode' (2.x): n8n starts the execution before it saves, and building the
+	 * execution's Workflow resets the "changed" flag; only a webhook that answered the request
+	 * itself (noWebhookResponse) has its static data saved first.
 	 */
-	savesStaticDataOf?: 'webhook' | 'execution';
+	webhookStaticDataSaved?: 'always' | 'whenAnsweredByNode';
 }
 
 type Registration = { webhookData: IWebhookData; mode: 'production' | 'test' };
@@ -131,7 +131,7 @@ export class TriggerHost {
 
 	private test?: Registration & { staticData: IDataObject };
 
-	private readonly savesStaticDataOf: 'webhook' | 'execution';
+	private readonly webhookStaticDataSaved: 'always' | 'whenAnsweredByNode';
 
 	private constructor(
 		private readonly harness: N8nHarness,
@@ -140,7 +140,7 @@ export class TriggerHost {
 		options: TriggerHostOptions,
 	) {
 		this.store = options.store ?? new StaticDataStore();
-		this.savesStaticDataOf = options.savesStaticDataOf ?? 'webhook';
+		this.webhookStaticDataSaved = options.webhookStaticDataSaved ?? 'always';
 		this.node = {
 			id: options.node?.id ?? randomUUID(),
 			name: options.node?.name ?? 'Partner Referral Service Trigger',
@@ -176,7 +176,7 @@ export class TriggerHost {
 	 * user changed them.
 	 */
 	persisted(parameters: INodeParameters = this.node.parameters): TriggerHostOptions {
-		return { parameters, store: this.store, node: this.node, port: this.port, savesStaticDataOf: this.savesStaticDataOf };
+		return { parameters, store: this.store, node: this.node, port: this.port, webhookStaticDataSaved: this.webhookStaticDataSaved };
 	}
 
 	/** n8n's WEBHOOK_URL-based address of the trigger: production or test. */
@@ -405,13 +405,11 @@ export class TriggerHost {
 			return this.answered(req, res, true);
 		}
 
-		const savesExecution = !isTest && this.savesStaticDataOf === 'execution';
+		const saved = this.webhookStaticDataSaved === 'always' || result.noWebhookResponse === true || result.workflowData === undefined;
 		if (result.workflowData !== undefined) {
-			// 2.x: the execution runs on a Workflow loaded from the database, saved when it ends
-			const executionWorkflow = savesExecution ? this.workflow() : workflow;
-			this.track(this.execute(executionWorkflow, node.name, result.workflowData[0] ?? [], mode, savesExecution));
+			this.track(this.execute(workflow, node.name, result.workflowData[0] ?? [], mode));
 		}
-		if (!isTest && !savesExecution) this.store.saveIfChanged(workflow);
+		if (!isTest && saved) this.store.saveIfChanged(workflow);
 		if (result.noWebhookResponse !== true && !res.headersSent) {
 			res
 				.status(200)
@@ -426,9 +424,8 @@ export class TriggerHost {
 		if (isTest && result.workflowData !== undefined) await this.stopListening();
 	}
 
-	private async execute(workflow: Workflow, nodeName: string, items: INodeExecutionData[], mode: WorkflowExecuteMode, saveAfter: boolean) {
+	private async execute(workflow: Workflow, nodeName: string, items: INodeExecutionData[], mode: WorkflowExecuteMode) {
 		const run = await this.harness.runWorkflow(workflow, nodeName, items, mode);
-		if (saveAfter) this.store.saveIfChanged(workflow);
 		const emitted = run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
 		this.executions.push({ mode, items: emitted, run });
 	}

@@ -55,7 +55,7 @@ export async function freeLoopbackPort(): Promise<number> {
  * 1.x vs 2.x: 2.x renamed WEBHOOK_URL to N8N_WEBHOOK_URL and always runs a task runner (whose broker
  * listens on a port of its own, 5679 unless told otherwise); 1.x does not need a runner here.
  */
-function n8nEnvironment(root: string, userFolder: string, ports: { main: number; broker: number }, major: number): NodeJS.ProcessEnv {
+export function n8nEnvironment(root: string, userFolder: string, ports: { main: number; broker: number }, major: number): NodeJS.ProcessEnv {
 	const port = ports.main;
 	const webhookUrl = `http://127.0.0.1:${port}/`;
 	const versionSpecific: Record<string, string> =
