@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 
 import type { Subscription } from '../../simulator/types';
-import { waitForExecutions } from '../lib/execution-data';
+import { executionError, waitForExecutions } from '../lib/execution-data';
 import { signedDelivery, subscriptionsOf } from '../lib/lead-trigger';
 import { pollUntil, sleep } from '../lib/wait';
 import { leadTriggerWorkflow } from '../workflows';
@@ -112,7 +112,8 @@ export const workerKilledMidRun: QueueScenario = {
 			},
 			{ timeoutMs: 120_000, intervalMs: 1_000, what: 'the interrupted execution to end (run again by the other worker, or marked crashed)' },
 		);
-		const statuses = outcome.map((execution) => execution.status).join(', ');
+		const details = await Promise.all(outcome.map(async (execution) => await rest.getExecution(execution.id)));
+		const statuses = details.map((execution) => `${execution.status}${executionError(execution) ? ` ("${executionError(execution)}")` : ''}`).join(', ');
 		figures.set('worker killed mid-run: executions of the acknowledged event', statuses);
 		await first!.restart();
 		assert.ok(outcome.length >= 1, 'the acknowledged event has no execution');
