@@ -32,8 +32,8 @@ const ALL_SCENARIOS = [nodeTypesListed, credentialTest, createAndGetLeads, leadT
 const SCENARIO_FILTER = (process.env.N8N_E2E_SCENARIOS ?? '').split(',').map((word) => word.trim()).filter(Boolean);
 const SCENARIOS = SCENARIO_FILTER.length === 0 ? ALL_SCENARIOS : ALL_SCENARIOS.filter((scenario) => SCENARIO_FILTER.some((word) => scenario.name.includes(word)));
 
-/** N8N_E2E_QUEUE_VERSIONS: the versions also run in queue mode (default 2.40.7; empty: none). */
-const QUEUE_VERSIONS = (process.env.N8N_E2E_QUEUE_VERSIONS ?? '2.40.7').split(',').map((version) => version.trim()).filter(Boolean);
+/** N8N_E2E_QUEUE_VERSIONS: the versions also run in queue mode (default: both lines; empty: none). */
+const QUEUE_VERSIONS = (process.env.N8N_E2E_QUEUE_VERSIONS ?? E2E_N8N_VERSIONS.join(',')).split(',').map((version) => version.trim()).filter(Boolean);
 const QUEUE_SELECTED = SCENARIO_FILTER.length === 0 ? QUEUE_SCENARIOS : QUEUE_SCENARIOS.filter((scenario) => SCENARIO_FILTER.some((word) => scenario.name.includes(word)));
 
 const minutes = (value: string | undefined, fallback: number) => (Number(value) > 0 ? Number(value) : fallback) * 60_000;
