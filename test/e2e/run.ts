@@ -21,10 +21,11 @@ import { leadTrigger } from './scenarios/trigger';
 import { httpRequestNode } from './scenarios/http-request-node';
 import { credentialMessages } from './scenarios/credential-messages';
 import { secretsAndReplays } from './scenarios/secrets-and-replays';
+import { examplesRun } from './scenarios/examples';
 import { plannedChecks, runVersion } from './version-session';
 import { E2E_N8N_VERSIONS } from './versions';
 
-const ALL_SCENARIOS = [nodeTypesListed, credentialTest, createAndGetLeads, leadTrigger, tokenRefresh, httpRequestNode, credentialMessages, secretsAndReplays];
+const ALL_SCENARIOS = [nodeTypesListed, credentialTest, createAndGetLeads, leadTrigger, tokenRefresh, httpRequestNode, credentialMessages, secretsAndReplays, examplesRun];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */
 const SCENARIO_FILTER = (process.env.N8N_E2E_SCENARIOS ?? '').split(',').map((word) => word.trim()).filter(Boolean);
 const SCENARIOS = SCENARIO_FILTER.length === 0 ? ALL_SCENARIOS : ALL_SCENARIOS.filter((scenario) => SCENARIO_FILTER.some((word) => scenario.name.includes(word)));
