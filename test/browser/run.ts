@@ -2,8 +2,8 @@
  * The browser test: n8n's editor in Debian's chromium (playwright-core, no browser download),
  * on the same session `npm run dev` gives a user.
  *
- *   npm run test:browser                              n8n 2.40.7
- *   N8N_BROWSER_VERSIONS=2.40.7,1.123.81 npm run test:browser
+ *   npm run test:browser                              n8n 2.40.7 and 1.123.81
+ *   N8N_BROWSER_VERSIONS=2.40.7 npm run test:browser  one version
  *
  * Screenshots go to N8N_BROWSER_SHOTS (default: <tmp>/partner-leads-browser-shots), printed at
  * the end. Exits non-zero when a check failed; every wait is bounded, and so is the whole run.
@@ -19,8 +19,9 @@ import { provideRuntimes } from '../e2e/lib/provision';
 import { describe, log, Report } from '../e2e/lib/report';
 import { BROWSER_CHECKS } from './checks';
 import { Editor, launchChromium } from './editor';
+import { E2E_N8N_VERSIONS } from '../e2e/versions';
 
-const VERSIONS = (process.env.N8N_BROWSER_VERSIONS || '2.40.7').split(',').map((version) => version.trim()).filter(Boolean);
+const VERSIONS = (process.env.N8N_BROWSER_VERSIONS || E2E_N8N_VERSIONS.join(',')).split(',').map((version) => version.trim()).filter(Boolean);
 const SHOTS_DIR = process.env.N8N_BROWSER_SHOTS || path.join(os.tmpdir(), 'partner-leads-browser-shots');
 const HARD_LIMIT_MS = (Number(process.env.N8N_BROWSER_TIMEOUT_MINUTES) || 20) * 60_000;
 
