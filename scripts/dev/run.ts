@@ -35,7 +35,7 @@ function banner(session: DevSession): string {
 		`  Editor:     ${session.n8n.baseUrl}/`,
 		`  Login:      ${session.login.email} / ${session.login.password}`,
 		`  Credential: "${session.credential.name}" (the simulator at ${session.sim.url})`,
-		`  Workflows:  ${session.workflows.join('; ')}`,
+		`  Workflows:  ${session.workflows.map((workflow) => workflow.name).join('; ')}`,
 		'  Edit nodes/ or credentials/: the package is rebuilt and n8n restarts with it. Ctrl-C stops.',
 		'',
 	].join('\n');
@@ -53,7 +53,7 @@ async function checkSession(session: DevSession): Promise<void> {
 	const test = await session.rest.testCredential({ ...session.credential, type: 'partnerLeadsApi', data: credentialData(session.sim) });
 	assert.equal(test.status, 'OK', `the simulator credential does not pass n8n's test: ${test.message}`);
 	const names = await session.rest.workflowNames();
-	for (const name of session.workflows) assert.ok(names.includes(name), `the example workflow "${name}" was not imported`);
+	for (const { name } of session.workflows) assert.ok(names.includes(name), `the example workflow "${name}" was not imported`);
 }
 
 /** tsc --watch; after each build without errors, `onBuilt` (the first build is the one already done). */

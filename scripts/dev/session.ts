@@ -36,7 +36,8 @@ export interface DevSession {
 	rest: N8nRest;
 	login: DevLogin;
 	credential: { id: string; name: string };
-	workflows: string[];
+	/** the imported examples: file in examples/, name, id in n8n */
+	workflows: Array<{ file: string; name: string; id: string }>;
 	/** copies the current dist/ into n8n and restarts it (same port, database and login) */
 	reload(): Promise<void>;
 	stop(): Promise<void>;
@@ -105,7 +106,7 @@ export async function startDevSession(options: { runtime: N8nRuntime; port?: num
 			rest,
 			login,
 			credential,
-			workflows: imported.map(({ example }) => example.name),
+			workflows: imported.map(({ example, stored }) => ({ file: example.file, name: example.name, id: stored.id })),
 			reload: async () => {
 				await session.n8n.stop();
 				session.n8n = await start();

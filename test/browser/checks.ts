@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 
 import type { DevSession } from '../../scripts/dev/session';
 import { credentialData, CREDENTIAL_TYPE } from '../e2e/lib/service';
+import { pollUntil } from '../e2e/lib/wait';
 import type { SchemaField } from '../simulator/types';
 import type { Editor } from './editor';
 
@@ -58,7 +59,34 @@ const ADDED_FIELD: SchemaField = {
 	],
 };
 
+/** What the Quick start's user types into the form example's form (First name … Notes). */
+const FORM_ENTRY = ['Ada', 'Quickstart', 'ada.quickstart@example.com', 'Analytical Engines', 'Referred from the README quick start'];
+
 export const BROWSER_CHECKS: BrowserCheck[] = [
+	{
+		name: 'Quick start: the imported form example, run from the editor, creates the first lead',
+		async run(editor, session) {
+			const example = session.workflows.find((workflow) => workflow.file === 'create-lead-from-form.json');
+			assert.ok(example, 'npm run dev did not import the form example');
+			await editor.page.goto(`${editor.baseUrl}/workflow/${example.id}`);
+			// "Execute workflow" opens the form trigger's test form in a new tab
+			const formTab = editor.page.context().waitForEvent('page', { timeout: 30_000 });
+			await editor.testId('execute-workflow-button').first().click();
+			const form = await formTab;
+			await form.waitForLoadState();
+			for (const [index, value] of FORM_ENTRY.entries()) await form.locator(`[name="field-${index}"]`).fill(value);
+			await form.locator('#submit-btn').click();
+			const email = FORM_ENTRY[2]!;
+			const lead = await pollUntil(() => session.sim.control.listLeads().find((entry) => String(entry.email) === email), {
+				timeoutMs: 30_000,
+				what: `the form example to create a lead for ${email}`,
+			});
+			await form.close();
+			await editor.screenshot('quick-start-form-example-ran');
+			assert.equal(lead.firstName, FORM_ENTRY[0], 'the lead does not have the first name typed into the form');
+			assert.equal(lead.companyName, FORM_ENTRY[3], 'the lead does not have the company typed into the form');
+		},
+	},
 	{
 		name: 'node panel: the trigger offers its three events',
 		async run(editor) {
