@@ -63,6 +63,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://api.example.com',
 			required: true,
+			// Only the selected environment's address is asked for (and required).
+			displayOptions: { show: { environment: ['production'] } },
 			description: 'The production API base address from the portal, without /1.0/api',
 		},
 		{
@@ -71,7 +73,9 @@ export class PartnerLeadsApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			placeholder: 'https://api.sandbox.example.com',
-			description: 'The non-production API base address, without /1.0/api. Needed only for the Non-Production environment.',
+			required: true,
+			displayOptions: { show: { environment: ['nonProduction'] } },
+			description: 'The non-production API base address, without /1.0/api',
 		},
 		{
 			displayName: 'Token Issuer Address',

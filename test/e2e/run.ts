@@ -23,11 +23,25 @@ import { credentialMessages } from './scenarios/credential-messages';
 import { secretsAndReplays } from './scenarios/secrets-and-replays';
 import { cappedService } from './scenarios/capped-service';
 import { restartWithActiveTrigger } from './scenarios/restart';
+import { examplesRun } from './scenarios/examples';
 import { plannedChecks, runVersion } from './version-session';
 import { plannedQueueChecks, QUEUE_SCENARIOS, runQueueMode } from './queue/session';
 import { E2E_N8N_VERSIONS } from './versions';
 
-const ALL_SCENARIOS = [nodeTypesListed, credentialTest, createAndGetLeads, leadTrigger, tokenRefresh, httpRequestNode, credentialMessages, secretsAndReplays, cappedService, restartWithActiveTrigger];
+// the restart stays last: it restarts n8n
+const ALL_SCENARIOS = [
+	nodeTypesListed,
+	credentialTest,
+	createAndGetLeads,
+	leadTrigger,
+	tokenRefresh,
+	httpRequestNode,
+	credentialMessages,
+	secretsAndReplays,
+	cappedService,
+	examplesRun,
+	restartWithActiveTrigger,
+];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */
 const SCENARIO_FILTER = (process.env.N8N_E2E_SCENARIOS ?? '').split(',').map((word) => word.trim()).filter(Boolean);
 const SCENARIOS = SCENARIO_FILTER.length === 0 ? ALL_SCENARIOS : ALL_SCENARIOS.filter((scenario) => SCENARIO_FILTER.some((word) => scenario.name.includes(word)));

@@ -10,8 +10,9 @@ import { readLeadSchema } from './leadSchema';
 
 /**
  * Where the node gets the lead schema. A run fetches it once and passes it to every item;
- * the editor's dropdowns (loadOptions, resource mapper) reuse a copy for a minute, so
- * opening a node does not send one schema request per dropdown.
+ * the editor's Lead Fields mapper asks the service each time (Refresh Field List must show a
+ * changed schema), and the other dropdowns reuse its copy for a minute, so opening a node
+ * does not send one schema request per dropdown.
  */
 
 const EDITOR_CACHE_TTL_MS = 60_000;

@@ -2,7 +2,7 @@ import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
 
 import type { LeadWritePurpose } from '../helpers/mapperFields';
 import { leadFieldsFromSchema } from '../helpers/mapperFields';
-import { leadSchemaForEditor } from '../helpers/schemaSource';
+import { fetchLeadSchema } from '../helpers/schemaSource';
 
 const EMPTY_NOTICE: Record<LeadWritePurpose, string> = {
 	create: "The portal's lead schema has no field that can be set on create",
@@ -10,8 +10,13 @@ const EMPTY_NOTICE: Record<LeadWritePurpose, string> = {
 	upsert: "The portal's lead schema has no field that can be set",
 };
 
+/**
+ * Always asks the service: n8n calls this when the node opens and on Refresh Field List, and a
+ * user who refreshes after changing the portal's schema must see the change. The answer also
+ * refreshes the copy the other dropdowns reuse.
+ */
 async function fieldsFor(context: ILoadOptionsFunctions, purpose: LeadWritePurpose): Promise<ResourceMapperFields> {
-	const fields = leadFieldsFromSchema(await leadSchemaForEditor.call(context), purpose);
+	const fields = leadFieldsFromSchema(await fetchLeadSchema.call(context), purpose);
 	return fields.length > 0 ? { fields } : { fields, emptyFieldsNotice: EMPTY_NOTICE[purpose] };
 }
 

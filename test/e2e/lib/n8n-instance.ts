@@ -36,6 +36,11 @@ export interface StartOptions {
 	startupTimeoutMs: number;
 	/** substrings that make a log line notable */
 	watchWords: string[];
+	/**
+	 * For restarts of the same instance (`npm run dev`): its folder (kept on stop), port and encryption
+	 * key. Default: a new temporary folder, a free port and a random key.
+	 */
+	reuse?: { root: string; port: number; encryptionKey: string };
 }
 
 export async function freeLoopbackPort(): Promise<number> {
@@ -55,7 +60,13 @@ export async function freeLoopbackPort(): Promise<number> {
  * 1.x vs 2.x: 2.x renamed WEBHOOK_URL to N8N_WEBHOOK_URL and always runs a task runner (whose broker
  * listens on a port of its own, 5679 unless told otherwise); 1.x does not need a runner here.
  */
-export function n8nEnvironment(root: string, userFolder: string, ports: { main: number; broker: number }, major: number): NodeJS.ProcessEnv {
+export function n8nEnvironment(
+	root: string,
+	userFolder: string,
+	ports: { main: number; broker: number },
+	major: number,
+	encryptionKey: string = randomBytes(24).toString('hex'),
+): NodeJS.ProcessEnv {
 	const port = ports.main;
 	const webhookUrl = `http://127.0.0.1:${port}/`;
 	const versionSpecific: Record<string, string> =
@@ -71,7 +82,7 @@ export function n8nEnvironment(root: string, userFolder: string, ports: { main: 
 		...inherited,
 		HOME: path.join(root, 'home'),
 		N8N_USER_FOLDER: userFolder,
-		N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
+		N8N_ENCRYPTION_KEY: encryptionKey,
 		N8N_PORT: String(port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_HOST: '127.0.0.1',
@@ -124,18 +135,19 @@ async function waitUntilReady(baseUrl: string, started: StartedProcess, timeoutM
 export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	const { runtime } = options;
 	const major = Number(runtime.version.split('.')[0]);
-	const root = mkdtempSync(path.join(os.tmpdir(), `partner-leads-e2e-n8n-${runtime.version}-`));
+	const root = options.reuse?.root ?? mkdtempSync(path.join(os.tmpdir(), `partner-leads-e2e-n8n-${runtime.version}-`));
 	const userFolder = path.join(root, 'user');
 	mkdirSync(userFolder, { recursive: true });
 	mkdirSync(path.join(root, 'home'), { recursive: true });
 	options.prepareUserFolder(userFolder);
 
-	const port = await freeLoopbackPort();
+	const port = options.reuse?.port ?? (await freeLoopbackPort());
+	const encryptionKey = options.reuse?.encryptionKey ?? randomBytes(24).toString('hex');
 	let brokerPort = await freeLoopbackPort();
 	while (brokerPort === port) brokerPort = await freeLoopbackPort();
 	const baseUrl = `http://127.0.0.1:${port}`;
 	const logFile = path.join(root, 'n8n.log');
-	const logStream = createWriteStream(logFile);
+	const logStream = createWriteStream(logFile, { flags: 'a' });
 	const notable: string[] = [];
 	const watchWords = options.watchWords.map((word) => word.toLowerCase());
 	// The cache folder's name contains our package name: take it out of lines before matching.
@@ -152,7 +164,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		}
 	};
 
-	const environment = n8nEnvironment(root, userFolder, { main: port, broker: brokerPort }, major);
+	const environment = n8nEnvironment(root, userFolder, { main: port, broker: brokerPort }, major, encryptionKey);
 	let started: StartedProcess | undefined;
 	const launch = async () => {
 		log(`starting n8n ${runtime.version} on ${baseUrl} (log: ${logFile})`);
@@ -171,7 +183,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	const stop = async (stopOptions: { keepFiles?: boolean } = {}) => {
 		await stopProcessOnly();
 		await new Promise<void>((resolve) => logStream.end(resolve));
-		if (!stopOptions.keepFiles) rmSync(root, { recursive: true, force: true });
+		if (!stopOptions.keepFiles && !options.reuse) rmSync(root, { recursive: true, force: true });
 	};
 	const startOrExplain = async () => {
 		try {

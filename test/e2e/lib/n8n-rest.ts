@@ -99,6 +99,22 @@ export class N8nRest {
 		return workflowSummary(await this.call('POST', '/rest/workflows', { ...workflow, active: false }));
 	}
 
+	/** `GET /rest/workflows` → the names of the workflows the user sees (first 250). */
+	async workflowNames(): Promise<string[]> {
+		const list = await this.call('GET', '/rest/workflows?take=250');
+		return workflowNamesOf(list);
+	}
+
+	/** `GET /rest/credentials` → id, name and type of each stored credential (no data). */
+	async credentials(): Promise<Array<{ id: string; name: string; type: string }>> {
+		const list = await this.call('GET', '/rest/credentials');
+		return (Array.isArray(list) ? list : []).filter(isRecord).map((item) => ({
+			id: String(item.id),
+			name: String(item.name),
+			type: String(item.type),
+		}));
+	}
+
 	/** `GET /rest/workflows/:id` as n8n answers it (nodes, static data, everything), as JSON text. */
 	async workflowJson(id: string): Promise<string> {
 		return JSON.stringify(await this.call('GET', `/rest/workflows/${id}`, undefined, { raw: true }));
@@ -185,6 +201,12 @@ function namesOf(types: unknown): string[] {
 function stringField(value: unknown, field: string): string {
 	if (!isRecord(value) || value[field] === undefined) throw new Error(`answer has no ${field}: ${JSON.stringify(value)?.slice(0, 300)}`);
 	return String(value[field]);
+}
+
+function workflowNamesOf(list: unknown): string[] {
+	// 2.x answers a page {count, data}; 1.x a plain array
+	const items = Array.isArray(list) ? list : isRecord(list) && Array.isArray(list.data) ? list.data : [];
+	return items.filter(isRecord).map((item) => String(item.name));
 }
 
 function workflowSummary(value: unknown): WorkflowSummary {

@@ -132,15 +132,27 @@ describe('PartnerLeads: Lead Schema > Get and the editor methods', () => {
 			expect(await mapperFields('create')).toEqual({ fields: [], emptyFieldsNotice: "The portal's lead schema has no field that can be set on create" });
 		});
 
-		it('the editor reuses the schema for a minute; every run fetches it again', async () => {
+		it('Lead Fields asks the service each time; the Match Field dropdown reuses its copy for a minute; every run fetches again', async () => {
 			await mapperFields('create');
-			await mapperFields('update');
 			const { context, methods } = editorContext(harness, { resource: 'lead', operation: 'upsert' }, 'parameters.matchField');
 			await methods.loadOptions!.getMatchFields.call(context);
+			await methods.loadOptions!.getMatchFields.call(context);
 			expect(routeCount(sim, 'GET /schema/lead')).toBe(1);
+			await mapperFields('update');
+			expect(routeCount(sim, 'GET /schema/lead')).toBe(2);
 			await harness.runNode({ parameters: { resource: 'leadSchema', operation: 'get' } });
 			await harness.runNode({ parameters: { resource: 'leadSchema', operation: 'get' } });
-			expect(routeCount(sim, 'GET /schema/lead')).toBe(3);
+			expect(routeCount(sim, 'GET /schema/lead')).toBe(4);
+		});
+
+		it('Refresh Field List right after the portal changed its schema shows the change', async () => {
+			const before = (await mapperFields('create')).fields.map((field) => field.id);
+			expect(before).not.toContain('region');
+			const schema = structuredClone(sim.control.getSchema());
+			schema.push({ fieldId: 'region', label: 'Sales region', type: 'string', required: true, creatable: true, updateable: true });
+			sim.control.setSchema(schema);
+			const after = (await mapperFields('create')).fields.find((field) => field.id === 'region');
+			expect(after).toMatchObject({ displayName: 'Sales region', required: true });
 		});
 
 		it('a credential problem reaches the editor as a message that says what to fix', async () => {

@@ -1,0 +1,180 @@
+/**
+ * What a user sees in n8n's editor, checked in a real browser against the dev session
+ * (real n8n, the simulator, the credential). Each check leaves a screenshot.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+
+import type { DevSession } from '../../scripts/dev/session';
+import { credentialData, CREDENTIAL_TYPE } from '../e2e/lib/service';
+import { pollUntil } from '../e2e/lib/wait';
+import type { SchemaField } from '../simulator/types';
+import type { Editor } from './editor';
+
+export interface BrowserCheck {
+	name: string;
+	run(editor: Editor, session: DevSession): Promise<void>;
+}
+
+const TRIGGER_EVENTS = ['On lead created', 'On lead deleted', 'On lead updated'];
+/** Node parameters of their own on Create, not mapper fields (spec 5.8). */
+const NODE_PARAMETER_FIELDS = ['partnerOrganizationId', 'agentId'];
+
+function expectedCreateFields(schema: SchemaField[]) {
+	return schema
+		.filter((field) => field.creatable && !NODE_PARAMETER_FIELDS.includes(field.fieldId))
+		.map((field) => ({ id: field.fieldId, label: field.label, required: field.required }));
+}
+
+function picklistLabels(schema: SchemaField[], fieldId: string): string[] {
+	const field = schema.find((entry) => entry.fieldId === fieldId);
+	return (field?.picklistValues ?? []).map((option) => option.label);
+}
+
+/** Adds the node with one of its actions, as from the node panel, and chooses the credential. */
+async function addAction(editor: Editor, action: string, credential: string): Promise<void> {
+	await editor.openNodeInCreator('Partner Referral', 'Partner Referral Service');
+	await editor.page.getByText(/^Actions \(\d+\)$/).click();
+	await editor.creatorItem(action).click();
+	await editor.chooseCredential(credential);
+}
+
+async function openCreateLead(editor: Editor, credential: string): Promise<void> {
+	await addAction(editor, 'Create a lead', credential);
+	await editor.testId('mapping-fields-container').waitFor();
+}
+
+/** A field the portal adds while the user has the node open: required, with its own options. */
+const ADDED_FIELD: SchemaField = {
+	fieldId: 'region',
+	label: 'Sales region',
+	type: 'picklist',
+	required: true,
+	creatable: true,
+	updateable: true,
+	picklistValues: [
+		{ value: 'emea', label: 'EMEA' },
+		{ value: 'amer', label: 'Americas' },
+		{ value: 'apac', label: 'Asia Pacific' },
+	],
+};
+
+/** What the Quick start's user types into the form example's form (First name … Notes). */
+const FORM_ENTRY = ['Ada', 'Quickstart', 'ada.quickstart@example.com', 'Analytical Engines', 'Referred from the README quick start'];
+
+export const BROWSER_CHECKS: BrowserCheck[] = [
+	{
+		name: 'Quick start: the imported form example, run from the editor, creates the first lead',
+		async run(editor, session) {
+			const example = session.workflows.find((workflow) => workflow.file === 'create-lead-from-form.json');
+			assert.ok(example, 'npm run dev did not import the form example');
+			await editor.page.goto(`${editor.baseUrl}/workflow/${example.id}`);
+			// "Execute workflow" opens the form trigger's test form in a new tab
+			const formTab = editor.page.context().waitForEvent('page', { timeout: 30_000 });
+			await editor.testId('execute-workflow-button').first().click();
+			const form = await formTab;
+			await form.waitForLoadState();
+			for (const [index, value] of FORM_ENTRY.entries()) await form.locator(`[name="field-${index}"]`).fill(value);
+			await form.locator('#submit-btn').click();
+			const email = FORM_ENTRY[2]!;
+			const lead = await pollUntil(() => session.sim.control.listLeads().find((entry) => String(entry.email) === email), {
+				timeoutMs: 30_000,
+				what: `the form example to create a lead for ${email}`,
+			});
+			await form.close();
+			await editor.screenshot('quick-start-form-example-ran');
+			assert.equal(lead.firstName, FORM_ENTRY[0], 'the lead does not have the first name typed into the form');
+			assert.equal(lead.companyName, FORM_ENTRY[3], 'the lead does not have the company typed into the form');
+		},
+	},
+	{
+		name: 'node panel: the trigger offers its three events',
+		async run(editor) {
+			await editor.openNodeInCreator('Partner Referral', 'Partner Referral Service');
+			await editor.creatorItem(TRIGGER_EVENTS[0]).waitFor();
+			const names = await editor.creatorItemNames();
+			await editor.screenshot('node-panel-trigger-events');
+			for (const event of TRIGGER_EVENTS) assert.ok(names.includes(event), `the node panel does not offer "${event}" (it shows: ${names.join(', ')})`);
+		},
+	},
+	{
+		name: 'Create a lead: the credential is chosen, Lead Fields lists the schema with required marks and picklist options',
+		async run(editor, session) {
+			await openCreateLead(editor, session.credential.name);
+			const credential = await editor.testId('node-credentials-select').locator('input').inputValue();
+			assert.equal(credential, session.credential.name, 'the node did not choose the only credential of its type');
+			const schema = session.sim.control.getSchema();
+			const shown = await editor.mapperFields();
+			await editor.testId('node-parameters').evaluate((element) => element.scrollTo(0, 0));
+			await editor.screenshot('editor-lead-fields');
+			assert.deepEqual(shown, expectedCreateFields(schema), 'Lead Fields does not show the schema’s creatable fields with their required marks');
+			assert.deepEqual(await editor.optionsOf('platform'), picklistLabels(schema, 'platform'), 'the Platform picklist options differ from the schema');
+		},
+	},
+	{
+		name: 'Create a lead: after the schema changes, Refresh Field List shows the new field, its required mark and options',
+		async run(editor, session) {
+			const original = session.sim.control.getSchema();
+			await openCreateLead(editor, session.credential.name);
+			const changed = [...structuredClone(original).map((field) => (field.fieldId === 'phone' ? { ...field, required: true } : field)), ADDED_FIELD];
+			session.sim.control.setSchema(changed);
+			try {
+				await editor.refreshFieldList(ADDED_FIELD.label);
+				const shown = await editor.mapperFields();
+				await editor.page.locator('[data-test-id="mapping-fields-container"] label', { hasText: ADDED_FIELD.label }).first().scrollIntoViewIfNeeded();
+				await editor.screenshot('editor-lead-fields-refreshed');
+				assert.deepEqual(shown, expectedCreateFields(changed), 'after Refresh Field List, Lead Fields does not match the changed schema');
+				assert.deepEqual(await editor.optionsOf('region'), picklistLabels(changed, 'region'), 'the new picklist’s options differ from the schema');
+			} finally {
+				session.sim.control.setSchema(original);
+			}
+		},
+	},
+	{
+		name: 'Get a lead: the From List search shows the portal’s leads',
+		async run(editor, session) {
+			await addAction(editor, 'Get a lead', session.credential.name);
+			await editor.testId('resource-locator-leadId').locator('[data-test-id="rlc-input"]').click();
+			await editor.testId('rlc-item').first().waitFor();
+			const items = (await editor.testId('rlc-item').allTextContents()).map((text) => text.trim());
+			await editor.screenshot('editor-lead-list-search');
+			for (const lead of session.sim.control.listLeads()) {
+				assert.ok(
+					items.some((item) => item.includes(String(lead.email))),
+					`the lead list does not show ${String(lead.email)} (it shows: ${items.join('; ')})`,
+				);
+			}
+		},
+	},
+	{
+		name: 'credential: n8n’s test shows success for the simulator’s key',
+		async run(editor, session) {
+			await editor.page.goto(`${editor.baseUrl}/home/credentials/${session.credential.id}`);
+			await editor.testId('credentials-config-container-test-success').waitFor();
+			await editor.screenshot('credential-test-success');
+		},
+	},
+	{
+		name: 'credential: with a wrong secret the test shows our message (and not the secret)',
+		async run(editor, session) {
+			// Made here, last: with two credentials of the type, n8n would preselect the newer one.
+			const wrongSecret = `wrong-${randomBytes(12).toString('hex')}`;
+			const wrong = await session.rest.createCredential(
+				'Partner Referral Service (wrong secret)',
+				CREDENTIAL_TYPE,
+				credentialData(session.sim, { clientSecret: wrongSecret }),
+			);
+			await editor.page.goto(`${editor.baseUrl}/home/credentials/${wrong.id}`);
+			// n8n tests the credential when it opens; its error banner has the Retry (test again) button
+			const retry = editor.testId('editCredential-modal').getByRole('button', { name: 'Retry' });
+			await retry.waitFor();
+			await retry.click();
+			await editor.testId('editCredential-modal').getByText('More details').click();
+			await editor.testId('editCredential-modal').getByText(/Client ID or Client Secret/).first().waitFor();
+			const text = (await editor.testId('editCredential-modal').innerText()).replace(/\s+/g, ' ');
+			await editor.screenshot('credential-test-wrong-secret');
+			assert.match(text, /client id|client secret/i, `the credential dialog does not name the client id/secret: ${text.slice(0, 400)}`);
+			assert.ok(!text.includes(wrongSecret), 'the credential dialog shows the secret');
+		},
+	},
+];

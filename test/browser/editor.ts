@@ -1,0 +1,148 @@
+/**
+ * What a user does in n8n's editor, in Debian's chromium driven by playwright-core (no browser
+ * download). Elements are found by n8n's data-test-id attributes and by the names a user reads.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Debian's chromium (apt package `chromium`); CHROMIUM_PATH overrides. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+/** Every single wait for the page is bounded by this. */
+const STEP_TIMEOUT_MS = 30_000;
+
+export async function launchChromium(): Promise<Browser> {
+	if (!existsSync(CHROMIUM_PATH)) {
+		throw new Error(`no chromium at ${CHROMIUM_PATH}: install it with \`bash scripts/e2e/provide-debian-packages.sh chromium\` (or set CHROMIUM_PATH)`);
+	}
+	// --no-sandbox: CI containers run as root, where chromium's sandbox refuses to start
+	return await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-dev-shm-usage'], timeout: 60_000 });
+}
+
+export class Editor {
+	constructor(
+		readonly page: Page,
+		readonly baseUrl: string,
+		private readonly shotsDir: string,
+	) {
+		page.setDefaultTimeout(STEP_TIMEOUT_MS);
+		mkdirSync(shotsDir, { recursive: true });
+	}
+
+	testId(id: string) {
+		return this.page.locator(`[data-test-id="${id}"]`);
+	}
+
+	async screenshot(name: string): Promise<string> {
+		const file = path.join(this.shotsDir, `${name}.png`);
+		await this.page.screenshot({ path: file });
+		return file;
+	}
+
+	async signIn(email: string, password: string): Promise<void> {
+		await this.page.goto(`${this.baseUrl}/signin`, { timeout: 60_000 });
+		await this.page.fill('input[name=emailOrLdapLoginId]', email);
+		await this.page.fill('input[name=password]', password);
+		await this.testId('form-submit-button').click();
+		await this.page.waitForURL((url) => !url.pathname.includes('signin'));
+	}
+
+	/** A new workflow, with the node panel searched for `search` and the node `nodeName` opened in it. */
+	async openNodeInCreator(search: string, nodeName: string): Promise<void> {
+		await this.page.goto(`${this.baseUrl}/workflow/new`);
+		await this.testId('canvas-plus-button').click();
+		await this.page.locator('[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]').fill(search);
+		await this.creatorItem(nodeName).click();
+	}
+
+	creatorItem(name: string) {
+		return this.page.locator(`[data-test-id="node-creator-item-name"]`, { hasText: new RegExp(`^\\s*${escapeRegExp(name)}\\s*$`) });
+	}
+
+	/** The names listed in the node panel right now. */
+	async creatorItemNames(): Promise<string[]> {
+		return (await this.testId('node-creator-item-name').allTextContents()).map((text) => text.trim());
+	}
+
+	/** The options an open dropdown shows (their names, without descriptions). */
+	async openOptions(): Promise<string[]> {
+		const list = this.page.locator('.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]');
+		await list.first().waitFor();
+		const names = await list.evaluateAll((items) =>
+			(items as unknown as PageElement[]).map((item) => (item.querySelector('span, .option-headline')?.textContent ?? item.textContent ?? '').trim()),
+		);
+		return names;
+	}
+
+	/** Opens the dropdown of a parameter and returns its options. */
+	async optionsOf(parameter: string): Promise<string[]> {
+		await this.testId(`parameter-input-${parameter}`).click();
+		const options = await this.openOptions();
+		await this.page.keyboard.press('Escape');
+		return options;
+	}
+
+	/** Chooses `name` in the dropdown of a parameter. */
+	async choose(parameter: string, name: string): Promise<void> {
+		await this.testId(`parameter-input-${parameter}`).click();
+		const option = this.page
+			.locator('.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]')
+			.filter({ has: this.page.locator(`text="${name}"`) })
+			.first();
+		await option.click();
+	}
+
+	/** Chooses a credential by name in the open node's Credential dropdown. */
+	async chooseCredential(name: string): Promise<void> {
+		await this.testId('node-credentials-select').click();
+		await this.page
+			.locator('.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]')
+			.filter({ hasText: name })
+			.first()
+			.click();
+	}
+
+	/**
+	 * The Lead Fields resource mapper as shown: each field's label and whether it is marked
+	 * required (n8n gives required fields no remove button and flags them while empty).
+	 */
+	async mapperFields(): Promise<Array<{ id: string; label: string; required: boolean }>> {
+		const container = this.testId('mapping-fields-container');
+		await container.waitFor();
+		return await container.evaluate((element) => {
+			const root = element as unknown as PageElement;
+			const fields: Array<{ id: string; label: string; required: boolean }> = [];
+			for (const label of Array.from(root.querySelectorAll('label[for^="value["]'))) {
+				const id = /value\["(.+)"\]/.exec(label.getAttribute('for') ?? '')?.[1] ?? '';
+				const item = label.closest('.parameter-item');
+				const removable = root.querySelector(`[data-test-id="remove-field-button-${id}"]`) !== null;
+				const flagged = item?.querySelector('[data-test-id="parameter-issues"]') !== null;
+				// the label's first text span is its title; the rest are the Fixed/Expression switch
+				const title = label.querySelector('span')?.textContent ?? label.textContent ?? '';
+				fields.push({ id, label: title.trim(), required: !removable && flagged });
+			}
+			return fields;
+		});
+	}
+
+	/** The mapper's menu > Refresh Field List, then waits for `label` to appear (bounded). */
+	async refreshFieldList(expectLabel: string): Promise<void> {
+		await this.page.locator('[data-test-id="mapping-fields-container"] [data-test-id="action-toggle"]').first().click();
+		await this.testId('action-refreshFieldList').click();
+		await this.page.locator(`[data-test-id="mapping-fields-container"] label`, { hasText: expectLabel }).first().waitFor();
+	}
+}
+
+/** The few DOM members used inside the page (the project compiles without the DOM library). */
+interface PageElement {
+	textContent: string | null;
+	getAttribute(name: string): string | null;
+	closest(selector: string): PageElement | null;
+	querySelector(selector: string): PageElement | null;
+	querySelectorAll(selector: string): ArrayLike<PageElement>;
+}
+
+function escapeRegExp(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
