@@ -137,6 +137,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
 	console.error(`[dev] ${error instanceof Error ? error.message : String(error)}`);
+	console.error('[dev] if another program took the port meanwhile, choose one with N8N_DEV_PORT=<port>');
 	killAllNow();
 	process.exit(1);
 });
