@@ -37,16 +37,15 @@ function openssl(dir: string, args: string[]): void {
 	}
 }
 
+/** A new P-256 key, unencrypted (a throwaway for one run). */
+const NEW_EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
 export function makeCertificates(): Certificates {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'partner-leads-bench-tls-'));
 	openssl(dir, [
 		'req',
 		'-x509',
-		'-newkey',
-		'ec',
-		'-pkeyopt',
-		'ec_paramgen_curve:prime256v1',
-		'-nodes',
+		...NEW_EC_KEY,
 		'-keyout',
 		'ca.key',
 		'-out',
@@ -58,11 +57,7 @@ export function makeCertificates(): Certificates {
 	]);
 	openssl(dir, [
 		'req',
-		'-newkey',
-		'ec',
-		'-pkeyopt',
-		'ec_paramgen_curve:prime256v1',
-		'-nodes',
+		...NEW_EC_KEY,
 		'-keyout',
 		'server.key',
 		'-out',
