@@ -40,7 +40,7 @@ export class PartnerLeadsApi implements ICredentialType {
 	/** Lets users call endpoints the nodes do not cover from n8n's HTTP Request node. */
 	httpRequestNode = {
 		name: 'Partner Referral Service',
-		docsUrl: 'https://github.com/partner-leads/n8n-nodes-partner-leads#calling-other-endpoints',
+		docsUrl: 'https://github.com/partner-leads/n8n-nodes-partner-leads#call-other-endpoints-with-the-http-request-node',
 		apiBaseUrlPlaceholder: 'https://api.example.com/1.0/api/company/{companyId}/leads',
 	};
 
