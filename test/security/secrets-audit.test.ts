@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 

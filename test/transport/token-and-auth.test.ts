@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { plainHttpProblem } from '../../nodes/PartnerLeads/transport/connection';
 import { N8nHarness, simulatorCredentialData } from '../harness/harness';
 import type { NodeRun } from '../harness/harness';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Every credential failure the service describes gets a message naming its cause, the same on
  * both n8n lines: in the credential test and in a run (bad id/secret, wrong audience, revoked

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { SchemaField, Simulator } from '../../simulator/types';
