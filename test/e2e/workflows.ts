@@ -118,6 +118,8 @@ export function createAndGetLeadsWorkflow(
 				resource: 'lead',
 				operation: 'get',
 				leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+				// the scenario checks every stored field, custom ones included
+				simplify: false,
 			},
 		},
 	];
