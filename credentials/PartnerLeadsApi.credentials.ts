@@ -40,7 +40,7 @@ export class PartnerLeadsApi implements ICredentialType {
 	/** Lets users call endpoints the nodes do not cover from n8n's HTTP Request node. */
 	httpRequestNode = {
 		name: 'Partner Referral Service',
-		docsUrl: 'https://github.com/partner-leads/n8n-nodes-partner-leads#calling-other-endpoints',
+		docsUrl: 'https://github.com/partner-leads/n8n-nodes-partner-leads#call-other-endpoints-with-the-http-request-node',
 		apiBaseUrlPlaceholder: 'https://api.example.com/1.0/api/company/{companyId}/leads',
 	};
 
@@ -61,26 +61,26 @@ export class PartnerLeadsApi implements ICredentialType {
 			name: 'baseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://api.example.com',
+			placeholder: 'e.g. https://api.example.com',
 			required: true,
-			description: 'The production API base address from the portal, without /1.0/api',
+			description: 'The production API base address from the portal: the address alone, the node adds the API version and paths',
 		},
 		{
 			displayName: 'Non-Production API Base Address',
 			name: 'devBaseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://api.sandbox.example.com',
-			description: 'The non-production API base address, without /1.0/api. Needed only for the Non-Production environment.',
+			placeholder: 'e.g. https://api.sandbox.example.com',
+			description: 'The non-production API base address from the portal: the address alone. Needed only for the Non-Production environment.',
 		},
 		{
 			displayName: 'Token Issuer Address',
 			name: 'authUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://auth.example.com',
+			placeholder: 'e.g. https://auth.example.com',
 			required: true,
-			description: 'Address of the token issuer; tokens are requested from {address}/oauth/token',
+			description: 'The address of the token issuer from the portal. The credential gets its access tokens there.',
 		},
 		{
 			displayName: 'Company ID',
@@ -88,7 +88,7 @@ export class PartnerLeadsApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: '64b7f0c2a1d3e4f5a6b7c8d9',
+			placeholder: 'e.g. 64b7f0c2a1d3e4f5a6b7c8d9',
 			description: 'The 24-character portal identifier',
 		},
 		{
@@ -113,8 +113,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			name: 'audience',
 			type: 'string',
 			default: '',
-			placeholder: 'Leave empty to use the API base address of the environment',
-			description: 'Override the token audience only if the service told you to. By default it is the API base address of the selected environment.',
+			description:
+				'Leave empty to use the API base address of the selected environment. Set it only if the service told you to use another audience.',
 		},
 		{
 			displayName: 'Access Token',

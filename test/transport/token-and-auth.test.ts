@@ -123,7 +123,7 @@ describe('credential: a token issuer that fails for a while', () => {
 	it('an issuer that keeps failing gives up after a bounded number of tries and says it is temporary', async () => {
 		sim.control.setFaults('POST /oauth/token', { rate5xx: 1 });
 		const run = await probe(new N8nHarness(sim), [schemaRequest]);
-		expect(run.error?.message).toMatch(/kept failing \(HTTP 5\d\d\)/);
+		expect(run.error?.message).toMatch(/kept answering HTTP 5\d\d, also after retries/);
 		expect(run.error?.description).toMatch(/Run the workflow again/);
 		expect(sim.control.stats().tokenRequests).toBe(4);
 	});
@@ -150,7 +150,7 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 	it('a wrong client secret names the Client ID / Client Secret', async () => {
 		const harness = new N8nHarness(sim, { clientSecret: 'wrong-secret-value-123456' });
 		const run = await probe(harness, [schemaRequest]);
-		expect(run.error?.message).toMatch(/rejected the Client ID or Client Secret/);
+		expect(run.error?.message).toMatch(/rejected the 'Client ID' or 'Client Secret'/);
 		expectNoSecrets(visibleText(run), ['wrong-secret-value-123456', sim.defaultKey.clientSecret]);
 		expect(sim.control.stats().tokenRequests).toBe(1);
 	});
@@ -224,7 +224,7 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 		const harness = new N8nHarness(sim, { clientSecret: 'wrong-secret-value-123456' });
 		const run = await probe(harness, [schemaRequest, schemaRequest], true);
 		expect(run.items).toHaveLength(2);
-		for (const item of run.items) expect(String(item.json.error)).toMatch(/Client ID or Client Secret/);
+		for (const item of run.items) expect(String(item.json.error)).toMatch(/'Client ID' or 'Client Secret'/);
 		expectNoSecrets(visibleText(run), ['wrong-secret-value-123456']);
 	});
 });
@@ -248,7 +248,7 @@ describe('credential test (the Test button)', () => {
 		const harness = new N8nHarness(sim);
 		const badSecret = await testCredential(harness, simulatorCredentialData(sim, { clientSecret: 'not-the-secret-0000' }), 'a');
 		expect(badSecret.status).toBe('Error');
-		expect(badSecret.message).toMatch(/Client ID or Client Secret/);
+		expect(badSecret.message).toMatch(/'Client ID' or 'Client Secret'/);
 		expect(badSecret.message).not.toContain('not-the-secret-0000');
 
 		const wrongAudience = await testCredential(harness, simulatorCredentialData(sim, { audience: sim.devUrl }), 'b');
@@ -269,7 +269,7 @@ describe('credential test (the Test button)', () => {
 			sim.control.resetStats();
 			const result = await testCredential(harness, simulatorCredentialData(sim, { [field]: 'http://api.example.com' }), field);
 			expect(result.status).toBe('Error');
-			expect(result.message).toContain(`${label} "http://api.example.com" uses plain http://`);
+			expect(result.message).toContain(`'${label}' "http://api.example.com" uses plain http://`);
 			expect(result.message).toMatch(/https:\/\/api\.example\.com/);
 			expect(sim.control.stats().tokenRequests).toBe(0);
 		}

@@ -84,16 +84,16 @@ export function isLoopbackHost(hostname: string): boolean {
 export function plainHttpProblem(address: string, fieldLabel: string): string | undefined {
 	const url = URL.canParse(address) ? new URL(address) : undefined;
 	if (!url || url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return undefined;
-	return `${fieldLabel} "${url.origin}" uses plain http://, which would send the credential's secrets unencrypted. Use its https:// address (e.g. https://${url.host}); plain http is only allowed for this machine itself (localhost, 127.0.0.1, ::1).`;
+	return `'${fieldLabel}' "${url.origin}" uses plain http://, which would send the credential's secrets unencrypted. Use its https:// address (e.g. https://${url.host}); plain http is only allowed for this machine itself (localhost, 127.0.0.1, ::1).`;
 }
 
 function assertHttpUrl(value: string, fieldLabel: string): void {
 	const url = URL.canParse(value) ? new URL(value) : undefined;
 	if (!url) {
-		throw new CredentialProblemError(`${fieldLabel} "${value}" is not a valid address. Enter it with https://, e.g. https://api.example.com`);
+		throw new CredentialProblemError(`'${fieldLabel}' "${value}" is not a valid address. Enter it with https://, e.g. https://api.example.com`);
 	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-		throw new CredentialProblemError(`${fieldLabel} must start with https://`);
+		throw new CredentialProblemError(`'${fieldLabel}' must start with https://`);
 	}
 	const plainHttp = plainHttpProblem(value, fieldLabel);
 	if (plainHttp) throw new CredentialProblemError(plainHttp);

@@ -51,7 +51,7 @@ export async function partnerLeadsApiTest(
 		connection = connectionFromCredentials(data);
 		accessToken = (await requestAccessToken(asHttpRequestHelper(this), data)).accessToken;
 	} catch (error) {
-		return failed(isCredentialProblem(error) ? error.message : `The test failed unexpectedly: ${(error as Error).message}`, [clientSecret]);
+		return failed(isCredentialProblem(error) ? error.message : `The test stopped unexpectedly: ${(error as Error).message}`, [clientSecret]);
 	}
 	const secrets = [clientSecret, accessToken];
 	try {

@@ -45,28 +45,28 @@ function connectionProblem(code: string | undefined): string {
 function tokenFailureMessage(error: unknown, tokenUrl: string, audience: string): string {
 	const failure = readHttpFailure(error);
 	if (failure.status === undefined) {
-		return `Could not reach the token issuer at ${tokenUrl} (${connectionProblem(failure.networkCode)}). Check the Token Issuer Address in the credential.`;
+		return `Could not reach the token issuer at ${tokenUrl} (${connectionProblem(failure.networkCode)}). Check the 'Token Issuer Address' in the credential.`;
 	}
 	const body = readServiceErrorBody(failure.body, failure.requestIdHeader);
 	const said = body.message ? ` The issuer said: "${body.message}".` : '';
 	const requestId = body.requestId ? ` (request ID ${body.requestId})` : '';
 	const code = body.code ?? '';
 	if (code === 'key_revoked' || /revoked/i.test(body.message ?? '')) {
-		return `This API key has been revoked in the portal, so no new access token can be issued.${said} Create a new key in Portal Setup > Other > Developer / API Keys and enter its Client ID and Client Secret.${requestId}`;
+		return `This API key has been revoked in the portal, so no new access token can be issued.${said} Create a new key in Portal Setup > Other > Developer / API Keys and enter its 'Client ID' and 'Client Secret'.${requestId}`;
 	}
 	if (code === 'invalid_audience' || /audience/i.test(body.message ?? '')) {
-		return `The token issuer refused the audience "${audience}".${said} The audience must be the API base address of the selected environment: leave Audience empty, and check the Environment and its API Base Address.${requestId}`;
+		return `The token issuer refused the audience "${audience}".${said} The audience must be the API base address of the selected environment: leave 'Audience' empty, and check the 'Environment' and its API base address.${requestId}`;
 	}
 	if (failure.status === 401 || failure.status === 403 || code === 'invalid_client') {
-		return `The token issuer rejected the Client ID or Client Secret (HTTP ${failure.status}).${said} Copy both again from Portal Setup > Other > Developer / API Keys; the secret is shown only once, so if it is lost, revoke the key and create a new one.${requestId}`;
+		return `The token issuer rejected the 'Client ID' or 'Client Secret' (HTTP ${failure.status}).${said} Copy both again from Portal Setup > Other > Developer / API Keys; the secret is shown only once, so if it is lost, revoke the key and create a new one.${requestId}`;
 	}
 	if (failure.status === 429) {
 		return `The token issuer kept rate limiting this key (HTTP 429), also after waiting.${said}${requestId}`;
 	}
 	if (failure.status >= 500) {
-		return `The token issuer at ${tokenUrl} kept failing (HTTP ${failure.status}), also after retries.${said}${requestId}`;
+		return `The token issuer at ${tokenUrl} kept answering HTTP ${failure.status}, also after retries.${said} Try again in a moment.${requestId}`;
 	}
-	return `The token request to ${tokenUrl} failed with HTTP ${failure.status}.${said} Check the Token Issuer Address and try again.${requestId}`;
+	return `The token issuer at ${tokenUrl} answered HTTP ${failure.status}.${said} Check the 'Token Issuer Address' and try again.${requestId}`;
 }
 
 const TOKEN_RETRY = { attempts: 4, baseDelayMs: 300, maxWaitMs: 10_000 } as const;
@@ -92,7 +92,7 @@ export async function requestAccessToken(
 	const connection = connectionFromCredentials(credentials);
 	const clientSecret = typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '';
 	if (!clientSecret) {
-		throw new CredentialProblemError('Client Secret is empty. Copy it from the portal when you create the key.');
+		throw new CredentialProblemError("'Client Secret' is empty. Copy it from the portal when you create the key.");
 	}
 	const flightKey = createHash('sha256')
 		.update(JSON.stringify([connection.tokenUrl, connection.clientId, connection.audience, clientSecret]))

@@ -41,8 +41,8 @@ async function cases(sim: Simulator): Promise<Case[]> {
 	sim.control.revokeKey(revokedBefore.clientId);
 	const port = await closedPort();
 	return [
-		{ name: 'bad client secret', data: { clientSecret: 'wrong-secret-0123456789' }, expected: /Client ID or Client Secret/ },
-		{ name: 'bad client id', data: { clientId: 'no-such-client-id' }, expected: /Client ID or Client Secret/ },
+		{ name: 'bad client secret', data: { clientSecret: 'wrong-secret-0123456789' }, expected: /'Client ID' or 'Client Secret'/ },
+		{ name: 'bad client id', data: { clientId: 'no-such-client-id' }, expected: /'Client ID' or 'Client Secret'/ },
 		{ name: 'wrong audience', data: { audience: sim.devUrl }, expected: /audience/i },
 		{ name: 'revoked key', data: { clientId: revokedBefore.clientId, clientSecret: revokedBefore.clientSecret }, expected: /revoked/ },
 		{

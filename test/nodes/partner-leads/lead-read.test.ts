@@ -220,7 +220,7 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 			const run = await harness.runNode({
 				parameters: { resource: 'lead', operation: 'getMany', returnAll: true, filters: { createdAfter: 'last tuesday' } },
 			});
-			expect(run.error?.message).toBe('Created After is not a date: "last tuesday"');
+			expect(run.error?.message).toBe('\'Created After\' is not a date: "last tuesday"');
 		});
 	});
 

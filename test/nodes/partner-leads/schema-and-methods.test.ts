@@ -81,7 +81,7 @@ describe('PartnerLeads: Lead Schema > Get and the editor methods', () => {
 			sim.control.setFaults('GET /schema/lead', { rate5xx: 1 });
 			const run = await harness.runNode({ parameters: { resource: 'leadSchema', operation: 'get' }, items: [{}, {}], continueOnFail: true });
 			expect(run.error).toBeUndefined();
-			expect(jsonOf(run).map((item) => item.error)).toEqual([expect.stringMatching(/failed \(HTTP 5\d\d\)/), expect.stringMatching(/HTTP 5\d\d/)]);
+			expect(jsonOf(run).map((item) => item.error)).toEqual([expect.stringMatching(/could not handle the request \(HTTP 5\d\d\)/), expect.stringMatching(/HTTP 5\d\d/)]);
 			expect(pairedIndexes(run)).toEqual([0, 1]);
 		});
 	});
