@@ -63,6 +63,7 @@ export class PartnerLeadsApi implements ICredentialType {
 			default: '',
 			placeholder: 'e.g. https://api.example.com',
 			required: true,
+			displayOptions: { show: { environment: ['production'] } },
 			description: 'The production API base address from the portal: the address alone, the node adds the API version and paths',
 		},
 		{
@@ -71,7 +72,9 @@ export class PartnerLeadsApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. https://api.sandbox.example.com',
-			description: 'The non-production API base address from the portal: the address alone. Needed only for the Non-Production environment.',
+			required: true,
+			displayOptions: { show: { environment: ['nonProduction'] } },
+			description: 'The non-production API base address from the portal: the address alone, the node adds the API version and paths',
 		},
 		{
 			displayName: 'Token Issuer Address',
