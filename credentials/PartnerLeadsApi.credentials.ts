@@ -7,7 +7,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { CredentialProblemError, plainHttpProblem } from '../nodes/PartnerLeads/transport/connection';
+import { plainHttpProblem } from '../nodes/PartnerLeads/transport/connection';
 import { requestAccessToken } from '../nodes/PartnerLeads/transport/token';
 
 /**
@@ -153,7 +153,7 @@ export class PartnerLeadsApi implements ICredentialType {
 		// (our nodes, the credential test, n8n's HTTP Request node).
 		const target = URL.canParse(requestOptions.url) ? requestOptions.url : (requestOptions.baseURL ?? '');
 		const plainHttp = plainHttpProblem(target, 'The request address');
-		if (plainHttp) throw new CredentialProblemError(plainHttp);
+		if (plainHttp) throw plainHttp;
 		return {
 			...requestOptions,
 			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },

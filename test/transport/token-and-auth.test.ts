@@ -130,7 +130,8 @@ describe('credential: a token issuer that fails for a while', () => {
 
 	it('a wrong secret is not retried', async () => {
 		const run = await probe(new N8nHarness(sim, { clientSecret: 'wrong-secret-value-123456' }), [schemaRequest]);
-		expect(run.error?.description).toMatch(/fix it/);
+		expect(run.error?.message).toMatch(/rejected the 'Client ID' or 'Client Secret'/);
+		expect(run.error?.description).toMatch(/^Copy both again .*Open the Partner Referral Service API credential, change it/);
 		expect(sim.control.stats().tokenRequests).toBe(1);
 	});
 });
@@ -202,7 +203,8 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 		for (const overrides of addresses) {
 			sim.control.resetStats();
 			const run = await probe(new N8nHarness(sim, overrides), [schemaRequest]);
-			expect(run.error?.message).toMatch(/uses plain http:\/\/.*Use its https:\/\/ address/);
+			expect(run.error?.message).toMatch(/uses plain http:\/\//);
+			expect(run.error?.description).toMatch(/^Use its https:\/\/ address/);
 			expect(sim.control.stats().tokenRequests).toBe(0);
 		}
 		for (const host of ['localhost', '127.0.0.2', '[::1]']) {
@@ -216,7 +218,8 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 	it('a Company ID of the wrong length is caught before any request', async () => {
 		const harness = new N8nHarness(sim, { companyId: 'abc' });
 		const run = await probe(harness, [schemaRequest]);
-		expect(run.error?.message).toMatch(/24-character/);
+		expect(run.error?.message).toBe("'Company ID' has 3 characters instead of 24.");
+		expect(run.error?.description).toMatch(/^Copy the 24-character portal identifier/);
 		expect(sim.control.stats().tokenRequests).toBe(0);
 	});
 

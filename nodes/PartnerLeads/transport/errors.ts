@@ -56,11 +56,12 @@ function authMessage(body: ServiceErrorBody, status: number, subject: RequestSub
 
 export function describeFailure(failure: HttpFailure, subject: RequestSubject): [string, string] {
 	if (failure.credentialProblem) {
+		const fix = failure.credentialProblemFix ? `${failure.credentialProblemFix} ` : '';
 		return [
 			failure.credentialProblem,
 			failure.credentialProblemTemporary
 				? 'The token issuer did not answer properly several times in a row; the credential itself may be fine. Run the workflow again in a moment.'
-				: 'Open the Partner Referral Service API credential, fix it, and use its Test button to check.',
+				: `${fix}Open the Partner Referral Service API credential, change it, and use its Test button to check.`,
 		];
 	}
 	const status = failure.status;
