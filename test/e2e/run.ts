@@ -16,6 +16,7 @@ import { provideRuntimes } from './lib/provision';
 import { describe, log, Report } from './lib/report';
 import { credentialTest } from './scenarios/credential-test';
 import { createAndGetLeads } from './scenarios/create-and-get';
+import { listSearches } from './scenarios/list-searches';
 import { nodeTypesListed } from './scenarios/node-types';
 import { tokenRefresh } from './scenarios/token-refresh';
 import { leadTrigger } from './scenarios/trigger';
@@ -25,7 +26,7 @@ import { secretsAndReplays } from './scenarios/secrets-and-replays';
 import { plannedChecks, runVersion } from './version-session';
 import { E2E_N8N_VERSIONS } from './versions';
 
-const ALL_SCENARIOS = [nodeTypesListed, credentialTest, createAndGetLeads, leadTrigger, tokenRefresh, httpRequestNode, credentialMessages, secretsAndReplays];
+const ALL_SCENARIOS = [nodeTypesListed, credentialTest, listSearches, createAndGetLeads, leadTrigger, tokenRefresh, httpRequestNode, credentialMessages, secretsAndReplays];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */
 const SCENARIO_FILTER = (process.env.N8N_E2E_SCENARIOS ?? '').split(',').map((word) => word.trim()).filter(Boolean);
 const SCENARIOS = SCENARIO_FILTER.length === 0 ? ALL_SCENARIOS : ALL_SCENARIOS.filter((scenario) => SCENARIO_FILTER.some((word) => scenario.name.includes(word)));
