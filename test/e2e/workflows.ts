@@ -90,6 +90,7 @@ export function createAndGetLeadsWorkflow(
 			parameters: {
 				resource: 'lead',
 				operation: 'create',
+				// plain strings, as workflows saved before these became resource locators hold them
 				partnerOrganizationId: ids.partnerOrganizationId,
 				agentId: ids.agentId,
 				leadFields: {

@@ -140,12 +140,15 @@ describe('PartnerLeads: Lead Schema > Get and the editor methods', () => {
 			expect(routeCount(sim, 'GET /schema/lead')).toBe(3);
 		});
 
-		it('a credential problem reaches the editor as a message that says what to fix', async () => {
+		it('a credential problem reaches the editor: what is wrong in the message, what to do in the description', async () => {
 			const broken = new N8nHarness(sim, { companyId: 'short' });
 			const { context, methods } = editorContext(broken, { resource: 'lead', operation: 'create' }, 'parameters.leadFields');
-			await expect(methods.resourceMapping!.getLeadFields.call(context)).rejects.toThrow(
-				'Company ID must be the 24-character portal identifier; the one entered has 5 characters.',
+			const thrown = await methods.resourceMapping!.getLeadFields.call(context).then(
+				() => undefined,
+				(error: unknown) => error as { message?: string; description?: string },
 			);
+			expect(thrown?.message).toBe("'Company ID' has 5 characters instead of 24.");
+			expect(thrown?.description).toMatch(/^Copy the 24-character portal identifier from the portal\. Open the Partner Referral Service API credential/);
 		});
 	});
 
