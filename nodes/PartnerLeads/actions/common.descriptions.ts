@@ -40,13 +40,16 @@ const SELF_SERVE_HINT =
  * value a workflow needs is usually the one its earlier leads carry. A new one is entered
  * by ID.
  */
-function creditLocator(
-	displayName: string,
-	name: string,
-	searchListMethod: string,
-	description: string,
-	hint: string,
-): INodeProperties {
+interface CreditLocator {
+	displayName: string;
+	name: string;
+	searchListMethod: string;
+	listPlaceholder: string;
+	description: string;
+	hint: string;
+}
+
+function creditLocator({ displayName, name, searchListMethod, listPlaceholder, description, hint }: CreditLocator): INodeProperties {
 	return {
 		displayName,
 		name,
@@ -59,7 +62,7 @@ function creditLocator(
 				displayName: 'From List',
 				name: 'list',
 				type: 'list',
-				placeholder: 'Select from the ones on existing leads...',
+				placeholder: listPlaceholder,
 				typeOptions: { searchListMethod, searchable: true, searchFilterRequired: false },
 			},
 			{
@@ -74,20 +77,24 @@ function creditLocator(
 
 /** Spec 5.8: a self-serve key must credit a partner organization and one of its agents. */
 export const creditFields: INodeProperties[] = [
-	creditLocator(
-		'Partner Organization',
-		'partnerOrganizationId',
-		'searchPartnerOrganizations',
-		'The partner organization credited with the lead. The list shows the ones credited on existing leads; enter a new one by ID.',
-		`${SELF_SERVE_HINT}. Leave empty to take it from the input item when 'Lead Fields' maps automatically.`,
-	),
-	creditLocator(
-		'Agent',
-		'agentId',
-		'searchAgents',
-		"The partner user credited with the lead. The list shows the agents credited on existing leads of the chosen 'Partner Organization'; enter a new one by ID.",
-		`${SELF_SERVE_HINT}. The agent must belong to the partner organization.`,
-	),
+	creditLocator({
+		displayName: 'Partner Organization',
+		name: 'partnerOrganizationId',
+		searchListMethod: 'searchPartnerOrganizations',
+		listPlaceholder: 'Select a partner organization...',
+		description:
+			'The partner organization credited with the lead. The list shows the ones credited on existing leads; enter a new one by ID.',
+		hint: `${SELF_SERVE_HINT}. Leave empty to take it from the input item when 'Lead Fields' maps automatically.`,
+	}),
+	creditLocator({
+		displayName: 'Agent',
+		name: 'agentId',
+		searchListMethod: 'searchAgents',
+		listPlaceholder: 'Select an agent...',
+		description:
+			"The partner user credited with the lead. The list shows the agents credited on existing leads of the chosen 'Partner Organization'; enter a new one by ID.",
+		hint: `${SELF_SERVE_HINT}. The agent must belong to the partner organization.`,
+	}),
 ];
 
 const MAPPER_METHODS: Record<LeadWritePurpose, string> = {
