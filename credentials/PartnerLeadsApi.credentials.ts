@@ -7,7 +7,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { CredentialProblemError, plainHttpProblem } from '../nodes/PartnerLeads/transport/connection';
+import { plainHttpProblem } from '../nodes/PartnerLeads/transport/connection';
 import { requestAccessToken } from '../nodes/PartnerLeads/transport/token';
 
 /**
@@ -61,30 +61,29 @@ export class PartnerLeadsApi implements ICredentialType {
 			name: 'baseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://api.example.com',
+			placeholder: 'e.g. https://api.example.com',
 			required: true,
-			// Only the selected environment's address is asked for (and required).
 			displayOptions: { show: { environment: ['production'] } },
-			description: 'The production API base address from the portal, without /1.0/api',
+			description: 'The production API base address from the portal: the address alone, the node adds the API version and paths',
 		},
 		{
 			displayName: 'Non-Production API Base Address',
 			name: 'devBaseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://api.sandbox.example.com',
+			placeholder: 'e.g. https://api.sandbox.example.com',
 			required: true,
 			displayOptions: { show: { environment: ['nonProduction'] } },
-			description: 'The non-production API base address, without /1.0/api',
+			description: 'The non-production API base address from the portal: the address alone, the node adds the API version and paths',
 		},
 		{
 			displayName: 'Token Issuer Address',
 			name: 'authUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://auth.example.com',
+			placeholder: 'e.g. https://auth.example.com',
 			required: true,
-			description: 'Address of the token issuer; tokens are requested from {address}/oauth/token',
+			description: 'The address of the token issuer from the portal. The credential gets its access tokens there.',
 		},
 		{
 			displayName: 'Company ID',
@@ -92,7 +91,7 @@ export class PartnerLeadsApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: '64b7f0c2a1d3e4f5a6b7c8d9',
+			placeholder: 'e.g. 64b7f0c2a1d3e4f5a6b7c8d9',
 			description: 'The 24-character portal identifier',
 		},
 		{
@@ -117,8 +116,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			name: 'audience',
 			type: 'string',
 			default: '',
-			placeholder: 'Leave empty to use the API base address of the environment',
-			description: 'Override the token audience only if the service told you to. By default it is the API base address of the selected environment.',
+			description:
+				'Leave empty to use the API base address of the selected environment. Set it only if the service told you to use another audience.',
 		},
 		{
 			displayName: 'Access Token',
@@ -154,7 +153,7 @@ export class PartnerLeadsApi implements ICredentialType {
 		// (our nodes, the credential test, n8n's HTTP Request node).
 		const target = URL.canParse(requestOptions.url) ? requestOptions.url : (requestOptions.baseURL ?? '');
 		const plainHttp = plainHttpProblem(target, 'The request address');
-		if (plainHttp) throw new CredentialProblemError(plainHttp);
+		if (plainHttp) throw plainHttp;
 		return {
 			...requestOptions,
 			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },

@@ -19,7 +19,9 @@ export class PartnerLeadsTrigger implements INodeType {
 		icon: { light: 'file:../../icons/partnerLeads.svg', dark: 'file:../../icons/partnerLeads.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
+		// readable event names, as the Events option shows them, not the service's topic values
+		subtitle:
+			'={{$parameter["events"].join(", ").replace("lead/create", "Lead Created").replace("lead/update", "Lead Updated").replace("lead/delete", "Lead Deleted")}}',
 		description: 'Starts the workflow when a lead is created, updated or deleted in the Partner Referral Service',
 		defaults: {
 			name: 'Partner Referral Service Trigger',
@@ -95,7 +97,7 @@ export class PartnerLeadsTrigger implements INodeType {
 						type: 'boolean',
 						default: false,
 						description:
-							'Whether to accept deliveries signed only with the legacy x-svc-signature header. It covers only the ID, event and time, and the service is retiring it, so leave it off unless deliveries are refused without it.',
+							'Whether to accept deliveries signed only with the legacy signature. It covers only the ID, event and time, and the service is retiring it, so leave it off unless deliveries are refused without it.',
 					},
 					{
 						displayName: 'Maximum Event Age (Hours)',

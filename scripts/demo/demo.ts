@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- maintainer script: runs in Node next to n8n, never inside it, never shipped */
 import type { INodeParameters } from 'n8n-workflow';
 
 import { N8nHarness } from '../../test/harness/harness';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- maintainer script: runs in Node next to n8n, never inside it, never shipped */
 /**
  * `npm run demo`: runs the demo and prints its account. Exit code 0 when it ran through,
  * 1 when something failed (the message says what).

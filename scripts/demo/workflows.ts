@@ -70,8 +70,8 @@ export function pushLeadsWorkflow(harness: N8nHarness, rows: IDataObject[], part
 			parameters: {
 				resource: 'lead',
 				operation: 'create',
-				partnerOrganizationId: '',
-				agentId: '',
+				partnerOrganizationId: { __rl: true, mode: 'list', value: '' },
+				agentId: { __rl: true, mode: 'list', value: '' },
 				leadFields: { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema: [] },
 				options: { parallelRequests: 4 },
 			},

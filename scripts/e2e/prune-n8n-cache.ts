@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- maintainer script: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Lists the n8n runtimes cached for the e2e suite (2-3 GB each) and, with --yes, removes those of
  * versions the suite no longer uses. Node 24 and the versions in use are kept.

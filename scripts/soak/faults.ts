@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- maintainer script: runs in Node next to n8n, never inside it, never shipped */
 import type { RouteFaults, SimulatorControl } from '../../test/simulator/types';
 
 /**

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- maintainer script: runs in Node next to n8n, never inside it, never shipped */
 /**
  * `npm run soak` — a bounded fault soak (see soak.ts). Duration: SOAK_SECONDS or
  * `--seconds N` (default 120); seed: SOAK_SEED or `--seed N`; token expiry period:

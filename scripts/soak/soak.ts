@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error -- maintainer script: runs in Node next to n8n, never inside it, never shipped */
 import type { ICredentialDataDecryptedObject, INodeCredentialsDetails } from 'n8n-workflow';
 
 import { N8nHarness } from '../../test/harness/harness';

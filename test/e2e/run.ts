@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * End-to-end tests of n8n-nodes-partner-leads in the real n8n application.
  *
@@ -15,6 +16,7 @@ import { provideRuntimes } from './lib/provision';
 import { describe, log, Report } from './lib/report';
 import { credentialTest } from './scenarios/credential-test';
 import { createAndGetLeads } from './scenarios/create-and-get';
+import { listSearches } from './scenarios/list-searches';
 import { nodeTypesListed } from './scenarios/node-types';
 import { tokenRefresh } from './scenarios/token-refresh';
 import { leadTrigger } from './scenarios/trigger';
@@ -32,6 +34,7 @@ import { E2E_N8N_VERSIONS } from './versions';
 const ALL_SCENARIOS = [
 	nodeTypesListed,
 	credentialTest,
+	listSearches,
 	createAndGetLeads,
 	leadTrigger,
 	tokenRefresh,

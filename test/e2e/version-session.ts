@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Everything for one n8n version: simulator, n8n with our package (and the loader probe),
  * owner + login, a stored credential, then the scenarios. Whatever happens, n8n and the

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 /** The n8n versions the e2e suite runs against: the current 2.x line and the last 1.x. */
 export const E2E_N8N_VERSIONS: readonly string[] = ['2.40.7', '1.123.81'];
 

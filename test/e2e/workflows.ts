@@ -90,6 +90,7 @@ export function createAndGetLeadsWorkflow(
 		actionNode(NODE.create, [440, 0], credential, {
 			resource: 'lead',
 			operation: 'create',
+			// plain strings, as workflows saved before these became resource locators hold them
 			partnerOrganizationId: ids.partnerOrganizationId,
 			agentId: ids.agentId,
 			leadFields: {
@@ -110,6 +111,8 @@ export function createAndGetLeadsWorkflow(
 			resource: 'lead',
 			operation: 'get',
 			leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+			// the scenario checks every stored field, custom ones included
+			simplify: false,
 		}),
 	];
 	return {

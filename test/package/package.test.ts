@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-require-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 
@@ -172,7 +173,7 @@ describe('secrets audit: the client secret, access tokens and signing secrets ne
 		const wrongSecret = canary('WRONG');
 		registry.add('client secret', wrongSecret);
 		const wrong = harness.saveCredential('wrong-secret', simulatorCredentialData(sim, { clientId: key.clientId, clientSecret: wrongSecret }));
-		expect((await run('wrong Client Secret', getLead, [{}], { credential: wrong })).error?.message).toMatch(/rejected the Client ID or Client Secret/);
+		expect((await run('wrong Client Secret', getLead, [{}], { credential: wrong })).error?.message).toMatch(/rejected the 'Client ID' or 'Client Secret'/);
 		const tested = await testCredential(harness, simulatorCredentialData(sim, { clientId: key.clientId, clientSecret: wrongSecret }));
 		observe('credential Test button, wrong secret', tested);
 		expect(tested.status).toBe('Error');
@@ -208,7 +209,7 @@ describe('secrets audit: the client secret, access tokens and signing secrets ne
 		sim.control.setFaults('GET /leads/:id', { rate429: 1, retryAfterSeconds: 0 });
 		expect((await run('429 exhausted', getLead('c'.repeat(24)))).error?.message).toMatch(/429/);
 		sim.control.setFaults('GET /leads/:id', { rate5xx: 1 });
-		expect((await run('5xx', getLead('c'.repeat(24)))).error?.message).toMatch(/failed \(HTTP 50\d\)/);
+		expect((await run('5xx', getLead('c'.repeat(24)))).error?.message).toMatch(/could not handle the request \(HTTP 50\d\)/);
 		sim.control.setFaults('GET /leads/:id', { dropRate: 1 });
 		expect((await run('dropped connection', getLead('c'.repeat(24)))).error?.message).toMatch(/Could not reach/);
 		sim.control.setFaults('POST /leads', { rate5xxAfterEffect: 1 });

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Standalone simulator: `npm run simulator -- --port 4010 --allow-insecure-loopback-webhooks`.
  * Prints ready-to-paste n8n credential values and the control URL; stops on SIGINT/SIGTERM.

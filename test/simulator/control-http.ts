@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- test code: runs in Node next to n8n, never inside it, never shipped */
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 
 import type { SimContext } from './context';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { plainHttpProblem } from '../../nodes/PartnerLeads/transport/connection';
 import { N8nHarness, simulatorCredentialData } from '../harness/harness';
 import type { NodeRun } from '../harness/harness';
@@ -122,14 +123,15 @@ describe('credential: a token issuer that fails for a while', () => {
 	it('an issuer that keeps failing gives up after a bounded number of tries and says it is temporary', async () => {
 		sim.control.setFaults('POST /oauth/token', { rate5xx: 1 });
 		const run = await probe(new N8nHarness(sim), [schemaRequest]);
-		expect(run.error?.message).toMatch(/kept failing \(HTTP 5\d\d\)/);
+		expect(run.error?.message).toMatch(/kept answering HTTP 5\d\d, also after retries/);
 		expect(run.error?.description).toMatch(/Run the workflow again/);
 		expect(sim.control.stats().tokenRequests).toBe(4);
 	});
 
 	it('a wrong secret is not retried', async () => {
 		const run = await probe(new N8nHarness(sim, { clientSecret: 'wrong-secret-value-123456' }), [schemaRequest]);
-		expect(run.error?.description).toMatch(/fix it/);
+		expect(run.error?.message).toMatch(/rejected the 'Client ID' or 'Client Secret'/);
+		expect(run.error?.description).toMatch(/^Copy both again .*Open the Partner Referral Service API credential, change it/);
 		expect(sim.control.stats().tokenRequests).toBe(1);
 	});
 });
@@ -149,7 +151,7 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 	it('a wrong client secret names the Client ID / Client Secret', async () => {
 		const harness = new N8nHarness(sim, { clientSecret: 'wrong-secret-value-123456' });
 		const run = await probe(harness, [schemaRequest]);
-		expect(run.error?.message).toMatch(/rejected the Client ID or Client Secret/);
+		expect(run.error?.message).toMatch(/rejected the 'Client ID' or 'Client Secret'/);
 		expectNoSecrets(visibleText(run), ['wrong-secret-value-123456', sim.defaultKey.clientSecret]);
 		expect(sim.control.stats().tokenRequests).toBe(1);
 	});
@@ -201,7 +203,8 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 		for (const overrides of addresses) {
 			sim.control.resetStats();
 			const run = await probe(new N8nHarness(sim, overrides), [schemaRequest]);
-			expect(run.error?.message).toMatch(/uses plain http:\/\/.*Use its https:\/\/ address/);
+			expect(run.error?.message).toMatch(/uses plain http:\/\//);
+			expect(run.error?.description).toMatch(/^Use its https:\/\/ address/);
 			expect(sim.control.stats().tokenRequests).toBe(0);
 		}
 		for (const host of ['localhost', '127.0.0.2', '[::1]']) {
@@ -215,7 +218,8 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 	it('a Company ID of the wrong length is caught before any request', async () => {
 		const harness = new N8nHarness(sim, { companyId: 'abc' });
 		const run = await probe(harness, [schemaRequest]);
-		expect(run.error?.message).toMatch(/24-character/);
+		expect(run.error?.message).toBe("'Company ID' has 3 characters instead of 24.");
+		expect(run.error?.description).toMatch(/^Copy the 24-character portal identifier/);
 		expect(sim.control.stats().tokenRequests).toBe(0);
 	});
 
@@ -223,7 +227,7 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 		const harness = new N8nHarness(sim, { clientSecret: 'wrong-secret-value-123456' });
 		const run = await probe(harness, [schemaRequest, schemaRequest], true);
 		expect(run.items).toHaveLength(2);
-		for (const item of run.items) expect(String(item.json.error)).toMatch(/Client ID or Client Secret/);
+		for (const item of run.items) expect(String(item.json.error)).toMatch(/'Client ID' or 'Client Secret'/);
 		expectNoSecrets(visibleText(run), ['wrong-secret-value-123456']);
 	});
 });
@@ -247,7 +251,7 @@ describe('credential test (the Test button)', () => {
 		const harness = new N8nHarness(sim);
 		const badSecret = await testCredential(harness, simulatorCredentialData(sim, { clientSecret: 'not-the-secret-0000' }), 'a');
 		expect(badSecret.status).toBe('Error');
-		expect(badSecret.message).toMatch(/Client ID or Client Secret/);
+		expect(badSecret.message).toMatch(/'Client ID' or 'Client Secret'/);
 		expect(badSecret.message).not.toContain('not-the-secret-0000');
 
 		const wrongAudience = await testCredential(harness, simulatorCredentialData(sim, { audience: sim.devUrl }), 'b');
@@ -268,7 +272,7 @@ describe('credential test (the Test button)', () => {
 			sim.control.resetStats();
 			const result = await testCredential(harness, simulatorCredentialData(sim, { [field]: 'http://api.example.com' }), field);
 			expect(result.status).toBe('Error');
-			expect(result.message).toContain(`${label} "http://api.example.com" uses plain http://`);
+			expect(result.message).toContain(`'${label}' "http://api.example.com" uses plain http://`);
 			expect(result.message).toMatch(/https:\/\/api\.example\.com/);
 			expect(sim.control.stats().tokenRequests).toBe(0);
 		}

@@ -26,7 +26,7 @@ export const leadIdLocator: INodeProperties = {
 			displayName: 'By ID',
 			name: 'id',
 			type: 'string',
-			placeholder: '65f0c2a1d3e4f5a6b7c8d9e0',
+			placeholder: 'e.g. 65f0c2a1d3e4f5a6b7c8d9e0',
 		},
 	],
 };
@@ -34,26 +34,67 @@ export const leadIdLocator: INodeProperties = {
 const SELF_SERVE_HINT =
 	'Required with a self-serve key (the kind Portal Setup > Other > Developer / API Keys creates)';
 
+/**
+ * The service cannot list partner organizations or agents (spec: their records are not
+ * shown beyond their IDs), so "From List" offers the ones already credited on leads: the
+ * value a workflow needs is usually the one its earlier leads carry. A new one is entered
+ * by ID.
+ */
+interface CreditLocator {
+	displayName: string;
+	name: string;
+	searchListMethod: string;
+	listPlaceholder: string;
+	description: string;
+	hint: string;
+}
+
+function creditLocator({ displayName, name, searchListMethod, listPlaceholder, description, hint }: CreditLocator): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		description,
+		hint,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: listPlaceholder,
+				typeOptions: { searchListMethod, searchable: true, searchFilterRequired: false },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. 65f0c2a1d3e4f5a6b7c8d9e0',
+			},
+		],
+	};
+}
+
 /** Spec 5.8: a self-serve key must credit a partner organization and one of its agents. */
 export const creditFields: INodeProperties[] = [
-	{
-		displayName: 'Partner Organization ID',
+	creditLocator({
+		displayName: 'Partner Organization',
 		name: 'partnerOrganizationId',
-		type: 'string',
-		default: '',
-		placeholder: '65f0c2a1d3e4f5a6b7c8d9e0',
-		description: 'The partner organization credited with the lead',
-		hint: `${SELF_SERVE_HINT}. Leave empty to take it from the input item when Lead Fields maps automatically.`,
-	},
-	{
-		displayName: 'Agent ID',
+		searchListMethod: 'searchPartnerOrganizations',
+		listPlaceholder: 'Select a partner organization...',
+		description:
+			'The partner organization credited with the lead. The list shows the ones credited on existing leads; enter a new one by ID.',
+		hint: `${SELF_SERVE_HINT}. Leave empty to take it from the input item when 'Lead Fields' maps automatically.`,
+	}),
+	creditLocator({
+		displayName: 'Agent',
 		name: 'agentId',
-		type: 'string',
-		default: '',
-		placeholder: '65f0c2a1d3e4f5a6b7c8d9e1',
-		description: 'The partner user credited with the lead; must belong to the partner organization',
+		searchListMethod: 'searchAgents',
+		listPlaceholder: 'Select an agent...',
+		description:
+			"The partner user credited with the lead. The list shows the agents credited on existing leads of the chosen 'Partner Organization'; enter a new one by ID.",
 		hint: `${SELF_SERVE_HINT}. The agent must belong to the partner organization.`,
-	},
+	}),
 ];
 
 const MAPPER_METHODS: Record<LeadWritePurpose, string> = {
@@ -64,7 +105,7 @@ const MAPPER_METHODS: Record<LeadWritePurpose, string> = {
 
 const MAPPER_HINTS: Record<LeadWritePurpose, string> = {
 	create:
-		"Fields, labels, required fields and picklist values come from the portal's lead schema. Custom fields are sent under customFields. Empty values are not sent.",
+		"Fields, labels, required fields and picklist values come from the portal's lead schema, the portal's own fields and its custom ones alike. Empty values are not sent.",
 	update:
 		'Add only the fields to change; empty values are not sent. Fields come from the portal\'s lead schema (those it marks updateable).',
 	upsert:
@@ -107,14 +148,14 @@ export const parallelRequestsOption: INodeProperties = {
 	default: 1,
 	typeOptions: { minValue: 1, maxValue: MAX_PARALLEL_REQUESTS },
 	description:
-		'How many items to send at once. The output keeps the input order. When the service answers 429 Too Many Requests, the node lowers this by itself and raises it again later.',
+		'How many items to send at once. The output keeps the input order. When the service asks to slow down, the node lowers this by itself and raises it again later.',
 };
 
 export const requestOptions: INodeProperties = {
 	displayName: 'Options',
 	name: 'options',
 	type: 'collection',
-	placeholder: 'Add option',
+	placeholder: 'Add Option',
 	default: {},
 	options: [parallelRequestsOption],
 };

@@ -16,7 +16,7 @@ function instantOf(node: INode, value: unknown, label: string): number {
 	const withZone = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : /T/.test(raw) && !HAS_ZONE.test(raw) ? `${raw}Z` : raw;
 	const time = Date.parse(withZone);
 	if (Number.isNaN(time)) {
-		throw new NodeOperationError(node, `${label} is not a date: ${JSON.stringify(value)}`, {
+		throw new NodeOperationError(node, `'${label}' is not a date: ${JSON.stringify(value)}`, {
 			description: 'Enter an ISO 8601 date or date-time, e.g. 2024-05-01 or 2024-05-01T09:30:00Z (a time without a zone is read as UTC).',
 		});
 	}

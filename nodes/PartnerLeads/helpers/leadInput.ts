@@ -53,7 +53,7 @@ export function readCreditFields(this: IExecuteFunctions, itemIndex: number, ite
 	const autoMap = mapper.mappingMode === 'autoMapInputData';
 	const values: IDataObject = {};
 	for (const fieldId of CREDIT_FIELD_IDS) {
-		const parameter = this.getNodeParameter(fieldId, itemIndex, '') as unknown;
+		const parameter = this.getNodeParameter(fieldId, itemIndex, '', { extractValue: true }) as unknown;
 		const value = typeof parameter === 'string' ? parameter.trim() : parameter;
 		if (value !== '' && value !== undefined && value !== null) values[fieldId] = value as string;
 		else if (autoMap && item.json[fieldId] !== undefined) values[fieldId] = item.json[fieldId];

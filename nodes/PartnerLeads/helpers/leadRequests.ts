@@ -16,7 +16,7 @@ export function leadIdParameter(context: IExecuteFunctions, itemIndex: number): 
 	const raw = context.getNodeParameter('leadId', itemIndex, '', { extractValue: true }) as unknown;
 	const leadId = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
 	if (!leadId) {
-		throw new NodeOperationError(context.getNode(), 'No lead ID given', {
+		throw new NodeOperationError(context.getNode(), "No lead chosen in 'Lead'", {
 			itemIndex,
 			description: 'Pick a lead from the list, or enter its ID (an expression such as {{ $json.id }} works too).',
 		});

@@ -55,7 +55,7 @@ export async function fetchLeadSchemaResponse(this: PartnerLeadsFunctions): Prom
 	if (!fields) {
 		throw new NodeOperationError(this.getNode(), 'The lead schema answer has no list of fields', {
 			description:
-				'The schema endpoint answered without a unifiedFields list. Check the API Base Address and Company ID in the credential; if they are right, the service may have changed its answer.',
+				"The service's answer has no list of lead fields. Check the 'API Base Address' and 'Company ID' in the credential; if they are right, the service may have changed its answer.",
 		});
 	}
 	remember(await cacheKeyOf(this), fields);

@@ -90,6 +90,6 @@ export function invalidLeadError(node: INode, problems: string[], itemIndex: num
 	return new NodeOperationError(node, `Invalid lead field${plural ? 's' : ''}: ${problems.join('; ')}`, {
 		itemIndex,
 		description:
-			"Fix the value in Lead Fields or in the input item. Fields, types and allowed values come from the portal's lead schema; Lead Schema > Get shows it.",
+			"Change the value in 'Lead Fields' or in the input item. Fields, types and allowed values come from the portal's lead schema; Lead Schema > Get shows it.",
 	});
 }

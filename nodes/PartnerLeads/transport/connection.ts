@@ -19,11 +19,11 @@ export interface ServiceConnection {
 const COMPANY_ID_LENGTH = 24;
 
 /**
- * Messages of recent credential problems. n8n 1.x drops the `cause` of an error it wraps
+ * Messages of recent credential problems, with their fixes. n8n 1.x drops the `cause` of an error it wraps
  * (ours, thrown in preAuthentication, comes back as a plain NodeApiError), so its message is
  * all that survives; this lets the transport still recognise it. Bounded: the oldest go first.
  */
-const recentProblems = new Map<string, boolean>();
+const recentProblems = new Map<string, { temporary: boolean; fix: string }>();
 const RECENT_PROBLEMS_LIMIT = 200;
 
 /**
@@ -34,15 +34,23 @@ export class CredentialProblemError extends Error {
 	override name = 'PartnerLeadsCredentialError';
 
 	constructor(
+		/** what happened (n8n's guidelines: the fix goes in the description) */
 		message: string,
+		/** how to fix it */
+		readonly fix = '',
 		/** the token issuer failed for a while (429, 5xx, lost connection): nothing to fix */
 		readonly temporary = false,
 	) {
 		super(message);
 		recentProblems.delete(message);
-		recentProblems.set(message, temporary);
+		recentProblems.set(message, { temporary, fix });
 		if (recentProblems.size > RECENT_PROBLEMS_LIMIT) recentProblems.delete(recentProblems.keys().next().value as string);
 	}
+}
+
+/** The credential's Test button shows one text: what happened, then how to fix it. */
+export function credentialProblemText(problem: CredentialProblemError): string {
+	return problem.fix ? `${problem.message} ${problem.fix}` : problem.message;
 }
 
 export function isCredentialProblem(error: unknown): error is CredentialProblemError {
@@ -54,10 +62,9 @@ export function isCredentialProblem(error: unknown): error is CredentialProblemE
 }
 
 /** A credential problem that reached us re-wrapped, by its message: whether it was temporary. */
-export function credentialProblemByMessage(message: unknown): { temporary: boolean } | undefined {
+export function credentialProblemByMessage(message: unknown): { temporary: boolean; fix: string } | undefined {
 	if (typeof message !== 'string') return undefined;
-	const temporary = recentProblems.get(message);
-	return temporary === undefined ? undefined : { temporary };
+	return recentProblems.get(message);
 }
 
 function trimTrailingSlashes(value: string): string {
@@ -81,22 +88,25 @@ export function isLoopbackHost(hostname: string): boolean {
  * Secrets (the Client Secret to the token issuer, the access token to the API) travel only
  * over HTTPS; plain http only to this machine itself.
  */
-export function plainHttpProblem(address: string, fieldLabel: string): string | undefined {
+export function plainHttpProblem(address: string, fieldLabel: string): CredentialProblemError | undefined {
 	const url = URL.canParse(address) ? new URL(address) : undefined;
 	if (!url || url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return undefined;
-	return `${fieldLabel} "${url.origin}" uses plain http://, which would send the credential's secrets unencrypted. Use its https:// address (e.g. https://${url.host}); plain http is only allowed for this machine itself (localhost, 127.0.0.1, ::1).`;
+	return new CredentialProblemError(
+		`${fieldLabel} "${url.origin}" uses plain http://, which would send the credential's secrets unencrypted.`,
+		`Use its https:// address (e.g. https://${url.host}); plain http is only allowed for this machine itself (localhost, 127.0.0.1, ::1).`,
+	);
 }
 
 function assertHttpUrl(value: string, fieldLabel: string): void {
 	const url = URL.canParse(value) ? new URL(value) : undefined;
 	if (!url) {
-		throw new CredentialProblemError(`${fieldLabel} "${value}" is not a valid address. Enter it with https://, e.g. https://api.example.com`);
+		throw new CredentialProblemError(`'${fieldLabel}' "${value}" is not a valid address.`, 'Enter it with https://, e.g. https://api.example.com');
 	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-		throw new CredentialProblemError(`${fieldLabel} must start with https://`);
+		throw new CredentialProblemError(`'${fieldLabel}' is not a web address.`, 'Enter it with https://, e.g. https://api.example.com');
 	}
-	const plainHttp = plainHttpProblem(value, fieldLabel);
-	if (plainHttp) throw new CredentialProblemError(plainHttp);
+	const plainHttp = plainHttpProblem(value, `'${fieldLabel}'`);
+	if (plainHttp) throw plainHttp;
 }
 
 /**
@@ -112,22 +122,23 @@ export function connectionFromCredentials(credentials: ICredentialDataDecryptedO
 		readString(credentials, environment === 'production' ? 'baseUrl' : 'devBaseUrl'),
 	);
 	if (!apiBaseUrl) {
-		throw new CredentialProblemError(`${baseFieldLabel} is empty. Fill it in the credential, or choose the other environment.`);
+		throw new CredentialProblemError(`'${baseFieldLabel}' is empty.`, 'Fill it in the credential, or choose the other environment.');
 	}
 	assertHttpUrl(apiBaseUrl, baseFieldLabel);
 
 	const authUrl = trimTrailingSlashes(readString(credentials, 'authUrl'));
-	if (!authUrl) throw new CredentialProblemError('Token Issuer Address is empty. Fill it in the credential.');
+	if (!authUrl) throw new CredentialProblemError("'Token Issuer Address' is empty.", 'Fill it in the credential.');
 	assertHttpUrl(authUrl, 'Token Issuer Address');
 
 	const companyId = readString(credentials, 'companyId');
 	if (companyId.length !== COMPANY_ID_LENGTH) {
 		throw new CredentialProblemError(
-			`Company ID must be the ${COMPANY_ID_LENGTH}-character portal identifier; the one entered has ${companyId.length} characters.`,
+			`'Company ID' has ${companyId.length} characters instead of ${COMPANY_ID_LENGTH}.`,
+			`Copy the ${COMPANY_ID_LENGTH}-character portal identifier from the portal.`,
 		);
 	}
 	const clientId = readString(credentials, 'clientId');
-	if (!clientId) throw new CredentialProblemError('Client ID is empty. Copy it from Portal Setup > Other > Developer / API Keys.');
+	if (!clientId) throw new CredentialProblemError("'Client ID' is empty.", 'Copy it from Portal Setup > Other > Developer / API Keys.');
 
 	const audienceOverride = trimTrailingSlashes(readString(credentials, 'audience'));
 	return {

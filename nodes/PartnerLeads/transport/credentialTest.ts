@@ -6,7 +6,7 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { connectionFromCredentials, isCredentialProblem } from './connection';
+import { connectionFromCredentials, credentialProblemText, isCredentialProblem } from './connection';
 import { describeFailure } from './errors';
 import { readHttpFailure } from './failure';
 import { redactSecrets } from './redact';
@@ -51,7 +51,7 @@ export async function partnerLeadsApiTest(
 		connection = connectionFromCredentials(data);
 		accessToken = (await requestAccessToken(asHttpRequestHelper(this), data)).accessToken;
 	} catch (error) {
-		return failed(isCredentialProblem(error) ? error.message : `The test failed unexpectedly: ${(error as Error).message}`, [clientSecret]);
+		return failed(isCredentialProblem(error) ? credentialProblemText(error) : `The test stopped unexpectedly: ${(error as Error).message}`, [clientSecret]);
 	}
 	const secrets = [clientSecret, accessToken];
 	try {
@@ -65,7 +65,7 @@ export async function partnerLeadsApiTest(
 		if (failure.status === 404) {
 			// The lead schema exists in every portal: a 404 means the portal is not there.
 			return failed(
-				`Unknown Company ID "${connection.companyId}": the service at ${connection.apiBaseUrl} has no portal with this ID. Copy the 24-character Company ID from the portal, and check the API Base Address.`,
+				`Unknown Company ID "${connection.companyId}": the service at ${connection.apiBaseUrl} has no portal with this ID. Copy the 24-character 'Company ID' from the portal, and check the API base address.`,
 				secrets,
 			);
 		}

@@ -18,7 +18,7 @@ export interface RequestSubject {
 }
 
 const AUTH_CAUSES =
-	'Likely causes: the access token expired and could not be renewed; the Audience does not match the environment (leave it empty to use the API base address of the environment); the key was revoked in the portal (create a new key in Portal Setup > Other > Developer / API Keys); or the Client Secret was sent instead of an access token (use this credential, which exchanges the secret for a token).';
+	"Likely causes: the access token expired and could not be renewed; the 'Audience' does not match the environment (leave it empty to use the API base address of the environment); the key was revoked in the portal (create a new key in Portal Setup > Other > Developer / API Keys); or the 'Client Secret' was sent instead of an access token (use this credential, which exchanges the secret for a token).";
 
 function detailsText(details: ServiceErrorBody['details']): string {
 	return details
@@ -43,7 +43,7 @@ function authMessage(body: ServiceErrorBody, status: number, subject: RequestSub
 		case 'wrong_audience':
 			return [
 				`The access token is for another environment than ${subject.environment} (HTTP ${status})`,
-				'The token audience must be the API base address of the selected environment. Leave Audience empty in the credential, or set it to that address.',
+				"The token audience must be the API base address of the selected environment. Leave 'Audience' empty in the credential, or set it to that address.",
 			];
 		case 'client_secret_as_bearer':
 			return [
@@ -53,12 +53,12 @@ function authMessage(body: ServiceErrorBody, status: number, subject: RequestSub
 		case 'key_revoked':
 			return [
 				`This API key has been revoked (HTTP ${status})`,
-				'Create a new key in Portal Setup > Other > Developer / API Keys and enter its Client ID and Client Secret in the credential.',
+				"Create a new key in Portal Setup > Other > Developer / API Keys and enter its 'Client ID' and 'Client Secret' in the credential.",
 			];
 		case 'company_not_found':
 			return [
 				subject.companyId ? `Unknown Company ID "${subject.companyId}"` : 'Unknown Company ID',
-				'The service has no portal with the Company ID in the credential. Copy the 24-character Company ID from the portal.',
+				"The service has no portal with the Company ID in the credential. Copy the 24-character 'Company ID' from the portal.",
 			];
 		default:
 			return [
@@ -70,11 +70,12 @@ function authMessage(body: ServiceErrorBody, status: number, subject: RequestSub
 
 export function describeFailure(failure: HttpFailure, subject: RequestSubject): [string, string] {
 	if (failure.credentialProblem) {
+		const fix = failure.credentialProblemFix ? `${failure.credentialProblemFix} ` : '';
 		return [
 			failure.credentialProblem,
 			failure.credentialProblemTemporary
-				? 'The token issuer failed several times in a row; the credential itself may be fine. Run the workflow again in a moment.'
-				: 'Open the Partner Referral Service API credential, fix it, and use its Test button to check.',
+				? 'The token issuer did not answer properly several times in a row; the credential itself may be fine. Run the workflow again in a moment.'
+				: `${fix}Open the Partner Referral Service API credential, change it, and use its Test button to check.`,
 		];
 	}
 	const status = failure.status;
@@ -86,7 +87,7 @@ export function describeFailure(failure: HttpFailure, subject: RequestSubject): 
 		// The network code stays out of the message: n8n replaces messages that contain one.
 		return [
 			'Could not reach the Partner Referral Service',
-			`The connection failed (${reason}). Check the API Base Address in the credential and your network.${repeat}`,
+			`No connection was made (${reason}). Check the 'API Base Address' in the credential and your network.${repeat}`,
 		];
 	}
 	const body = readServiceErrorBody(failure.body, failure.requestIdHeader);
@@ -108,8 +109,8 @@ export function describeFailure(failure: HttpFailure, subject: RequestSubject): 
 	}
 	if (status === 429) {
 		return [
-			'The service kept answering 429 Too Many Requests',
-			'It is rate limiting this key. The node waited and retried within its time limit; lower Parallel Requests, or spread the work over time.',
+			'The service kept limiting the request rate of this key (HTTP 429)',
+			"The node waited and tried again within its time limit. Lower 'Parallel Requests', or spread the work over time.",
 		];
 	}
 	if (status === 409) {
@@ -119,7 +120,7 @@ export function describeFailure(failure: HttpFailure, subject: RequestSubject): 
 		const repeat = subject.notRepeated
 			? ' The request was not sent again, because it may already have been applied: check with Lead > Get Many before running it again, to avoid a duplicate.'
 			: ' It was retried a few times.';
-		return [`The Partner Referral Service failed (HTTP ${status})`, `${serviceSaid}${repeat} Try again later.`.trim()];
+		return [`The Partner Referral Service could not handle the request (HTTP ${status})`, `${serviceSaid}${repeat} Try again later.`.trim()];
 	}
 	return [`The service answered HTTP ${status} for the ${subject.what}`, serviceSaid || 'Check the node parameters.'];
 }

@@ -18,6 +18,8 @@ export interface HttpFailure {
 	credentialProblem?: string;
 	/** the token exchange failed for a while only (the issuer answered 429/5xx or not at all) */
 	credentialProblemTemporary?: boolean;
+	/** how to fix the credential problem */
+	credentialProblemFix?: string;
 }
 
 type Loose = Record<string, unknown> | undefined;
@@ -59,11 +61,14 @@ export function readHttpFailure(error: unknown): HttpFailure {
 		return {
 			credentialProblem: String(credentialProblem.message),
 			credentialProblemTemporary: (credentialProblem as { temporary?: unknown }).temporary === true,
+			credentialProblemFix: String((credentialProblem as { fix?: unknown }).fix ?? ''),
 		};
 	}
 	// n8n 1.x drops the cause: our credential problem is known by its message.
 	const rewrapped = credentialProblemByMessage(outer?.message);
-	if (rewrapped) return { credentialProblem: String(outer?.message), credentialProblemTemporary: rewrapped.temporary };
+	if (rewrapped) {
+		return { credentialProblem: String(outer?.message), credentialProblemTemporary: rewrapped.temporary, credentialProblemFix: rewrapped.fix };
+	}
 	for (const candidate of candidates) {
 		const response = asRecord(candidate?.response);
 		const status = Number(response?.status ?? response?.statusCode ?? candidate?.statusCode);

@@ -99,7 +99,7 @@ export async function apiRequestRaw(this: PartnerLeadsFunctions, request: ApiReq
 		connection = await connectionFor(this);
 	} catch (error) {
 		const failure: HttpFailure = isCredentialProblem(error)
-			? { credentialProblem: error.message }
+			? { credentialProblem: error.message, credentialProblemFix: error.fix }
 			: readHttpFailure(error);
 		throw serviceError(this.getNode(), failure, { method: request.method, what: request.what, environment: '' }, [], request.itemIndex);
 	}

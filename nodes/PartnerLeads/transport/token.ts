@@ -42,31 +42,47 @@ function connectionProblem(code: string | undefined): string {
 	}
 }
 
-function tokenFailureMessage(error: unknown, tokenUrl: string, audience: string): string {
+/** What happened, and how to fix it. */
+function tokenFailureMessage(error: unknown, tokenUrl: string, audience: string): [string, string] {
 	const failure = readHttpFailure(error);
 	if (failure.status === undefined) {
-		return `Could not reach the token issuer at ${tokenUrl} (${connectionProblem(failure.networkCode)}). Check the Token Issuer Address in the credential.`;
+		return [
+			`Could not reach the token issuer at ${tokenUrl} (${connectionProblem(failure.networkCode)}).`,
+			"Check the 'Token Issuer Address' in the credential.",
+		];
 	}
 	const body = readServiceErrorBody(failure.body, failure.requestIdHeader);
 	const said = body.message ? ` The issuer said: "${body.message}".` : '';
 	const requestId = body.requestId ? ` (request ID ${body.requestId})` : '';
 	const code = body.code ?? '';
 	if (code === 'key_revoked' || /revoked/i.test(body.message ?? '')) {
-		return `This API key has been revoked in the portal, so no new access token can be issued.${said} Create a new key in Portal Setup > Other > Developer / API Keys and enter its Client ID and Client Secret.${requestId}`;
+		return [
+			`This API key has been revoked in the portal, so no new access token can be issued.${said}${requestId}`,
+			"Create a new key in Portal Setup > Other > Developer / API Keys and enter its 'Client ID' and 'Client Secret'.",
+		];
 	}
 	if (code === 'invalid_audience' || /audience/i.test(body.message ?? '')) {
-		return `The token issuer refused the audience "${audience}".${said} The audience must be the API base address of the selected environment: leave Audience empty, and check the Environment and its API Base Address.${requestId}`;
+		return [
+			`The token issuer refused the audience "${audience}".${said}${requestId}`,
+			"The audience must be the API base address of the selected environment: leave 'Audience' empty, and check the 'Environment' and its API base address.",
+		];
 	}
 	if (failure.status === 401 || failure.status === 403 || code === 'invalid_client') {
-		return `The token issuer rejected the Client ID or Client Secret (HTTP ${failure.status}).${said} Copy both again from Portal Setup > Other > Developer / API Keys; the secret is shown only once, so if it is lost, revoke the key and create a new one.${requestId}`;
+		return [
+			`The token issuer rejected the 'Client ID' or 'Client Secret' (HTTP ${failure.status}).${said}${requestId}`,
+			'Copy both again from Portal Setup > Other > Developer / API Keys; the secret is shown only once, so if it is lost, revoke the key and create a new one.',
+		];
 	}
 	if (failure.status === 429) {
-		return `The token issuer kept rate limiting this key (HTTP 429), also after waiting.${said}${requestId}`;
+		return [`The token issuer kept rate limiting this key (HTTP 429), also after waiting.${said}${requestId}`, 'Try again in a moment.'];
 	}
 	if (failure.status >= 500) {
-		return `The token issuer at ${tokenUrl} kept failing (HTTP ${failure.status}), also after retries.${said}${requestId}`;
+		return [`The token issuer at ${tokenUrl} kept answering HTTP ${failure.status}, also after retries.${said}${requestId}`, 'Try again in a moment.'];
 	}
-	return `The token request to ${tokenUrl} failed with HTTP ${failure.status}.${said} Check the Token Issuer Address and try again.${requestId}`;
+	return [
+		`The token issuer at ${tokenUrl} answered HTTP ${failure.status}.${said}${requestId}`,
+		"Check the 'Token Issuer Address' in the credential and try again.",
+	];
 }
 
 const TOKEN_RETRY = { attempts: 4, baseDelayMs: 300, maxWaitMs: 10_000 } as const;
@@ -92,7 +108,7 @@ export async function requestAccessToken(
 	const connection = connectionFromCredentials(credentials);
 	const clientSecret = typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '';
 	if (!clientSecret) {
-		throw new CredentialProblemError('Client Secret is empty. Copy it from the portal when you create the key.');
+		throw new CredentialProblemError("'Client Secret' is empty.", 'Copy it from the portal when you create the key.');
 	}
 	const flightKey = createHash('sha256')
 		.update(JSON.stringify([connection.tokenUrl, connection.clientId, connection.audience, clientSecret]))
@@ -125,15 +141,16 @@ export async function requestAccessToken(
 			const failure = readHttpFailure(thrown);
 			const temporary = isTemporaryFailure(failure);
 			if (!temporary || attempt >= TOKEN_RETRY.attempts) {
-				const message = tokenFailureMessage(thrown, connection.tokenUrl, connection.audience);
-				throw new CredentialProblemError(redactSecrets(message, [clientSecret]), temporary);
+				const [message, fix] = tokenFailureMessage(thrown, connection.tokenUrl, connection.audience);
+				throw new CredentialProblemError(redactSecrets(message, [clientSecret]), fix, temporary);
 			}
 			await sleep(Math.min(retryAfterMs(failure.retryAfter) ?? backoffMs(TOKEN_RETRY.baseDelayMs, attempt - 1), TOKEN_RETRY.maxWaitMs));
 		}
 		const accessToken = (response as { access_token?: unknown } | undefined)?.access_token;
 		if (typeof accessToken !== 'string' || accessToken.length === 0) {
 			throw new CredentialProblemError(
-				`The token issuer at ${connection.tokenUrl} answered without an access_token. Check the Token Issuer Address.`,
+				`The token issuer at ${connection.tokenUrl} answered without an access token.`,
+				"Check the 'Token Issuer Address' in the credential.",
 			);
 		}
 		return { accessToken, renewAfter: renewAfterFor((response as { expires_in?: unknown }).expires_in) };

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /** Builds our package (`npm run build` → dist/) and checks that every file n8n will load exists. */
 import path from 'node:path';
 

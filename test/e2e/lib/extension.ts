@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Puts our built package where n8n loads community packages: `<user folder>/.n8n/nodes/node_modules/<name>`.
  *

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * One real n8n process: Node 24, a temporary user folder (and HOME), SQLite, loopback only.
  * Its output goes to a log file in the temporary folder; the lines that mention our package

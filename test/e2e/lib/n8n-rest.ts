@@ -91,6 +91,30 @@ export class N8nRest {
 	}
 
 	/**
+	 * What the editor asks when a resource locator's "From List" opens:
+	 * `POST /rest/dynamic-node-parameters/resource-locator-results` → {results, paginationToken}.
+	 */
+	async resourceLocatorResults(request: {
+		nodeType: string;
+		methodName: string;
+		path: string;
+		currentNodeParameters: Record<string, unknown>;
+		credentials: Record<string, { id: string; name: string }>;
+		filter?: string;
+	}): Promise<Array<{ name: string; value: string }>> {
+		const answer = await this.call('POST', '/rest/dynamic-node-parameters/resource-locator-results', {
+			nodeTypeAndVersion: { name: request.nodeType, version: 1 },
+			methodName: request.methodName,
+			path: request.path,
+			currentNodeParameters: request.currentNodeParameters,
+			credentials: request.credentials,
+			filter: request.filter,
+		});
+		const results = isRecord(answer) && Array.isArray(answer.results) ? answer.results : [];
+		return results.filter(isRecord).map((result) => ({ name: String(result.name), value: String(result.value) }));
+	}
+
+	/**
 	 * `POST /rest/workflows` {name, nodes, connections, settings, active: false}; created inactive.
 	 * 1.x stores the body as the entity and needs `active` (NOT NULL column, no default);
 	 * 2.x validates it with a zod DTO that has no `active` and drops it.

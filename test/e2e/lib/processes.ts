@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Child processes of the e2e suite. Every process is started in its own process group and
  * registered here, so it can be stopped by its pid (the whole group) whatever happens:

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /** Runs scripts/e2e/provide-n8n.sh (bounded) and returns where the n8n runtime of each version is. */
 import path from 'node:path';
 

@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Results of the e2e suite and the summary the CI reads: one line per check, then
  * `N passed, N failed` alone on the last line.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The Partner Referral Service simulator, in-process in the runner, as n8n sees it:
  * its addresses become the credential's fields.

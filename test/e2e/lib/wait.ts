@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 /** Bounded waiting: every wait in the e2e suite has a deadline and says what it waited for. */
 
 export function sleep(ms: number): Promise<void> {

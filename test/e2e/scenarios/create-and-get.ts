@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Scenario 3: a workflow creates leads (standard, picklist and custom fields) and gets them back;
  * its execution data holds the leads the simulator stored.

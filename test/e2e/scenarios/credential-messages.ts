@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Every credential failure the service describes gets a message naming its cause, the same on
  * both n8n lines: in the credential test and in a run (bad id/secret, wrong audience, revoked
@@ -40,8 +41,8 @@ async function cases(sim: Simulator): Promise<Case[]> {
 	sim.control.revokeKey(revokedBefore.clientId);
 	const port = await closedPort();
 	return [
-		{ name: 'bad client secret', data: { clientSecret: 'wrong-secret-0123456789' }, expected: /Client ID or Client Secret/ },
-		{ name: 'bad client id', data: { clientId: 'no-such-client-id' }, expected: /Client ID or Client Secret/ },
+		{ name: 'bad client secret', data: { clientSecret: 'wrong-secret-0123456789' }, expected: /'Client ID' or 'Client Secret'/ },
+		{ name: 'bad client id', data: { clientId: 'no-such-client-id' }, expected: /'Client ID' or 'Client Secret'/ },
 		{ name: 'wrong audience', data: { audience: sim.devUrl }, expected: /audience/i },
 		{ name: 'revoked key', data: { clientId: revokedBefore.clientId, clientSecret: revokedBefore.clientSecret }, expected: /revoked/ },
 		{

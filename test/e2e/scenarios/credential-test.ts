@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /** Scenario 2: n8n's credential test passes with the simulator's key and fails, with our message, on a wrong secret. */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Scenario 6: the credential works in n8n's own HTTP Request node ("Predefined Credential
  * Type"), so a user can call an endpoint the nodes do not cover. n8n runs our

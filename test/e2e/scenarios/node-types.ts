@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /** Scenario 1: n8n lists the package's node types and its credential type. */
 import assert from 'node:assert/strict';
 

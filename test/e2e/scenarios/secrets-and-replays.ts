@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Secrets at rest and replays, in the real app: while the trigger is active and after deliveries
  * ran, none of the live secrets (client secret, access tokens, every current signing secret) is in

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Scenario 5: after every issued token expired, the next run still succeeds: n8n refreshes the
  * token through our credential (preAuthentication + the hidden expirable field), exactly once.

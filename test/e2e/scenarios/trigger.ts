@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Scenario 4: the trigger in a real, active workflow.
  * Activation creates one subscription per topic; portal changes run the workflow with the fetched

@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { randomUUID } from 'node:crypto';
 
 import type { IDataObject } from 'n8n-workflow';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-require-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 import type * as HarnessModule from '../../harness/harness';
 import type { N8nHarness } from '../../harness/harness';
 import type * as WebhooksModule from '../../harness/webhooks';

@@ -80,7 +80,8 @@ export function editorContext(harness: N8nHarness, parameters: INodeParameters, 
 		credentials: { partnerLeadsApi: harness.credential },
 	};
 	const workflow = harness.workflow([node], {});
-	const context = new LoadOptionsContext(workflow, node, harness.additionalData(), path);
+	// the editor sends the node's current parameters with every list search
+	const context = new LoadOptionsContext(workflow, node, { ...harness.additionalData(), currentNodeParameters: parameters }, path);
 	const nodeType = harness.nodeTypes.getByNameAndVersion(ACTION_NODE_TYPE, 1) as INodeType;
 	return { context, methods: nodeType.methods ?? {} };
 }

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { SchemaField, Simulator } from '../../simulator/types';
@@ -343,7 +344,7 @@ describe('PartnerLeads: Lead > Create', () => {
 		const secret = 'super-secret-value-123456';
 		const wrong = new N8nHarness(sim, { clientSecret: secret });
 		const run = await wrong.runNode({ parameters: createParameters(sim), items: people(1) });
-		expect(run.error?.message).toContain('Client ID or Client Secret');
+		expect(run.error?.message).toContain("'Client ID' or 'Client Secret'");
 		expect(JSON.stringify(run.error)).not.toContain(secret);
 		expect(routeCount(sim, 'POST /leads')).toBe(0);
 	});

@@ -1,4 +1,4 @@
-import type { INodeListSearchResult } from 'n8n-workflow';
+import type { IDataObject, INodeListSearchResult } from 'n8n-workflow';
 
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
@@ -32,10 +32,15 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 	});
 
 	describe('Get', () => {
-		it('returns the whole lead, by ID or picked from the list', async () => {
+		it('without Simplify returns the whole lead, by ID or picked from the list', async () => {
 			const [first, second] = sim.control.seedLeads(2);
 			const run = await harness.runNode({
-				parameters: { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' } },
+				parameters: {
+					resource: 'lead',
+					operation: 'get',
+					leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+					simplify: false,
+				},
 				items: [{ id: first.id }, { id: second.id }],
 			});
 			expect(run.error).toBeUndefined();
@@ -49,6 +54,31 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 				parameters: { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'list', value: second.id } },
 			});
 			expect(picked.items[0].json.id).toBe(second.id);
+		});
+
+		it('Simplify (on by default) returns the main fields, the name joined, and no custom fields', async () => {
+			const [lead] = sim.control.seedLeads(1);
+			const stored = JSON.parse(JSON.stringify(sim.control.getLead(lead.id))) as IDataObject;
+			expect(stored.customFields).toBeDefined();
+			const run = await harness.runNode({
+				parameters: { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: lead.id } },
+			});
+			expect(run.error).toBeUndefined();
+			const [simple] = jsonOf(run);
+			const expected: IDataObject = {
+				id: stored.id,
+				name: [stored.firstName, stored.lastName].filter(Boolean).join(' '),
+				email: stored.email,
+				status: stored.status,
+				value: stored.value,
+				partnerOrganizationId: stored.partnerOrganizationId,
+				agentId: stored.agentId,
+				createdAt: stored.createdAt,
+				updatedAt: stored.updatedAt,
+			};
+			for (const key of Object.keys(expected)) if (expected[key] === undefined) delete expected[key];
+			expect(simple).toEqual(expected);
+			expect(Object.keys(simple).length).toBeLessThanOrEqual(10);
 		});
 
 		it('an unknown ID says the lead does not exist; Continue On Fail keeps going', async () => {
@@ -70,7 +100,7 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 				parameters: { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' } },
 				items: [{ name: 'no id here' }],
 			});
-			expect(run.error?.message).toBe('No lead ID given');
+			expect(run.error?.message).toBe("No lead chosen in 'Lead'");
 			expect(routeCount(sim, 'GET /leads/:id')).toBe(0);
 		});
 	});
@@ -253,7 +283,7 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 			const run = await harness.runNode({
 				parameters: { resource: 'lead', operation: 'getMany', returnAll: true, filters: { createdAfter: 'last tuesday' } },
 			});
-			expect(run.error?.message).toBe('Created After is not a date: "last tuesday"');
+			expect(run.error?.message).toBe('\'Created After\' is not a date: "last tuesday"');
 		});
 	});
 

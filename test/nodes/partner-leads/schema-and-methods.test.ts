@@ -83,7 +83,7 @@ describe('PartnerLeads: Lead Schema > Get and the editor methods', () => {
 			sim.control.setFaults('GET /schema/lead', { rate5xx: 1 });
 			const run = await harness.runNode({ parameters: { resource: 'leadSchema', operation: 'get' }, items: [{}, {}], continueOnFail: true });
 			expect(run.error).toBeUndefined();
-			expect(jsonOf(run).map((item) => item.error)).toEqual([expect.stringMatching(/failed \(HTTP 5\d\d\)/), expect.stringMatching(/HTTP 5\d\d/)]);
+			expect(jsonOf(run).map((item) => item.error)).toEqual([expect.stringMatching(/could not handle the request \(HTTP 5\d\d\)/), expect.stringMatching(/HTTP 5\d\d/)]);
 			expect(pairedIndexes(run)).toEqual([0, 1]);
 		});
 	});
@@ -155,12 +155,15 @@ describe('PartnerLeads: Lead Schema > Get and the editor methods', () => {
 			expect(after).toMatchObject({ displayName: 'Sales region', required: true });
 		});
 
-		it('a credential problem reaches the editor as a message that says what to fix', async () => {
+		it('a credential problem reaches the editor: what is wrong in the message, what to do in the description', async () => {
 			const broken = new N8nHarness(sim, { companyId: 'short' });
 			const { context, methods } = editorContext(broken, { resource: 'lead', operation: 'create' }, 'parameters.leadFields');
-			await expect(methods.resourceMapping!.getLeadFields.call(context)).rejects.toThrow(
-				'Company ID must be the 24-character portal identifier; the one entered has 5 characters.',
+			const thrown = await methods.resourceMapping!.getLeadFields.call(context).then(
+				() => undefined,
+				(error: unknown) => error as { message?: string; description?: string },
 			);
+			expect(thrown?.message).toBe("'Company ID' has 5 characters instead of 24.");
+			expect(thrown?.description).toMatch(/^Copy the 24-character portal identifier from the portal\. Open the Partner Referral Service API credential/);
 		});
 	});
 

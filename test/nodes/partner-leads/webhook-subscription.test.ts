@@ -1,7 +1,7 @@
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
-import { errorItemIndex, jsonOf, pairedIndexes, routeCount } from './fixtures';
+import { editorContext, errorItemIndex, jsonOf, pairedIndexes, routeCount } from './fixtures';
 
 describe('PartnerLeads: Webhook Subscription', () => {
 	let sim: Simulator;
@@ -34,7 +34,7 @@ describe('PartnerLeads: Webhook Subscription', () => {
 
 	it('a plain http receiver is refused before any request, explaining the HTTPS rule', async () => {
 		const run = await harness.runNode({ parameters: create('lead/create', 'http://receiver.example/hook') });
-		expect(run.error?.message).toBe('The receiver URL must be an https:// address (got "http://receiver.example/hook")');
+		expect(run.error?.message).toBe('\'Receiver URL\' is not an HTTPS address: "http://receiver.example/hook"');
 		expect(run.error?.description).toContain('HTTPS only');
 		expect(routeCount(sim, 'POST /subscriptions')).toBe(0);
 	});
@@ -84,5 +84,52 @@ describe('PartnerLeads: Webhook Subscription', () => {
 			parameters: { resource: 'webhookSubscription', operation: 'delete', subscriptionId: id },
 		});
 		expect(failed.error?.message).toBe(`The webhook subscription ${id} does not exist`);
+	});
+
+	it('the Subscription list shows each subscription by event and receiver; picking one deletes it', async () => {
+		await harness.runNode({
+			parameters: create('={{ $json.topic }}', '={{ $json.url }}'),
+			items: [
+				{ topic: 'lead/create', url: 'https://crm.example/created' },
+				{ topic: 'lead/delete', url: 'https://crm.example/deleted' },
+			],
+		});
+		const [created, deleted] = sim.control.listSubscriptions();
+		const { context, methods } = editorContext(
+			harness,
+			{ resource: 'webhookSubscription', operation: 'delete' },
+			'parameters.subscriptionId',
+		);
+		const all = await methods.listSearch!.searchSubscriptions.call(context);
+		expect(all.results).toEqual([
+			{ name: 'Lead Created → https://crm.example/created', value: created.id },
+			{ name: 'Lead Deleted → https://crm.example/deleted', value: deleted.id },
+		]);
+		const found = await methods.listSearch!.searchSubscriptions.call(context, 'deleted');
+		expect(found.results.map((result) => result.value)).toEqual([deleted.id]);
+
+		const run = await harness.runNode({
+			parameters: {
+				resource: 'webhookSubscription',
+				operation: 'delete',
+				subscriptionId: { __rl: true, mode: 'list', value: created.id, cachedResultName: all.results[0].name },
+			},
+		});
+		expect(jsonOf(run)).toEqual([{ id: created.id, deleted: true }]);
+		expect(sim.control.listSubscriptions().map((subscription) => subscription.id)).toEqual([deleted.id]);
+	});
+
+	it('Delete with no subscription chosen says so before any request', async () => {
+		const run = await harness.runNode({
+			parameters: {
+				resource: 'webhookSubscription',
+				operation: 'delete',
+				subscriptionId: { __rl: true, mode: 'id', value: '={{ $json.subscription }}' },
+			},
+			items: [{ name: 'no subscription here' }],
+		});
+		expect(run.error?.message).toBe("No subscription chosen in 'Subscription'");
+		expect(run.error?.description).toContain('Get Many');
+		expect(routeCount(sim, 'DELETE /subscriptions/:id')).toBe(0);
 	});
 });

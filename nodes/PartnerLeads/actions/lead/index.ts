@@ -19,7 +19,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Create',
 				value: 'create',
-				description: 'Create a lead',
+				description: 'Create a new lead',
 				action: 'Create a lead',
 			},
 			{
@@ -31,19 +31,19 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Get a lead',
+				description: 'Retrieve a lead',
 				action: 'Get a lead',
 			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
-				description: 'Get many leads',
+				description: 'Retrieve a list of leads, filtered if you like',
 				action: 'Get many leads',
 			},
 			{
 				name: 'Update',
 				value: 'update',
-				description: 'Update a lead',
+				description: 'Update an existing lead',
 				action: 'Update a lead',
 			},
 		],

@@ -24,7 +24,7 @@ export async function execute(
 		if (Object.keys(values).length === 0) {
 			throw new NodeOperationError(this.getNode(), 'Nothing to update: no lead field has a value', {
 				itemIndex,
-				description: 'Add the fields to change in Lead Fields and give them values. Empty values are not sent.',
+				description: "Add the fields to change in 'Lead Fields' and give them values. Empty values are not sent.",
 			});
 		}
 		return { leadId, body: splitStandardAndCustomFields(values, schema) };

@@ -16,12 +16,12 @@ const properties: INodeProperties[] = [
 			{
 				name: 'One Item per Field',
 				value: 'fields',
-				description: 'Each field with its ID, label, type, required/creatable/updateable flags, whether it is custom, and its picklist values',
+				description: 'Each field with its ID, label and type, whether it is required, can be set on create or on update, and is custom, and its picklist values',
 			},
 			{
 				name: 'Raw Response',
 				value: 'raw',
-				description: 'One item with the schema as the service sent it (unifiedFields)',
+				description: 'One item with the schema exactly as the service sent it',
 			},
 		],
 	},

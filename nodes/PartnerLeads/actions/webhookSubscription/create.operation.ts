@@ -35,8 +35,8 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'https://example.com/webhook',
-		description: 'HTTPS address the service posts the events to; it must answer HTTP 200',
+		placeholder: 'e.g. https://example.com/webhook',
+		description: 'The HTTPS address the service sends the events to. It must confirm each one with a success answer (status 200).',
 	},
 ];
 
@@ -59,7 +59,7 @@ function receiverUrl(this: IExecuteFunctions, itemIndex: number): string {
 		url = undefined;
 	}
 	if (!url || (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname)))) {
-		throw new NodeOperationError(this.getNode(), `The receiver URL must be an https:// address (got "${raw}")`, {
+		throw new NodeOperationError(this.getNode(), `'Receiver URL' is not an HTTPS address: "${raw}"`, {
 			itemIndex,
 			description:
 				'The service delivers webhooks over HTTPS only. Use the HTTPS address of your receiver, e.g. the production URL of an n8n Webhook node behind HTTPS.',

@@ -7,12 +7,27 @@ import { apiRequest } from '../../transport/request';
 
 const properties: INodeProperties[] = [
 	{
-		displayName: 'Subscription ID',
+		displayName: 'Subscription',
 		name: 'subscriptionId',
-		type: 'string',
+		type: 'resourceLocator',
 		required: true,
-		default: '',
-		description: 'ID of the subscription to delete, as Create or Get Many returned it',
+		default: { mode: 'list', value: '' },
+		description: 'The subscription to delete. The list shows the subscriptions of this credential\'s API key.',
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: 'Select a subscription...',
+				typeOptions: { searchListMethod: 'searchSubscriptions', searchable: true, searchFilterRequired: false },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. 65f0c2a1d3e4f5a6b7c8d9f0',
+			},
+		],
 	},
 ];
 
@@ -23,11 +38,12 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	return await runItems.call(this, items.length, 1, async (itemIndex) => {
-		const subscriptionId = String(this.getNodeParameter('subscriptionId', itemIndex, '')).trim();
+		const raw = this.getNodeParameter('subscriptionId', itemIndex, '', { extractValue: true }) as unknown;
+		const subscriptionId = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
 		if (!subscriptionId) {
-			throw new NodeOperationError(this.getNode(), 'No subscription ID given', {
+			throw new NodeOperationError(this.getNode(), "No subscription chosen in 'Subscription'", {
 				itemIndex,
-				description: 'Enter the ID of the subscription to delete; Webhook Subscription > Get Many lists them.',
+				description: "Pick the subscription from the list, or enter its ID (Webhook Subscription > Get Many shows them).",
 			});
 		}
 		const payload = await apiRequest.call(this, {

@@ -19,19 +19,19 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Create',
 				value: 'create',
-				description: 'Subscribe a URL to one lead event topic; returns its signing secret',
+				description: 'Subscribe an address to one lead event; returns its signing secret',
 				action: 'Create a webhook subscription',
 			},
 			{
 				name: 'Delete',
 				value: 'delete',
-				description: 'Delete a webhook subscription',
+				description: 'Delete a webhook subscription permanently',
 				action: 'Delete a webhook subscription',
 			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
-				description: 'List the webhook subscriptions of this API key',
+				description: 'Retrieve a list of the webhook subscriptions of this API key',
 				action: 'Get many webhook subscriptions',
 			},
 		],
