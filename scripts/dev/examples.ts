@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- maintainer script: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The example workflows in examples/, as n8n imports them: each node that uses our credential
  * gets the given one (the files carry a placeholder id). Used by `npm run dev` and the e2e suite.

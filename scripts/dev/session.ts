@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- maintainer script: runs in Node next to n8n, never inside it, never shipped */
 /**
  * One dev session: the simulator, the real n8n app (provisioned and cached as the e2e suite does)
  * with this package installed from the working tree, an owner, a credential for the simulator and

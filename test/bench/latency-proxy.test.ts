@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The bench's latency proxy (bench/n8n-app): TLS a client can verify with the run's own CA,
  * bytes passed intact both ways, and the delay it claims added to each direction, before TLS

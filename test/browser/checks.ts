@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * What a user sees in n8n's editor, checked in a real browser against the dev session
  * (real n8n, the simulator, the credential). Each check leaves a screenshot.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * What a user does in n8n's editor, in Debian's chromium driven by playwright-core (no browser
  * download). Elements are found by n8n's data-test-id attributes and by the names a user reads.

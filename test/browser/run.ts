@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The browser test: n8n's editor in Debian's chromium (playwright-core, no browser download),
  * on the same session `npm run dev` gives a user.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { DEFAULT_PERSONALITY, PERSONALITIES, personalityNamed, startSimulator, type Personality } from './index';
 import { PERSONALITY_ENV_VAR } from './personality';
 import { apiClient, send, tokenFor, validLead } from './test-helpers';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Personalities: the plausible services behind the spec's "not shown" points (DESIGN.md,
  * "The service is unknown where the spec says not shown"). The default is the simulator's

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /** A loopback HTTP receiver standing in for "your system" in the example workflows: records every request. */
 import http from 'node:http';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Lead operations run by the workers, the access token shared through n8n's credential store:
  * one token for runs spread over both workers, and what an expiry costs while both are busy.

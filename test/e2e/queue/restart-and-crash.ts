@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Restarts and crashes in queue mode: the main and webhook processes restart with the trigger
  * active (subscriptions kept, an event delivered before and after runs once); a worker killed in

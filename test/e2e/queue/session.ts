@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Queue mode for one n8n version: the cluster (PostgreSQL, Redis, main, 2 workers, 2 webhook
  * processes behind nginx), the simulator delivering to the load balancer, an owner and a

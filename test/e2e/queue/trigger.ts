@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The lead trigger in queue mode: activation on the main process subscribes once; deliveries
  * reach both webhook processes through the load balancer; every event runs once, also when the

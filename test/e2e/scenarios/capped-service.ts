@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The nodes against a service that made other choices where the spec says "not shown": the
  * simulator's harshest personality (pages of at most 7 leads whatever is asked, bare bodies,

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The workflows in examples/, imported into the real n8n as a user imports them (our credential
  * chosen) and run: the form creates a lead, the sync workflow forwards updated leads (and a lead

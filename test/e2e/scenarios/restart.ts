@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * An n8n restart with the lead trigger active, as an upgrade or a crash does it: the
  * subscriptions are neither duplicated nor lost, and an event that ran before the restart runs

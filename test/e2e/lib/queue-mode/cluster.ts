@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * n8n in queue mode, the way users scale it out: one main process (editor, REST API,
  * activation; no production webhooks), worker processes that run the executions, and webhook

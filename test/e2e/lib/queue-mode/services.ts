@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The shared services of n8n's queue mode, each private to one e2e run: PostgreSQL (a cluster
  * in a temporary folder, PostgreSQL 15 as installed on these machines), Redis (no persistence)
