@@ -18,7 +18,7 @@ async function creditedIds(
 	organizationId?: string,
 ): Promise<Map<string, number>> {
 	const counts = new Map<string, number>();
-	const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads', pageSize: CREDIT_SEARCH_LEADS });
+	const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads', limit: CREDIT_SEARCH_LEADS });
 	for await (const page of pages) {
 		for (const lead of page) {
 			if (!isLead(lead)) continue;

@@ -2,28 +2,25 @@ import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult
 
 import { isLead } from '../helpers/leadOutput';
 import { topicName } from '../helpers/topicNames';
-import { readListPage } from '../transport/envelope';
-import { apiRequestRaw } from '../transport/request';
+import { allOf } from '../transport/paging';
 
 /**
- * The subscription picker of Webhook Subscription > Delete: the service lists the
- * subscriptions of the credential's key in one answer, without their secrets.
+ * The subscription picker of Webhook Subscription > Delete: the subscriptions of the
+ * credential's key (listed without their secrets), read like every other list, page by page.
  */
 export async function searchSubscriptions(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const body = await apiRequestRaw.call(this, {
-		method: 'GET',
-		api: 'webhooks',
-		path: '',
-		what: 'list of webhook subscriptions',
-	});
+	const subscriptions = await allOf.call(this, { api: 'webhooks', path: '', what: 'list of webhook subscriptions' });
 	const words = (filter ?? '').trim().toLowerCase().split(/\s+/).filter(Boolean);
 	const results: INodeListSearchItems[] = [];
-	for (const subscription of readListPage<unknown>(body).items) {
-		if (!isLead(subscription) || typeof subscription.id !== 'string' || subscription.id === '') continue;
+	for (const subscription of subscriptions) {
+		if (!isLead(subscription)) continue;
+		// some services number their records: the id is the same either way
+		const id = typeof subscription.id === 'number' ? String(subscription.id) : subscription.id;
+		if (typeof id !== 'string' || id === '') continue;
 		const url = typeof subscription.url === 'string' ? subscription.url : '';
-		const name = `${topicName(subscription.topic)} → ${url || subscription.id}`;
-		const haystack = `${name} ${String(subscription.topic)} ${subscription.id}`.toLowerCase();
-		if (words.every((word) => haystack.includes(word))) results.push({ name, value: subscription.id });
+		const name = `${topicName(subscription.topic)} → ${url || id}`;
+		const haystack = `${name} ${String(subscription.topic)} ${id}`.toLowerCase();
+		if (words.every((word) => haystack.includes(word))) results.push({ name, value: id });
 	}
 	return { results };
 }

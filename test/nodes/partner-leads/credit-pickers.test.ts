@@ -2,7 +2,8 @@ import type { INodeParameters } from 'n8n-workflow';
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
-import { createParameters, editorContext, resetEditorCache, routeCount } from './fixtures';
+import { CREDIT_SEARCH_LEADS } from '../../../nodes/PartnerLeads/methods/creditSearch';
+import { createParameters, editorContext, pageSizeOf, requestsToRead, resetEditorCache, routeCount } from './fixtures';
 
 describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', () => {
 	let sim: Simulator;
@@ -26,7 +27,7 @@ describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', ()
 		};
 	}
 
-	it('offer the IDs credited on existing leads, most used first (then as listed), with how many leads carry each', async () => {
+	it('offer the IDs credited on existing leads, most used first, with how many leads carry each', async () => {
 		const org = sim.defaultPartnerOrganization;
 		const [agentA, agentB] = sim.defaultAgents;
 		const other = sim.otherPartnerOrganization;
@@ -35,14 +36,16 @@ describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', ()
 			{ partnerOrganizationId: org.id, agentId: agentB.id },
 			{ partnerOrganizationId: org.id, agentId: agentA.id },
 			{ partnerOrganizationId: org.id, agentId: agentB.id },
+			{ partnerOrganizationId: org.id, agentId: agentA.id },
+			{ partnerOrganizationId: org.id, agentId: agentB.id },
 		]);
 
 		const { organizations, agents } = pickers();
 		expect((await organizations()).results).toEqual([
-			{ name: `${org.id} (on 3 leads)`, value: org.id },
+			{ name: `${org.id} (on 5 leads)`, value: org.id },
 			{ name: `${other.id} (on 1 lead)`, value: other.id },
 		]);
-		expect((await agents()).results.map((result) => result.value)).toEqual([agentB.id, sim.otherAgent.id, agentA.id]);
+		expect((await agents()).results.map((result) => result.value)).toEqual([agentB.id, agentA.id, sim.otherAgent.id]);
 		expect((await organizations(other.id.slice(-6))).results.map((result) => result.value)).toEqual([other.id]);
 	});
 
@@ -63,7 +66,9 @@ describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', ()
 		sim.control.seedLeads(1200);
 		sim.control.resetStats();
 		await pickers().organizations();
-		expect(routeCount(sim, 'GET /leads')).toBe(5);
+		// the first CREDIT_SEARCH_LEADS leads, whatever page size the service answers with
+		expect(CREDIT_SEARCH_LEADS).toBeLessThan(1200);
+		expect(routeCount(sim, 'GET /leads')).toBe(requestsToRead(CREDIT_SEARCH_LEADS, pageSizeOf(sim)));
 	});
 
 	it('a lead created with values picked from the lists credits them', async () => {

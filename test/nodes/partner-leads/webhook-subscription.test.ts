@@ -119,6 +119,19 @@ describe('PartnerLeads: Webhook Subscription', () => {
 		expect(sim.control.listSubscriptions().map((subscription) => subscription.id)).toEqual([deleted.id]);
 	});
 
+	it('the Subscription list reads every page: all 45 subscriptions are offered once', async () => {
+		const items = Array.from({ length: 45 }, (_, n) => ({ topic: 'lead/update', url: `https://receiver.example/hook/${n}` }));
+		expect((await harness.runNode({ parameters: create('={{ $json.topic }}', '={{ $json.url }}'), items })).error).toBeUndefined();
+		const { context, methods } = editorContext(
+			harness,
+			{ resource: 'webhookSubscription', operation: 'delete' },
+			'parameters.subscriptionId',
+		);
+		const offered = (await methods.listSearch!.searchSubscriptions.call(context)).results;
+		expect(offered.map((result) => result.value).sort()).toEqual(sim.control.listSubscriptions().map((subscription) => subscription.id).sort());
+		expect(offered).toHaveLength(45);
+	});
+
 	it('Delete with no subscription chosen says so before any request', async () => {
 		const run = await harness.runNode({
 			parameters: {
