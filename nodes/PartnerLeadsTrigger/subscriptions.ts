@@ -106,6 +106,7 @@ function subscriptionError(context: IHookFunctions, error: unknown, topic: LeadT
 	if (isHttpsRefusal(error)) {
 		return new NodeOperationError(
 			context.getNode(),
+			// n8n shows only the message of an activation error, so the fix stays in it
 			`The Partner Referral Service only delivers webhooks to HTTPS addresses and refused this trigger's URL ${url}. Set n8n's WEBHOOK_URL environment variable to n8n's public HTTPS address (for example WEBHOOK_URL=https://n8n.example.com/), restart n8n and activate the workflow again.`,
 			{
 				description: `The service does not send events to plain-http or localhost addresses, so n8n must be reachable from the internet over HTTPS (directly, through a reverse proxy or a tunnel) and WEBHOOK_URL must be that address. The service said: ${serviceSaid}`,
@@ -117,7 +118,7 @@ function subscriptionError(context: IHookFunctions, error: unknown, topic: LeadT
 	const advice = httpCodeOf(error)?.startsWith('4') ? `${(error as { description?: string }).description ?? ''} ` : '';
 	const requestId = (error as { errorResponse?: JsonObject }).errorResponse?.requestId;
 	return new NodeOperationError(context.getNode(), `Could not subscribe to "${topic}" events: ${serviceSaid}`, {
-		description: `${advice}The subscriptions made before the failure were removed, including any the service may have created despite the error, so nothing is left behind. Activate the workflow again once the problem is fixed.${!advice && typeof requestId === 'string' ? ` Request ID: ${requestId}.` : ''}`,
+		description: `${advice}The node removed the subscriptions it had made for this activation, and any the service may have created despite its refusal; one it could not remove now (n8n's log says which) is removed at the next activation. Activate the workflow again once the cause is fixed.${!advice && typeof requestId === 'string' ? ` Request ID: ${requestId}.` : ''}`,
 	});
 }
 

@@ -66,7 +66,8 @@ function fillSimulatorIds(sim: Simulator): (example: ExampleWorkflow) => Example
 		...example,
 		nodes: example.nodes.map((node) => {
 			if (node.parameters.operation !== 'create' || node.parameters.resource !== 'lead') return node;
-			return { ...node, parameters: { ...node.parameters, partnerOrganizationId: organization, agentId: agent } };
+			const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+			return { ...node, parameters: { ...node.parameters, partnerOrganizationId: byId(organization), agentId: byId(agent) } };
 		}),
 	});
 }

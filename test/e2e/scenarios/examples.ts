@@ -26,8 +26,8 @@ function adjustFor(context: ScenarioContext, receiver: Receiver, reconcilePath: 
 			const parameters = { ...node.parameters };
 			if (typeof parameters.url === 'string') parameters.url = parameters.url.replace(EXTERNAL_CRM, receiver.url);
 			if (parameters.resource === 'lead' && parameters.operation === 'create') {
-				parameters.partnerOrganizationId = context.sim.defaultPartnerOrganization.id;
-				parameters.agentId = context.sim.defaultAgents[0]!.id;
+				parameters.partnerOrganizationId = { __rl: true, mode: 'id', value: context.sim.defaultPartnerOrganization.id };
+				parameters.agentId = { __rl: true, mode: 'id', value: context.sim.defaultAgents[0]!.id };
 			}
 			if (node.type === 'n8n-nodes-base.scheduleTrigger') {
 				return { ...node, type: 'n8n-nodes-base.webhook', typeVersion: 2, webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: reconcilePath } };

@@ -43,7 +43,7 @@ const properties: INodeProperties[] = [
 				name: 'status',
 				type: 'string',
 				default: '',
-				placeholder: 'active',
+				placeholder: 'e.g. active',
 				description: 'Only leads with this status (any letter case)',
 			},
 			{

@@ -100,7 +100,7 @@ export async function execute(
 					`Not created: an earlier item with the same ${matchField.label} may already have created this lead`,
 					{
 						itemIndex,
-						description: `Creating the lead for an earlier item with ${fieldName(matchField)} "${key}" failed in a way that may still have created it, so this item was not sent, to avoid a duplicate. Check with Lead > Get Many, then run the workflow again: Create or Update will then find the lead and update it.`,
+						description: `Creating the lead for an earlier item with ${fieldName(matchField)} "${key}" got no clear answer, so the lead may exist: this item was not sent, to avoid a duplicate. Check with Lead > Get Many, then run the workflow again: Create or Update will then find the lead and update it.`,
 					},
 				);
 			}
