@@ -262,7 +262,10 @@ describe('secrets audit: the client secret, access tokens and signing secrets ne
 
 			expect(await post('no signature', good.rawBody, { 'content-type': 'application/json' })).toBe(401);
 			expect(await post('forged signature', good.rawBody, { ...good.headers, 'x-svc-signature-v2': 'ab'.repeat(32) })).toBe(401);
-			expect(await post('other topic secret', signedDelivery(secretOf('lead/update'), lead.id, 'lead/create', good.rawBody).rawBody, { 'content-type': 'application/json', 'x-svc-signature-v2': 'zz' })).toBe(401);
+			// well formed, signed with the secret of this trigger's lead/update subscription, for a lead/create event
+			const otherTopic = signedDelivery(secretOf('lead/update'), lead.id, 'lead/create', new Date().toISOString());
+			expect(otherTopic.headers['x-svc-signature-v2']).toMatch(/^[0-9a-f]{64}$/);
+			expect(await post('other topic secret', otherTopic.rawBody, otherTopic.headers)).toBe(401);
 			sim.control.setFaults('GET /leads/:id', { rate5xx: 1 });
 			expect(await post('lead fetch fails', good.rawBody, good.headers)).toBe(503);
 			sim.control.setFaults('GET /leads/:id', { dropRate: 1 });
