@@ -171,10 +171,12 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			await retry.waitFor();
 			await retry.click();
 			await editor.testId('editCredential-modal').getByText('More details').click();
-			await editor.testId('editCredential-modal').getByText(/Client ID or Client Secret/).first().waitFor();
+			await editor.testId('editCredential-modal').getByText(/'Client ID' or 'Client Secret'/).first().waitFor();
 			const text = (await editor.testId('editCredential-modal').innerText()).replace(/\s+/g, ' ');
 			await editor.screenshot('credential-test-wrong-secret');
 			assert.match(text, /client id|client secret/i, `the credential dialog does not name the client id/secret: ${text.slice(0, 400)}`);
+			// what happened, and where to fix it
+			assert.match(text, /Developer \/ API Keys/, `the credential dialog does not say where to copy the key from: ${text.slice(0, 400)}`);
 			assert.ok(!text.includes(wrongSecret), 'the credential dialog shows the secret');
 		},
 	},
