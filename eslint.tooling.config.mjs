@@ -28,10 +28,12 @@ export default [
 				focusedTest('only'),
 				{
 					selector: 'CallExpression[callee.name=/^(fit|fdescribe)$/]',
-					message: 'A focused test would make CI run a part of the suite and pass. Use "it" or "describe".',
+					message:
+						'A focused test would make CI run a part of the suite and pass. Use "it" or "describe".',
 				},
 				{
-					selector: 'CallExpression[callee.property.name="listen"][arguments.0.type="Literal"][arguments.0.value!=0]',
+					selector:
+						'CallExpression[callee.property.name="listen"][arguments.0.type="Literal"][arguments.0.value!=0]',
 					message:
 						'A fixed port collides with other test runs on the same machine. Listen on port 0 and read the port the system chose.',
 				},

@@ -8,7 +8,10 @@ import { PERSONALITIES } from './test/simulator/personality';
  * plausible answer to what the spec leaves "not shown"): a behaviour that holds only for the
  * default is a bug. `npx jest --selectProjects 'service: capped-7-bare-403-text'` runs one.
  */
-const MATRIX_SUITES = ['<rootDir>/test/nodes/**/*.test.ts', '<rootDir>/test/transport/**/*.test.ts'];
+const MATRIX_SUITES = [
+	'<rootDir>/test/nodes/**/*.test.ts',
+	'<rootDir>/test/transport/**/*.test.ts',
+];
 
 const common: Config = {
 	testEnvironment: 'node',

@@ -36,7 +36,12 @@ export class BareClient {
 			: new Pool(this.origin, { connections: options.connections });
 	}
 
-	private async send(method: 'GET' | 'POST', url: URL | string, body?: unknown, auth = true): Promise<{ status: number; json: unknown }> {
+	private async send(
+		method: 'GET' | 'POST',
+		url: URL | string,
+		body?: unknown,
+		auth = true,
+	): Promise<{ status: number; json: unknown }> {
 		const target = new URL(url, this.origin);
 		const headers: Record<string, string> = { accept: 'application/json' };
 		if (body !== undefined) headers['content-type'] = 'application/json';
@@ -71,13 +76,17 @@ export class BareClient {
 			false,
 		);
 		const token = (json as { access_token?: unknown } | undefined)?.access_token;
-		if (status !== 200 || typeof token !== 'string') throw new Error(`bare client: token request answered ${status}`);
+		if (status !== 200 || typeof token !== 'string')
+			throw new Error(`bare client: token request answered ${status}`);
 		this.token = token;
 	}
 
 	async createLead(body: object): Promise<unknown> {
 		const { status, json } = await this.send('POST', `${this.basePath}/leads`, body);
-		if (status !== 201) throw new Error(`bare client: create answered ${status}: ${JSON.stringify(json).slice(0, 200)}`);
+		if (status !== 201)
+			throw new Error(
+				`bare client: create answered ${status}: ${JSON.stringify(json).slice(0, 200)}`,
+			);
 		return (json as { data?: unknown }).data;
 	}
 

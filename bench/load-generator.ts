@@ -36,7 +36,10 @@ export interface LoadResult {
 
 export type ParentMessage = ({ type: 'prepare' } & LoadPlan) | { type: 'go' } | { type: 'exit' };
 
-export type ChildMessage = { type: 'prepared' } | { type: 'done'; result: LoadResult } | { type: 'failed'; error: string };
+export type ChildMessage =
+	| { type: 'prepared' }
+	| { type: 'done'; result: LoadResult }
+	| { type: 'failed'; error: string };
 
 interface Prepared {
 	plan: LoadPlan;
@@ -53,8 +56,15 @@ function prepare(plan: LoadPlan): Prepared {
 	const url = new URL(plan.url);
 	const start = Date.now() - 3_600_000 + Math.floor(Math.random() * 1e6);
 	const deliveries = Array.from({ length: plan.count }, (_, index) => {
-		const id = plan.leadIds?.length ? plan.leadIds[index % plan.leadIds.length] : randomBytes(12).toString('hex');
-		const { rawBody, headers } = signedDelivery(plan.secret, id, plan.topic, new Date(start + index).toISOString());
+		const id = plan.leadIds?.length
+			? plan.leadIds[index % plan.leadIds.length]
+			: randomBytes(12).toString('hex');
+		const { rawBody, headers } = signedDelivery(
+			plan.secret,
+			id,
+			plan.topic,
+			new Date(start + index).toISOString(),
+		);
 		const sendable = { ...headers };
 		delete sendable['content-length'];
 		return { body: rawBody, headers: sendable };
@@ -77,7 +87,12 @@ async function run(prepared: Prepared): Promise<LoadResult> {
 		while (next < deliveries.length) {
 			const delivery = deliveries[next++];
 			try {
-				const response = await pool.request({ method: 'POST', path, headers: delivery.headers, body: delivery.body });
+				const response = await pool.request({
+					method: 'POST',
+					path,
+					headers: delivery.headers,
+					body: delivery.body,
+				});
 				await response.body.dump();
 				statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
 			} catch (error) {
@@ -112,7 +127,10 @@ process.on('message', (message: ParentMessage) => {
 				process.exit(0);
 			}
 		} catch (error) {
-			send({ type: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+			send({
+				type: 'failed',
+				error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+			});
 		}
 	})();
 });

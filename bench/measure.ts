@@ -22,7 +22,11 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; va
 }
 
 /** Runs `measure` `runs` times (after `warmUp`, if any) and returns every sample. */
-export async function repeat<T>(runs: number, measure: (run: number) => Promise<T>, warmUp?: () => Promise<unknown>): Promise<T[]> {
+export async function repeat<T>(
+	runs: number,
+	measure: (run: number) => Promise<T>,
+	warmUp?: () => Promise<unknown>,
+): Promise<T[]> {
 	if (warmUp) await warmUp();
 	const samples: T[] = [];
 	for (let run = 0; run < runs; run++) samples.push(await measure(run));
@@ -119,7 +123,10 @@ export interface CpuSnapshot {
 function readTicks(pid: number | 'self', withReaped: boolean): number {
 	const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
 	// Fields after the command name, which is in parentheses and may contain spaces.
-	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+	const fields = stat
+		.slice(stat.lastIndexOf(')') + 2)
+		.split(' ')
+		.map(Number);
 	const [utime, stime, cutime, cstime] = [fields[11], fields[12], fields[13], fields[14]];
 	return utime + stime + (withReaped ? cutime + cstime : 0);
 }
@@ -127,7 +134,11 @@ function readTicks(pid: number | 'self', withReaped: boolean): number {
 export function cpuSnapshot(livePids: readonly number[]): CpuSnapshot | undefined {
 	try {
 		const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
-		const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+		const [user, nice, system, idle, iowait, irq, softirq, steal] = line
+			.trim()
+			.split(/\s+/)
+			.slice(1)
+			.map(Number);
 		let own = readTicks('self', true);
 		for (const pid of livePids) {
 			try {
@@ -144,7 +155,11 @@ export function cpuSnapshot(livePids: readonly number[]): CpuSnapshot | undefine
 }
 
 /** Cores kept busy by processes other than ours between two snapshots (machine noise). */
-export function otherCores(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined, cores: number): number | undefined {
+export function otherCores(
+	before: CpuSnapshot | undefined,
+	after: CpuSnapshot | undefined,
+	cores: number,
+): number | undefined {
 	if (!before || !after || after.total <= before.total) return undefined;
 	const others = after.busy - before.busy - (after.own - before.own);
 	return Math.max(0, (others / (after.total - before.total)) * cores);

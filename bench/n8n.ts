@@ -32,12 +32,23 @@ export function leadItems(count: number, tag: string): IDataObject[] {
 
 /** The body the node sends for an item: the item's fields plus the credit parameters. */
 export function createBody(item: IDataObject, sim: RemoteSimulator): IDataObject {
-	return { ...item, partnerOrganizationId: sim.info.partnerOrganizationId, agentId: sim.info.agentIds[0] };
+	return {
+		...item,
+		partnerOrganizationId: sim.info.partnerOrganizationId,
+		agentId: sim.info.agentIds[0],
+	};
 }
 
 /** The resource mapper value as n8n stores it. */
 function mapperValue(value: IDataObject | null, mappingMode: 'defineBelow' | 'autoMapInputData') {
-	return { mappingMode, value, matchingColumns: [], schema: [], attemptToConvertTypes: false, convertFieldsToString: false };
+	return {
+		mappingMode,
+		value,
+		matchingColumns: [],
+		schema: [],
+		attemptToConvertTypes: false,
+		convertFieldsToString: false,
+	};
 }
 
 /**
@@ -54,7 +65,10 @@ export function createParameters(
 	const leadFields =
 		mapping === 'auto'
 			? mapperValue(null, 'autoMapInputData')
-			: mapperValue(Object.fromEntries(fields.map((field) => [field, `={{ $json.${field} }}`])), 'defineBelow');
+			: mapperValue(
+					Object.fromEntries(fields.map((field) => [field, `={{ $json.${field} }}`])),
+					'defineBelow',
+				);
 	return {
 		resource: 'lead',
 		operation: 'create',

@@ -49,8 +49,11 @@ export function forkTs(entry: string, args: string[], nodeFlags: string[] = []):
 }
 
 export function exited(child: ChildProcess): Promise<number | string> {
-	if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode ?? child.signalCode ?? 'gone');
-	return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+	if (child.exitCode !== null || child.signalCode !== null)
+		return Promise.resolve(child.exitCode ?? child.signalCode ?? 'gone');
+	return new Promise((resolve) =>
+		child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+	);
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`. Only this child, by its pid. */
@@ -100,7 +103,10 @@ export function stderrOf(child: ChildProcess, limit = 20_000): () => string {
 export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 	let timer: NodeJS.Timeout | undefined;
 	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`${what} did not finish within ${Math.round(ms / 1000)} s`)), ms);
+		timer = setTimeout(
+			() => reject(new Error(`${what} did not finish within ${Math.round(ms / 1000)} s`)),
+			ms,
+		);
 	});
 	try {
 		return await Promise.race([promise, timeout]);

@@ -32,7 +32,9 @@ async function withCpuProfile<T>(file: string, work: () => Promise<T>): Promise<
 	const session = new Session();
 	session.connect();
 	const post = (method: string, params?: object) =>
-		new Promise<unknown>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+		new Promise<unknown>((resolve, reject) =>
+			session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
+		);
 	await post('Profiler.enable');
 	await post('Profiler.setSamplingInterval', { interval: 500 });
 	await post('Profiler.start');
@@ -69,8 +71,12 @@ async function main(): Promise<void> {
 			const parallel = Number(option ?? 1);
 			const variant = (variantArg ?? 'ours') as Variant;
 			await createRun(sim, leadItems(300, 'warm'), variant, parallel);
-			const sample = await withCpuProfile(file, () => createRun(sim, leadItems(count, 'profile'), variant, parallel));
-			process.stdout.write(`create x${count}, ${parallel} in flight, ${variant}: ${Math.round(sample.ms)} ms\n`);
+			const sample = await withCpuProfile(file, () =>
+				createRun(sim, leadItems(count, 'profile'), variant, parallel),
+			);
+			process.stdout.write(
+				`create x${count}, ${parallel} in flight, ${variant}: ${Math.round(sample.ms)} ms\n`,
+			);
 		} else if (target === 'trigger') {
 			const fetch = option === 'on';
 			const side = option === 'floor' ? 'floor' : 'trigger';
@@ -78,7 +84,9 @@ async function main(): Promise<void> {
 			try {
 				await triggerRun(ctx, load, 300, fetch, side);
 				const run = await withCpuProfile(file, () => triggerRun(ctx, load, count, fetch, side));
-				process.stdout.write(`trigger x${count}, ${option ?? 'off'}: ${Math.round(run.settledMs)} ms\n`);
+				process.stdout.write(
+					`trigger x${count}, ${option ?? 'off'}: ${Math.round(run.settledMs)} ms\n`,
+				);
 			} finally {
 				await load.close();
 			}
@@ -86,7 +94,9 @@ async function main(): Promise<void> {
 			const parallel = Number(option ?? 1);
 			await stormRun(ctx, 200, parallel, true);
 			const run = await withCpuProfile(file, () => stormRun(ctx, count, parallel, true));
-			process.stdout.write(`storm x${count}, ${parallel} in flight: ${Math.round(run.ms)} ms, ${run.answered429} x 429, ${run.failures} failed\n`);
+			process.stdout.write(
+				`storm x${count}, ${parallel} in flight: ${Math.round(run.ms)} ms, ${run.answered429} x 429, ${run.failures} failed\n`,
+			);
 		} else {
 			throw new Error(`unknown target "${target}" (create, trigger, storm)`);
 		}
@@ -98,7 +108,9 @@ async function main(): Promise<void> {
 main().then(
 	() => process.exit(0),
 	(error: unknown) => {
-		process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		process.stderr.write(
+			`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+		);
 		process.exit(1);
 	},
 );

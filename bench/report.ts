@@ -52,9 +52,12 @@ export function formatNumber(value: number | string | undefined, digits?: number
 function noiseLine(report: BenchReport): string {
 	const measured = report.cases.filter((result) => result.otherCores !== undefined);
 	if (measured.length === 0) return 'Other load on the machine: not measured';
-	const parts = measured.map((result) => `case ${result.id} ${(result.otherCores ?? 0).toFixed(2)}`);
+	const parts = measured.map(
+		(result) => `case ${result.id} ${(result.otherCores ?? 0).toFixed(2)}`,
+	);
 	const worst = Math.max(...measured.map((result) => result.otherCores ?? 0));
-	const warning = worst > 0.25 ? ' - other processes competed for the CPU; figures are noisier than usual' : '';
+	const warning =
+		worst > 0.25 ? ' - other processes competed for the CPU; figures are noisier than usual' : '';
 	return `Other processes' CPU during the cases (cores busy on average): ${parts.join(', ')}${warning}`;
 }
 
@@ -75,7 +78,15 @@ export function formatTable(report: BenchReport): string {
 	const notes: string[] = [];
 	for (const result of report.cases) {
 		if (result.error) {
-			lines.push([result.id, `ERROR: ${result.error.split('\n')[0].slice(0, 160)}`, '', '', '', '', 'ERROR']);
+			lines.push([
+				result.id,
+				`ERROR: ${result.error.split('\n')[0].slice(0, 160)}`,
+				'',
+				'',
+				'',
+				'',
+				'ERROR',
+			]);
 			continue;
 		}
 		for (const row of result.rows) {
@@ -92,8 +103,14 @@ export function formatTable(report: BenchReport): string {
 			]);
 		}
 	}
-	const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
-	const render = (cells: string[]) => cells.map((cell, column) => pad(cell, widths[column], rightAligned[column])).join('  ').trimEnd();
+	const widths = header.map((title, column) =>
+		Math.max(title.length, ...lines.map((line) => line[column].length)),
+	);
+	const render = (cells: string[]) =>
+		cells
+			.map((cell, column) => pad(cell, widths[column], rightAligned[column]))
+			.join('  ')
+			.trimEnd();
 	const rule = widths.map((width) => '-'.repeat(width)).join('  ');
 	const { machine } = report;
 	const out = [

@@ -69,7 +69,8 @@ function parseArgs(argv: string[]): Args {
 			const value = inline ?? argv[++i];
 			if (!value) throw new Error('--only needs a list of cases, e.g. --only 1,3');
 			args.only = new Set(value.split(',').map((part) => part.trim()));
-		} else throw new Error(`Unknown argument "${argv[i]}" (use --quick, --only 1,3, --no-diagnostics)`);
+		} else
+			throw new Error(`Unknown argument "${argv[i]}" (use --quick, --only 1,3, --no-diagnostics)`);
 	}
 	return args;
 }
@@ -78,7 +79,11 @@ function log(message: string): void {
 	process.stderr.write(`${message}\n`);
 }
 
-async function runCase(id: string, title: string, work: () => Promise<Omit<CaseResult, 'seconds'>>): Promise<CaseResult> {
+async function runCase(
+	id: string,
+	title: string,
+	work: () => Promise<Omit<CaseResult, 'seconds'>>,
+): Promise<CaseResult> {
 	log(`case ${id}: ${title}`);
 	const start = nowMs();
 	const cpuBefore = cpuSnapshot(livePids());
@@ -86,7 +91,9 @@ async function runCase(id: string, title: string, work: () => Promise<Omit<CaseR
 		const result = await work();
 		const seconds = (nowMs() - start) / 1000;
 		const others = otherCores(cpuBefore, cpuSnapshot(livePids()), machineInfo().cores);
-		log(`case ${id}: done in ${seconds.toFixed(1)} s${others === undefined ? '' : `; other processes kept ${others.toFixed(2)} cores busy`}`);
+		log(
+			`case ${id}: done in ${seconds.toFixed(1)} s${others === undefined ? '' : `; other processes kept ${others.toFixed(2)} cores busy`}`,
+		);
 		return { ...result, seconds, otherCores: others };
 	} catch (error) {
 		const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -101,7 +108,9 @@ async function main(): Promise<number> {
 	const wanted = (id: string) => !args.only || args.only.has(id);
 	const machine = machineInfo();
 	const started = nowMs();
-	log(`bench: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}; ${args.quick ? 'quick' : 'full'} configuration`);
+	log(
+		`bench: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}; ${args.quick ? 'quick' : 'full'} configuration`,
+	);
 
 	const sim = await RemoteSimulator.start();
 	const ctx: BenchContext = { sim, config, log };
@@ -124,7 +133,8 @@ async function main(): Promise<number> {
 				);
 			}
 		}
-		if (wanted('3')) cases.push(await runCase('3', 'Get Many / Return All', () => getManyCase(ctx)));
+		if (wanted('3'))
+			cases.push(await runCase('3', 'Get Many / Return All', () => getManyCase(ctx)));
 		if (wanted('4')) cases.push(await runCase('4', 'trigger deliveries', () => triggerCase(ctx)));
 		if (wanted('5')) cases.push(await runCase('5', '429 storm', () => stormCase(ctx)));
 	} finally {

@@ -60,7 +60,9 @@ export class RemoteSimulator {
 				const end = buffered.indexOf('\n');
 				if (end >= 0) resolve(buffered.slice(0, end));
 			});
-			child.once('exit', (code) => reject(new Error(`the simulator exited (${String(code)}): ${stderr()}`)));
+			child.once('exit', (code) =>
+				reject(new Error(`the simulator exited (${String(code)}): ${stderr()}`)),
+			);
 		});
 		try {
 			const info = JSON.parse(await withTimeout(line, 60_000, 'starting the simulator')) as SimInfo;
@@ -82,19 +84,31 @@ export class RemoteSimulator {
 	 */
 	addresses(): Simulator {
 		const { info } = this;
-		const addresses: Pick<Simulator, 'url' | 'devUrl' | 'authUrl' | 'companyId' | 'defaultKey' | 'origin' | 'controlUrl'> = {
+		const addresses: Pick<
+			Simulator,
+			'url' | 'devUrl' | 'authUrl' | 'companyId' | 'defaultKey' | 'origin' | 'controlUrl'
+		> = {
 			url: info.url,
 			devUrl: info.devUrl,
 			authUrl: info.authUrl,
 			companyId: info.companyId,
 			origin: this.origin,
 			controlUrl: info.controlUrl,
-			defaultKey: { clientId: info.clientId, clientSecret: info.clientSecret, selfServe: true, revoked: false },
+			defaultKey: {
+				clientId: info.clientId,
+				clientSecret: info.clientSecret,
+				selfServe: true,
+				revoked: false,
+			},
 		};
 		return addresses as Simulator;
 	}
 
-	private async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+	private async call<T>(
+		method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+		path: string,
+		body?: unknown,
+	): Promise<T> {
 		const response = await this.control.request({
 			method,
 			path: `/__control${path}`,
@@ -102,7 +116,10 @@ export class RemoteSimulator {
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const text = await response.body.text();
-		if (response.statusCode >= 300) throw new Error(`simulator control ${method} ${path}: HTTP ${response.statusCode} ${text.slice(0, 300)}`);
+		if (response.statusCode >= 300)
+			throw new Error(
+				`simulator control ${method} ${path}: HTTP ${response.statusCode} ${text.slice(0, 300)}`,
+			);
 		return (JSON.parse(text) as { data: T }).data;
 	}
 
@@ -120,7 +137,8 @@ export class RemoteSimulator {
 	}
 
 	async seedLeads(count: number): Promise<string[]> {
-		return (await this.call<{ ids: string[] }>('POST', '/leads/seed', { count, summary: true })).ids;
+		return (await this.call<{ ids: string[] }>('POST', '/leads/seed', { count, summary: true }))
+			.ids;
 	}
 
 	async setFaults(route: string, faults: RouteFaults | null): Promise<void> {
@@ -133,8 +151,12 @@ export class RemoteSimulator {
 
 	/** The signing secret the service holds for the subscription to `url` on `topic`. */
 	async signingSecret(url: string, topic: string): Promise<string | undefined> {
-		const subscriptions = await this.call<Array<{ url: string; topic: string; signingSecret: string }>>('GET', '/subscriptions');
-		return subscriptions.find((subscription) => subscription.url === url && subscription.topic === topic)?.signingSecret;
+		const subscriptions = await this.call<
+			Array<{ url: string; topic: string; signingSecret: string }>
+		>('GET', '/subscriptions');
+		return subscriptions.find(
+			(subscription) => subscription.url === url && subscription.topic === topic,
+		)?.signingSecret;
 	}
 
 	async subscriptionCount(): Promise<number> {

@@ -28,7 +28,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, N8nHarness, simulatorCredentialData, TRIGGER_NODE_TYPE } from '../test/harness/harness';
+import {
+	CREDENTIAL_TYPE,
+	N8nHarness,
+	simulatorCredentialData,
+	TRIGGER_NODE_TYPE,
+} from '../test/harness/harness';
 import { InMemoryCredentialsHelper } from '../test/harness/credentials-helper';
 import { PackageNodeTypes, packageCredentialTypes } from '../test/harness/node-types';
 import type { Simulator } from '../test/simulator/types';
@@ -62,12 +67,16 @@ class HttpFloorNode implements INodeType {
 		const worker = async () => {
 			while (next < items.length) {
 				const index = next++;
-				const response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
-					method: 'POST',
-					url,
-					body: items[index].json,
-					json: true,
-				})) as IDataObject;
+				const response = (await this.helpers.httpRequestWithAuthentication.call(
+					this,
+					CREDENTIAL_TYPE,
+					{
+						method: 'POST',
+						url,
+						body: items[index].json,
+						json: true,
+					},
+				)) as IDataObject;
 				output[index] = { json: response.data as IDataObject, pairedItem: { item: index } };
 			}
 		};
@@ -87,8 +96,18 @@ class WebhookFloorTrigger implements INodeType {
 		defaults: { name: 'Webhook Floor' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
-		properties: [{ displayName: 'Secret', name: 'secret', type: 'string', typeOptions: { password: true }, default: '' }],
+		webhooks: [
+			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+		],
+		properties: [
+			{
+				displayName: 'Secret',
+				name: 'secret',
+				type: 'string',
+				typeOptions: { password: true },
+				default: '',
+			},
+		],
 	};
 
 	webhookMethods = {
@@ -100,7 +119,10 @@ class WebhookFloorTrigger implements INodeType {
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const request = this.getRequestObject() as unknown as { rawBody?: Buffer; headers: Record<string, unknown> };
+		const request = this.getRequestObject() as unknown as {
+			rawBody?: Buffer;
+			headers: Record<string, unknown>;
+		};
 		const expected = createHmac('sha256', this.getNodeParameter('secret', '') as string)
 			.update(request.rawBody ?? Buffer.alloc(0))
 			.digest();
@@ -145,13 +167,18 @@ function credentialTypesWithGenericAuthenticate(): Map<string, ICredentialType> 
 	const types = packageCredentialTypes();
 	const credential = types.get(CREDENTIAL_TYPE);
 	if (!credential) throw new Error(`no credential type ${CREDENTIAL_TYPE}`);
-	credential.authenticate = { type: 'generic', properties: { headers: { Authorization: '=Bearer {{$credentials.accessToken}}' } } };
+	credential.authenticate = {
+		type: 'generic',
+		properties: { headers: { Authorization: '=Bearer {{$credentials.accessToken}}' } },
+	};
 	return types;
 }
 
 /** The harness whose credential store holds the generic-expression variant of our credential. */
 export class GenericAuthenticateHarness extends BenchHarness {
-	override readonly credentialsHelper = new InMemoryCredentialsHelper(credentialTypesWithGenericAuthenticate());
+	override readonly credentialsHelper = new InMemoryCredentialsHelper(
+		credentialTypesWithGenericAuthenticate(),
+	);
 
 	constructor(sim: Simulator) {
 		super(sim);

@@ -34,13 +34,13 @@ export class PartnerLeadsApi implements ICredentialType {
 		dark: 'file:../icons/partnerLeads.dark.svg',
 	};
 
-	documentationUrl =
-		'https://github.com/partner-leads/n8n-nodes-partner-leads#credentials';
+	documentationUrl = 'https://github.com/partner-leads/n8n-nodes-partner-leads#credentials';
 
 	/** Lets users call endpoints the nodes do not cover from n8n's HTTP Request node. */
 	httpRequestNode = {
 		name: 'Partner Referral Service',
-		docsUrl: 'https://github.com/partner-leads/n8n-nodes-partner-leads#call-other-endpoints-with-the-http-request-node',
+		docsUrl:
+			'https://github.com/partner-leads/n8n-nodes-partner-leads#call-other-endpoints-with-the-http-request-node',
 		apiBaseUrlPlaceholder: 'https://api.example.com/1.0/api/company/{companyId}/leads',
 	};
 
@@ -54,7 +54,8 @@ export class PartnerLeadsApi implements ICredentialType {
 				{ name: 'Non-Production', value: 'nonProduction' },
 			],
 			default: 'production',
-			description: 'Which environment of the service to use. Each has its own API base address and token audience.',
+			description:
+				'Which environment of the service to use. Each has its own API base address and token audience.',
 		},
 		{
 			displayName: 'Production API Base Address',
@@ -64,7 +65,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			placeholder: 'e.g. https://api.example.com',
 			required: true,
 			displayOptions: { show: { environment: ['production'] } },
-			description: 'The production API base address from the portal: the address alone, the node adds the API version and paths',
+			description:
+				'The production API base address from the portal: the address alone, the node adds the API version and paths',
 		},
 		{
 			displayName: 'Non-Production API Base Address',
@@ -74,7 +76,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			placeholder: 'e.g. https://api.sandbox.example.com',
 			required: true,
 			displayOptions: { show: { environment: ['nonProduction'] } },
-			description: 'The non-production API base address from the portal: the address alone, the node adds the API version and paths',
+			description:
+				'The non-production API base address from the portal: the address alone, the node adds the API version and paths',
 		},
 		{
 			displayName: 'Token Issuer Address',
@@ -83,7 +86,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			default: '',
 			placeholder: 'e.g. https://auth.example.com',
 			required: true,
-			description: 'The address of the token issuer from the portal. The credential gets its access tokens there.',
+			description:
+				'The address of the token issuer from the portal. The credential gets its access tokens there.',
 		},
 		{
 			displayName: 'Company ID',
@@ -109,7 +113,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'Shown once when the key is created. If it is lost, revoke the key and create a new one.',
+			description:
+				'Shown once when the key is created. If it is lost, revoke the key and create a new one.',
 		},
 		{
 			displayName: 'Audience',
@@ -151,12 +156,17 @@ export class PartnerLeadsApi implements ICredentialType {
 	): Promise<IHttpRequestOptions> {
 		// The token never goes over plain http to another machine, whoever builds the URL
 		// (our nodes, the credential test, n8n's HTTP Request node).
-		const target = URL.canParse(requestOptions.url) ? requestOptions.url : (requestOptions.baseURL ?? '');
+		const target = URL.canParse(requestOptions.url)
+			? requestOptions.url
+			: (requestOptions.baseURL ?? '');
 		const plainHttp = plainHttpProblem(target, 'The request address');
 		if (plainHttp) throw plainHttp;
 		return {
 			...requestOptions,
-			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` },
+			headers: {
+				...requestOptions.headers,
+				Authorization: `Bearer ${String(credentials.accessToken ?? '')}`,
+			},
 		};
 	}
 }

@@ -55,28 +55,51 @@ function checkCreated(stats: RequestStats, count: number, who: string): void {
 	const created = statusCount(stats, 'POST /leads', 201);
 	const sent = routeCount(stats, 'POST /leads');
 	if (created !== count || sent !== count) {
-		throw new Error(`${who}: expected ${count} creates, the service saw ${sent} requests and ${created} leads created`);
+		throw new Error(
+			`${who}: expected ${count} creates, the service saw ${sent} requests and ${created} leads created`,
+		);
 	}
 }
 
 function harnessFor(sim: RemoteSimulator, variant: Variant): N8nHarness {
-	return variant === 'ours-genauth' ? new GenericAuthenticateHarness(sim.addresses()) : new BenchHarness(sim.addresses());
+	return variant === 'ours-genauth'
+		? new GenericAuthenticateHarness(sim.addresses())
+		: new BenchHarness(sim.addresses());
 }
 
-async function runNodeSide(sim: RemoteSimulator, items: IDataObject[], bodies: IDataObject[], variant: Variant, parallel: number): Promise<CreateSample> {
+async function runNodeSide(
+	sim: RemoteSimulator,
+	items: IDataObject[],
+	bodies: IDataObject[],
+	variant: Variant,
+	parallel: number,
+): Promise<CreateSample> {
 	const harness = harnessFor(sim, variant);
 	const who = `${variant} (${parallel} in flight)`;
 	const { ms, value: run } = await timed(() =>
 		variant === 'floor'
 			? harness.runNode({
 					type: HTTP_FLOOR_TYPE,
-					parameters: { url: `${sim.info.url}/1.0/api/company/${sim.info.companyId}/leads`, inFlight: parallel },
+					parameters: {
+						url: `${sim.info.url}/1.0/api/company/${sim.info.companyId}/leads`,
+						inFlight: parallel,
+					},
 					items: bodies,
 				})
-			: harness.runNode({ parameters: createParameters(sim, parallel, variant === 'ours-expr' ? 'expressions' : 'auto'), items }),
+			: harness.runNode({
+					parameters: createParameters(
+						sim,
+						parallel,
+						variant === 'ours-expr' ? 'expressions' : 'auto',
+					),
+					items,
+				}),
 	);
 	if (run.error) throw new Error(`${who}: ${run.error.message}`);
-	if (run.items.length !== items.length || run.items.some((item) => typeof item.json.id !== 'string')) {
+	if (
+		run.items.length !== items.length ||
+		run.items.some((item) => typeof item.json.id !== 'string')
+	) {
 		throw new Error(`${who}: ${run.items.length} leads out of ${items.length}`);
 	}
 	const stats = await sim.stats();
@@ -84,8 +107,16 @@ async function runNodeSide(sim: RemoteSimulator, items: IDataObject[], bodies: I
 	return { variant, parallel, ms: nodeExecutionMs(run) ?? ms, wallMs: ms, stats };
 }
 
-async function runBareSide(sim: RemoteSimulator, bodies: IDataObject[], variant: Variant, parallel: number): Promise<CreateSample> {
-	const client = new BareClient(sim.info, { connections: parallel, noKeepAlive: variant === 'bare-noka' });
+async function runBareSide(
+	sim: RemoteSimulator,
+	bodies: IDataObject[],
+	variant: Variant,
+	parallel: number,
+): Promise<CreateSample> {
+	const client = new BareClient(sim.info, {
+		connections: parallel,
+		noKeepAlive: variant === 'bare-noka',
+	});
 	try {
 		const { ms, value: leads } = await timed(async () => {
 			await client.fetchToken();
@@ -103,7 +134,12 @@ async function runBareSide(sim: RemoteSimulator, bodies: IDataObject[], variant:
 }
 
 /** One run of one variant on a reset simulator. */
-export async function createRun(sim: RemoteSimulator, items: IDataObject[], variant: Variant, parallel: number): Promise<CreateSample> {
+export async function createRun(
+	sim: RemoteSimulator,
+	items: IDataObject[],
+	variant: Variant,
+	parallel: number,
+): Promise<CreateSample> {
 	await sim.reset();
 	const bodies = items.map((item) => createBody(item, sim));
 	const run =
@@ -114,7 +150,12 @@ export async function createRun(sim: RemoteSimulator, items: IDataObject[], vari
 }
 
 /** Runs the variants in rotation `runs` times (after one warm-up run each), so drift hits all of them alike. */
-async function measureGroup(ctx: BenchContext, variants: Variant[], parallel: number, into: CreateSample[]): Promise<void> {
+async function measureGroup(
+	ctx: BenchContext,
+	variants: Variant[],
+	parallel: number,
+	into: CreateSample[],
+): Promise<void> {
 	const { sim, config } = ctx;
 	const items = leadItems(config.createCount, 'bench');
 	const warmItems = leadItems(Math.min(300, config.createCount), 'warm');
@@ -127,7 +168,9 @@ async function measureGroup(ctx: BenchContext, variants: Variant[], parallel: nu
 			into.push(sample);
 			line.push(`${variant} ${Math.round(sample.ms)} ms`);
 		}
-		ctx.log(`  create x${config.createCount}, ${parallel} in flight, run ${run + 1}/${config.runs}: ${line.join(', ')}`);
+		ctx.log(
+			`  create x${config.createCount}, ${parallel} in flight, run ${run + 1}/${config.runs}: ${line.join(', ')}`,
+		);
 	}
 }
 
@@ -147,7 +190,14 @@ export async function measureCreates(ctx: BenchContext): Promise<CreateMeasureme
 
 export function createRows(m: CreateMeasurements, parallel: number): Row[] {
 	const rate = (variant: Variant, p: number) =>
-		perSecond(m.count, median(m.samples.filter((sample) => sample.variant === variant && sample.parallel === p).map((sample) => sample.ms)));
+		perSecond(
+			m.count,
+			median(
+				m.samples
+					.filter((sample) => sample.variant === variant && sample.parallel === p)
+					.map((sample) => sample.ms),
+			),
+		);
 	const seq = rate('ours', 1);
 	const par = rate('ours', parallel);
 	const bareSeq = rate('bare', 1);
@@ -184,10 +234,24 @@ export function createRows(m: CreateMeasurements, parallel: number): Row[] {
 		},
 	];
 	/** A diagnostic row: `variant` in the Ours column against `against` in the Baseline column. */
-	const diagnostic = (variant: Variant, against: Variant, p: number, metric: string, note: string) => {
+	const diagnostic = (
+		variant: Variant,
+		against: Variant,
+		p: number,
+		metric: string,
+		note: string,
+	) => {
 		const value = rate(variant, p);
 		const base = rate(against, p);
-		if (Number.isFinite(value) && Number.isFinite(base)) rows.push({ case: '1 create', metric, ours: value, baseline: base, ratio: ratio(value, base), note });
+		if (Number.isFinite(value) && Number.isFinite(base))
+			rows.push({
+				case: '1 create',
+				metric,
+				ours: value,
+				baseline: base,
+				ratio: ratio(value, base),
+				note,
+			});
 	};
 	for (const p of [1, parallel]) {
 		const at = p === 1 ? 'sequential' : `parallel ${p}`;
@@ -223,7 +287,9 @@ export function createRows(m: CreateMeasurements, parallel: number): Row[] {
 	return rows;
 }
 
-export async function createCase(ctx: BenchContext): Promise<{ result: Omit<CaseResult, 'seconds'>; measurements: CreateMeasurements }> {
+export async function createCase(
+	ctx: BenchContext,
+): Promise<{ result: Omit<CaseResult, 'seconds'>; measurements: CreateMeasurements }> {
 	const measurements = await measureCreates(ctx);
 	return {
 		measurements,
@@ -233,7 +299,12 @@ export async function createCase(ctx: BenchContext): Promise<{ result: Omit<Case
 			rows: createRows(measurements, ctx.config.parallel),
 			details: {
 				count: measurements.count,
-				samples: measurements.samples.map((sample) => ({ variant: sample.variant, parallel: sample.parallel, ms: sample.ms, wallMs: sample.wallMs })),
+				samples: measurements.samples.map((sample) => ({
+					variant: sample.variant,
+					parallel: sample.parallel,
+					ms: sample.ms,
+					wallMs: sample.wallMs,
+				})),
 			},
 		},
 	};

@@ -44,7 +44,11 @@ export interface GetManySample {
 const PAGE = 100;
 
 /** The baseline: page through the list, keep each lead simplified, as the node outputs it. */
-async function bareGetAll(info: SimInfo, token: string, maxPages = 1_000_000): Promise<IDataObject[]> {
+async function bareGetAll(
+	info: SimInfo,
+	token: string,
+	maxPages = 1_000_000,
+): Promise<IDataObject[]> {
 	const api = new URL(info.url);
 	const pool = new Pool(api.origin, { connections: 1 });
 	const path = `${api.pathname.replace(/\/$/, '')}/1.0/api/company/${info.companyId}/leads`;
@@ -86,7 +90,9 @@ async function main(): Promise<void> {
 
 	// Warm-up on a short list read (also fetches the token, so the runs measure paging only).
 	if (config.side === 'ours') {
-		const warm = await harness.runNode({ parameters: { ...getManyParameters(), returnAll: false, limit: 1000 } });
+		const warm = await harness.runNode({
+			parameters: { ...getManyParameters(), returnAll: false, limit: 1000 },
+		});
 		if (warm.error) throw new Error(warm.error.message);
 	} else {
 		token = await bareToken(config.info);
@@ -119,7 +125,8 @@ async function main(): Promise<void> {
 		const pages = routeCount(await sim.stats(), 'GET /leads') - before;
 		collectGarbage();
 		const retained = memoryNow();
-		if (items! !== config.expected) throw new Error(`${config.side}: ${items!} items, expected ${config.expected}`);
+		if (items! !== config.expected)
+			throw new Error(`${config.side}: ${items!} items, expected ${config.expected}`);
 		samples.push({
 			side: config.side,
 			wallMs: ms,
@@ -141,7 +148,9 @@ async function main(): Promise<void> {
 main().then(
 	() => process.exit(0),
 	(error: unknown) => {
-		process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		process.stderr.write(
+			`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+		);
 		process.exit(1);
 	},
 );

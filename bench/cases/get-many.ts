@@ -17,11 +17,18 @@ async function runChild(config: GetManyChildConfig): Promise<GetManySample[]> {
 	let stdout = '';
 	child.stdout?.setEncoding('utf8');
 	child.stdout?.on('data', (chunk: string) => (stdout += chunk));
-	const code = await withTimeout(exited(child), 5 * 60_000, `Get Many child (${config.side}, ${config.expected} leads)`).finally(
+	const code = await withTimeout(
+		exited(child),
+		5 * 60_000,
+		`Get Many child (${config.side}, ${config.expected} leads)`,
+	).finally(
 		// Gone already when it finished; stopped (by its pid) when it did not in time.
 		() => stopChild(child),
 	);
-	if (code !== 0) throw new Error(`Get Many child (${config.side}, ${config.expected}) exited ${String(code)}: ${stderr().slice(-2000)}`);
+	if (code !== 0)
+		throw new Error(
+			`Get Many child (${config.side}, ${config.expected}) exited ${String(code)}: ${stderr().slice(-2000)}`,
+		);
 	const line = stdout.trim().split('\n').at(-1) ?? '[]';
 	return JSON.parse(line) as GetManySample[];
 }
@@ -63,13 +70,16 @@ export async function getManyCase(ctx: BenchContext): Promise<Omit<CaseResult, '
 		for (const side of ['ours', 'bare'] as const) {
 			const samples = await runChild({ side, info: sim.info, expected: size, runs: config.runs });
 			results.push(figures(size, side, samples));
-			ctx.log(`  get many ${size}, ${side}: ${results.at(-1)?.seconds.toFixed(2)} s, ${results.at(-1)?.pages} pages, peak heap +${results.at(-1)?.peakHeapMiB.toFixed(0)} MiB`);
+			ctx.log(
+				`  get many ${size}, ${side}: ${results.at(-1)?.seconds.toFixed(2)} s, ${results.at(-1)?.pages} pages, peak heap +${results.at(-1)?.peakHeapMiB.toFixed(0)} MiB`,
+			);
 		}
 	}
 	await sim.reset();
 
 	const rows: Row[] = [];
-	const of = (size: number, side: 'ours' | 'bare') => results.find((entry) => entry.size === size && entry.side === side);
+	const of = (size: number, side: 'ours' | 'bare') =>
+		results.find((entry) => entry.size === size && entry.side === side);
 	for (const size of config.getManySizes) {
 		const ours = of(size, 'ours');
 		const bare = of(size, 'bare');
@@ -84,7 +94,13 @@ export async function getManyCase(ctx: BenchContext): Promise<Omit<CaseResult, '
 				ratio: ratio(ours.seconds, bare.seconds),
 				note: 'ours: n8n executionTime of Lead > Get Many (Return All, Simplify); baseline: undici paging skip/limit 100 and simplifying the same leads; each side and size in its own --expose-gc process, median of runs',
 			},
-			{ case: '3 get many', metric: `${label} leads: pages fetched`, ours: ours.pages, baseline: bare.pages, ratio: ratio(ours.pages, bare.pages) },
+			{
+				case: '3 get many',
+				metric: `${label} leads: pages fetched`,
+				ours: ours.pages,
+				baseline: bare.pages,
+				ratio: ratio(ours.pages, bare.pages),
+			},
 			{
 				case: '3 get many',
 				metric: `${label} leads: peak heap above baseline (MiB)`,
@@ -120,7 +136,8 @@ export async function getManyCase(ctx: BenchContext): Promise<Omit<CaseResult, '
 	if (smallOurs && largeOurs && smallBare && largeBare) {
 		const expected = large / small;
 		const within = (value: number) =>
-			value >= (LINEAR_TOLERANCE[0] * expected) / 5 && value <= (LINEAR_TOLERANCE[1] * expected) / 5;
+			value >= (LINEAR_TOLERANCE[0] * expected) / 5 &&
+			value <= (LINEAR_TOLERANCE[1] * expected) / 5;
 		const scale = `${(large / 1000).toFixed(0)}k/${(small / 1000).toFixed(0)}k`;
 		const target = `~${expected.toFixed(0)} x (${((LINEAR_TOLERANCE[0] * expected) / 5).toFixed(1)}-${((LINEAR_TOLERANCE[1] * expected) / 5).toFixed(1)})`;
 		const timeRatio = ratio(largeOurs.seconds, smallOurs.seconds);
@@ -148,7 +165,7 @@ export async function getManyCase(ctx: BenchContext): Promise<Omit<CaseResult, '
 				metric: `peak heap ratio ${scale}`,
 				ours: ratio(largeOurs.peakHeapMiB, smallOurs.peakHeapMiB),
 				baseline: ratio(largeBare.peakHeapMiB, smallBare.peakHeapMiB),
-				note: 'the peak includes garbage not yet collected (each page\'s JSON), so it depends on when V8 collects; pages are read one at a time, so only the output grows with the list',
+				note: "the peak includes garbage not yet collected (each page's JSON), so it depends on when V8 collects; pages are read one at a time, so only the output grows with the list",
 			},
 		);
 	}

@@ -9,7 +9,9 @@ import { NODE_VARIANTS } from './create';
 
 function summary(values: number[]): string {
 	const distinct = [...new Set(values)].sort((a, b) => a - b);
-	return distinct.length === 1 ? `${distinct[0]} (${values.length} runs)` : `${distinct.join('/')} over ${values.length} runs`;
+	return distinct.length === 1
+		? `${distinct[0]} (${values.length} runs)`
+		: `${distinct.join('/')} over ${values.length} runs`;
 }
 
 export function requestCountsCase(m: CreateMeasurements): Omit<CaseResult, 'seconds'> {
@@ -17,7 +19,9 @@ export function requestCountsCase(m: CreateMeasurements): Omit<CaseResult, 'seco
 	const runs = m.samples.filter((sample) => NODE_VARIANTS.includes(sample.variant));
 	const tokens = runs.map((run) => run.stats.tokenRequests);
 	const schemas = runs.map((run) => routeCount(run.stats, 'GET /schema/lead'));
-	const bareTokens = m.samples.filter((sample) => sample.variant === 'bare').map((run) => run.stats.tokenRequests);
+	const bareTokens = m.samples
+		.filter((sample) => sample.variant === 'bare')
+		.map((run) => run.stats.tokenRequests);
 	const rows: Row[] = [
 		{
 			case: '2 requests',

@@ -23,10 +23,16 @@ interface StormRun {
 	requests: number;
 }
 
-export async function stormRun(ctx: BenchContext, count: number, parallel: number, storm: boolean): Promise<StormRun> {
+export async function stormRun(
+	ctx: BenchContext,
+	count: number,
+	parallel: number,
+	storm: boolean,
+): Promise<StormRun> {
 	const { sim, config } = ctx;
 	await sim.reset();
-	if (storm) await sim.setFaults('POST /leads', { rate429: config.stormRate429, retryAfterSeconds: 0 });
+	if (storm)
+		await sim.setFaults('POST /leads', { rate429: config.stormRate429, retryAfterSeconds: 0 });
 	const harness = freshHarness(sim);
 	const items = leadItems(count, storm ? 'storm' : 'calm');
 	const { ms, value: run } = await timed(() =>
@@ -61,7 +67,9 @@ export async function stormCase(ctx: BenchContext): Promise<Omit<CaseResult, 'se
 				runs.push(await stormRun(ctx, count, parallel, true));
 				runs.push(await stormRun(ctx, count, parallel, false));
 				const [storm, calm] = runs.slice(-2);
-				ctx.log(`  storm x${count}, ${parallel} in flight, run ${run + 1}/${config.runs}: storm ${Math.round(storm.ms)} ms (${storm.answered429} x 429, ${storm.failures} failed), calm ${Math.round(calm.ms)} ms`);
+				ctx.log(
+					`  storm x${count}, ${parallel} in flight, run ${run + 1}/${config.runs}: storm ${Math.round(storm.ms)} ms (${storm.answered429} x 429, ${storm.failures} failed), calm ${Math.round(calm.ms)} ms`,
+				);
 			}
 		}
 	} finally {
@@ -70,10 +78,14 @@ export async function stormCase(ctx: BenchContext): Promise<Omit<CaseResult, 'se
 
 	const rows: Row[] = [];
 	for (const parallel of [1, config.parallel]) {
-		const of = (storm: boolean) => runs.filter((run) => run.parallel === parallel && run.storm === storm);
+		const of = (storm: boolean) =>
+			runs.filter((run) => run.parallel === parallel && run.storm === storm);
 		const stormy = of(true);
 		const calm = of(false);
-		const failures = Math.max(...stormy.map((run) => run.failures), ...calm.map((run) => run.failures));
+		const failures = Math.max(
+			...stormy.map((run) => run.failures),
+			...calm.map((run) => run.failures),
+		);
 		const duplicates = Math.max(...[...stormy, ...calm].map((run) => run.created - count));
 		const stormMs = median(stormy.map((run) => run.ms));
 		const calmMs = median(calm.map((run) => run.ms));

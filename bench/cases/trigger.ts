@@ -38,7 +38,11 @@ export class LoadGenerator {
 		return new LoadGenerator(forkTs('bench/load-generator.ts', []));
 	}
 
-	private ask(message: ParentMessage, answer: ChildMessage['type'], timeoutMs: number): Promise<ChildMessage> {
+	private ask(
+		message: ParentMessage,
+		answer: ChildMessage['type'],
+		timeoutMs: number,
+	): Promise<ChildMessage> {
 		const reply = new Promise<ChildMessage>((resolve, reject) => {
 			const onMessage = (received: ChildMessage) => {
 				if (received.type !== answer && received.type !== 'failed') return;
@@ -78,7 +82,9 @@ export class LoadGenerator {
 }
 
 /** The baseline receiver: raw body, HMAC-SHA256 over it, constant-time compare, 200. */
-async function startBareReceiver(secret: string): Promise<{ url: string; accepted: () => number; close: () => Promise<void> }> {
+async function startBareReceiver(
+	secret: string,
+): Promise<{ url: string; accepted: () => number; close: () => Promise<void> }> {
 	let accepted = 0;
 	const server = http.createServer((req, res) => {
 		const chunks: Buffer[] = [];
@@ -119,9 +125,12 @@ interface DeliveryRun {
 }
 
 function checkAllAccepted(side: string, result: LoadResult, count: number): void {
-	if (result.errors > 0) throw new Error(`${side}: ${result.errors} deliveries failed (${result.firstError ?? ''})`);
+	if (result.errors > 0)
+		throw new Error(`${side}: ${result.errors} deliveries failed (${result.firstError ?? ''})`);
 	if ((result.statuses[200] ?? 0) !== count) {
-		throw new Error(`${side}: expected ${count} answers 200, got ${JSON.stringify(result.statuses)}`);
+		throw new Error(
+			`${side}: expected ${count} answers 200, got ${JSON.stringify(result.statuses)}`,
+		);
 	}
 }
 
@@ -142,35 +151,60 @@ export async function triggerRun(
 	const leadIds = fetchFullLead ? await sim.seedLeads(Math.min(count, 2000)) : undefined;
 	const floorSecret = `whsec_floor_${Math.random().toString(36).slice(2)}`;
 	const harness = side === 'floor' ? new WebhookFloorHarness(sim.addresses()) : freshHarness(sim);
-	const parameters: INodeParameters = side === 'floor' ? { secret: floorSecret } : { events: [TOPIC], fetchFullLead };
+	const parameters: INodeParameters =
+		side === 'floor' ? { secret: floorSecret } : { events: [TOPIC], fetchFullLead };
 	const host = await TriggerHost.start(harness, { parameters });
 	try {
 		await host.activate();
 		// The trigger keeps its secret sealed: the service's copy signs the load.
-		const secret = side === 'floor' ? floorSecret : await sim.signingSecret(host.webhookUrl(), TOPIC);
+		const secret =
+			side === 'floor' ? floorSecret : await sim.signingSecret(host.webhookUrl(), TOPIC);
 		if (!secret) throw new Error('the trigger made no subscription on activation');
-		await load.prepare({ url: host.webhookUrl(), secret, topic: TOPIC, count, concurrency: config.deliveryConcurrency, leadIds });
+		await load.prepare({
+			url: host.webhookUrl(),
+			secret,
+			topic: TOPIC,
+			count,
+			concurrency: config.deliveryConcurrency,
+			leadIds,
+		});
 		const start = nowMs();
 		const result = await load.go();
 		await withTimeout(host.settle(), 5 * 60_000, `${side}: the executions of ${count} deliveries`);
 		const settledMs = nowMs() - start;
 		checkAllAccepted(side, result, count);
-		if (host.crashes.length > 0) throw new Error(`${side}: webhook() threw: ${host.crashes[0].message}`);
+		if (host.crashes.length > 0)
+			throw new Error(`${side}: webhook() threw: ${host.crashes[0].message}`);
 		const executions = host.executions.length;
-		if (executions !== count) throw new Error(`${side}: ${executions} executions for ${count} deliveries`);
-		const failed = host.executions.filter((execution) => execution.run.data.resultData.error).length;
+		if (executions !== count)
+			throw new Error(`${side}: ${executions} executions for ${count} deliveries`);
+		const failed = host.executions.filter(
+			(execution) => execution.run.data.resultData.error,
+		).length;
 		if (failed > 0) throw new Error(`${side}: ${failed} executions ended with an error`);
 		if (fetchFullLead && host.executions.some((execution) => !execution.items[0]?.json.lead)) {
 			throw new Error(`${side}: an execution has no fetched lead`);
 		}
 		await host.deactivate();
-		return { side, fetchFullLead, count, answeredMs: result.elapsedMs, settledMs, statuses: result.statuses, executions };
+		return {
+			side,
+			fetchFullLead,
+			count,
+			answeredMs: result.elapsedMs,
+			settledMs,
+			statuses: result.statuses,
+			executions,
+		};
 	} finally {
 		await host.close();
 	}
 }
 
-async function bareRun(load: LoadGenerator, count: number, concurrency: number): Promise<DeliveryRun> {
+async function bareRun(
+	load: LoadGenerator,
+	count: number,
+	concurrency: number,
+): Promise<DeliveryRun> {
 	const secret = `whsec_bench_${Math.random().toString(36).slice(2)}`;
 	const receiver = await startBareReceiver(secret);
 	try {
@@ -179,8 +213,17 @@ async function bareRun(load: LoadGenerator, count: number, concurrency: number):
 		const result = await load.go();
 		const settledMs = nowMs() - start;
 		checkAllAccepted('bare receiver', result, count);
-		if (receiver.accepted() !== count) throw new Error(`bare receiver: ${receiver.accepted()} verified of ${count}`);
-		return { side: 'bare', fetchFullLead: false, count, answeredMs: result.elapsedMs, settledMs, statuses: result.statuses, executions: 0 };
+		if (receiver.accepted() !== count)
+			throw new Error(`bare receiver: ${receiver.accepted()} verified of ${count}`);
+		return {
+			side: 'bare',
+			fetchFullLead: false,
+			count,
+			answeredMs: result.elapsedMs,
+			settledMs,
+			statuses: result.statuses,
+			executions: 0,
+		};
 	} finally {
 		await receiver.close();
 	}
@@ -207,21 +250,36 @@ export async function triggerCase(ctx: BenchContext): Promise<Omit<CaseResult, '
 			const line: DeliveryRun[] = [];
 			for (const side of run % 2 === 0 ? sides : [...sides].reverse()) line.push(await side());
 			runs.push(...line);
-			ctx.log(`  deliveries x${count}, run ${run + 1}/${config.runs}: ${line.map((entry) => `${entry.side} ${Math.round(entry.settledMs)} ms`).join(', ')}`);
+			ctx.log(
+				`  deliveries x${count}, run ${run + 1}/${config.runs}: ${line.map((entry) => `${entry.side} ${Math.round(entry.settledMs)} ms`).join(', ')}`,
+			);
 		}
 		// With Fetch Full Lead on: one GET /leads/:id per delivery, through n8n's HTTP helper.
 		await triggerRun(ctx, load, warm, true);
 		for (let run = 0; run < config.runs; run++) {
 			runs.push(await triggerRun(ctx, load, count, true));
-			ctx.log(`  deliveries x${count} with fetch, run ${run + 1}/${config.runs}: ${Math.round(runs.at(-1)?.settledMs ?? 0)} ms`);
+			ctx.log(
+				`  deliveries x${count} with fetch, run ${run + 1}/${config.runs}: ${Math.round(runs.at(-1)?.settledMs ?? 0)} ms`,
+			);
 		}
 	} finally {
 		await load.close();
 		await sim.reset();
 	}
 
-	const rate = (side: DeliveryRun['side'], fetch: boolean, field: 'settledMs' | 'answeredMs' = 'settledMs') =>
-		perSecond(count, median(runs.filter((run) => run.side === side && run.fetchFullLead === fetch).map((run) => run[field])));
+	const rate = (
+		side: DeliveryRun['side'],
+		fetch: boolean,
+		field: 'settledMs' | 'answeredMs' = 'settledMs',
+	) =>
+		perSecond(
+			count,
+			median(
+				runs
+					.filter((run) => run.side === side && run.fetchFullLead === fetch)
+					.map((run) => run[field]),
+			),
+		);
 	const ours = rate('trigger', false);
 	const bare = rate('bare', false);
 	const withFetch = rate('trigger', true);
@@ -234,7 +292,7 @@ export async function triggerCase(ctx: BenchContext): Promise<Omit<CaseResult, '
 			ratio: ratio(ours, bare),
 			target: '>= 0.70 x bare',
 			met: ratio(ours, bare) >= 0.7,
-			note: "ours: until every delivery is answered 200 and every execution n8n started for it has finished; bare: node:http, HMAC-SHA256 check, 200; load generator in its own process (undici pool); median of runs",
+			note: 'ours: until every delivery is answered 200 and every execution n8n started for it has finished; bare: node:http, HMAC-SHA256 check, 200; load generator in its own process (undici pool); median of runs',
 		},
 		{
 			case: '4 trigger',
@@ -250,7 +308,7 @@ export async function triggerCase(ctx: BenchContext): Promise<Omit<CaseResult, '
 			ours: withFetch,
 			baseline: bare,
 			ratio: ratio(withFetch, bare),
-			note: 'Fetch Full Lead on: one GET /leads/:id per delivery through n8n\'s HTTP helper before the 200; baseline is the same bare HMAC server (it fetches nothing)',
+			note: "Fetch Full Lead on: one GET /leads/:id per delivery through n8n's HTTP helper before the 200; baseline is the same bare HMAC server (it fetches nothing)",
 		},
 	];
 	const floor = rate('floor', false);

@@ -25,7 +25,12 @@ function get(url: string, agent: https.Agent): Promise<void> {
 	});
 }
 
-async function perRequestMs(url: string, requests: number, inFlight: number, ca: string): Promise<number> {
+async function perRequestMs(
+	url: string,
+	requests: number,
+	inFlight: number,
+	ca: string,
+): Promise<number> {
 	const agent = new https.Agent({ keepAlive: true, maxSockets: inFlight, ca });
 	let next = 0;
 	const started = performance.now();

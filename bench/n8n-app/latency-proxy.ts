@@ -73,7 +73,8 @@ export async function startLatencyProxy(options: LatencyProxyOptions): Promise<L
 	});
 	const port = await listen(outer);
 
-	const closeServer = (server: net.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+	const closeServer = (server: net.Server) =>
+		new Promise<void>((resolve) => server.close(() => resolve()));
 	return {
 		port,
 		url: `https://127.0.0.1:${port}`,

@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as lead from './actions/lead';
@@ -11,11 +16,15 @@ export class PartnerLeads implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Partner Referral Service',
 		name: 'partnerLeads',
-		icon: { light: 'file:../../icons/partnerLeads.svg', dark: 'file:../../icons/partnerLeads.dark.svg' },
+		icon: {
+			light: 'file:../../icons/partnerLeads.svg',
+			dark: 'file:../../icons/partnerLeads.dark.svg',
+		},
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Create, update, list and sync partner leads, read the lead schema and manage webhook subscriptions',
+		description:
+			'Create, update, list and sync partner leads, read the lead schema and manage webhook subscriptions',
 		defaults: { name: 'Partner Referral Service' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

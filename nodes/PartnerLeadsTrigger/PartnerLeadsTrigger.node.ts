@@ -16,13 +16,17 @@ export class PartnerLeadsTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Partner Referral Service Trigger',
 		name: 'partnerLeadsTrigger',
-		icon: { light: 'file:../../icons/partnerLeads.svg', dark: 'file:../../icons/partnerLeads.dark.svg' },
+		icon: {
+			light: 'file:../../icons/partnerLeads.svg',
+			dark: 'file:../../icons/partnerLeads.dark.svg',
+		},
 		group: ['trigger'],
 		version: 1,
 		// readable event names, as the Events option shows them, not the service's topic values
 		subtitle:
 			'={{$parameter["events"].join(", ").replace("lead/create", "Lead Created").replace("lead/update", "Lead Updated").replace("lead/delete", "Lead Deleted")}}',
-		description: 'Starts the workflow when a lead is created, updated or deleted in the Partner Referral Service',
+		description:
+			'Starts the workflow when a lead is created, updated or deleted in the Partner Referral Service',
 		defaults: {
 			name: 'Partner Referral Service Trigger',
 		},
@@ -74,7 +78,8 @@ export class PartnerLeadsTrigger implements INodeType {
 						description: 'An existing lead is modified',
 					},
 				],
-				description: 'The lead events that start the workflow. Each one gets its own subscription on the service.',
+				description:
+					'The lead events that start the workflow. Each one gets its own subscription on the service.',
 			},
 			{
 				displayName: 'Fetch Full Lead',
@@ -132,5 +137,4 @@ export class PartnerLeadsTrigger implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await handleDelivery.call(this);
 	}
-
 }

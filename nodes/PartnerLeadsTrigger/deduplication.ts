@@ -38,7 +38,9 @@ export interface EventMark {
  * chance of any collision is below 1 in 10^11.
  */
 export function eventMark(event: LeadEvent, timeSeconds: number): EventMark {
-	const digest = createHash('sha256').update(`${event.topic}\n${event.id}\n${event.timestamp}`).digest('hex');
+	const digest = createHash('sha256')
+		.update(`${event.topic}\n${event.id}\n${event.timestamp}`)
+		.digest('hex');
 	return { key: digest.slice(0, KEY_LENGTH), time: timeSeconds };
 }
 
@@ -135,7 +137,8 @@ function readStored(raw: unknown): StoredEvents | undefined {
 	const { entries, forgottenUpTo, writer } = raw as IDataObject;
 	return {
 		entries: typeof entries === 'string' ? entries : '',
-		forgottenUpTo: typeof forgottenUpTo === 'number' && Number.isFinite(forgottenUpTo) ? forgottenUpTo : 0,
+		forgottenUpTo:
+			typeof forgottenUpTo === 'number' && Number.isFinite(forgottenUpTo) ? forgottenUpTo : 0,
 		writer: typeof writer === 'string' ? writer : '',
 	};
 }
@@ -193,13 +196,19 @@ export class SeenEvents {
 		if (legacy.length > 0) {
 			// Their event times are unknown: kept for a whole window from now.
 			const now = Math.floor(this.nowMs() / 1000);
-			this.memory.merge(legacy.map((key) => packEntry({ key: key.slice(0, KEY_LENGTH), time: now })), 0);
+			this.memory.merge(
+				legacy.map((key) => packEntry({ key: key.slice(0, KEY_LENGTH), time: now })),
+				0,
+			);
 		}
 		const stored = readStored(this.nodeData[STORE_KEY]);
 		// What this memory saved is still in it (or was forgotten since, which raised
 		// forgottenUpTo): nothing to read back.
 		if (!stored || stored.writer.startsWith(`${this.memory.id}:`)) return;
-		this.memory.merge(stored.entries === '' ? [] : stored.entries.split(SEPARATOR), stored.forgottenUpTo);
+		this.memory.merge(
+			stored.entries === '' ? [] : stored.entries.split(SEPARATOR),
+			stored.forgottenUpTo,
+		);
 	}
 
 	/**

@@ -24,7 +24,11 @@ import { readStoredSubscriptions, storedEntries, unreadableIds } from './state';
 type Rejection = { status: number; error: string; message: string };
 
 /** Answers the request itself; n8n then starts no execution. */
-function reply(context: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
+function reply(
+	context: IWebhookFunctions,
+	status: number,
+	body: IDataObject,
+): IWebhookResponseData {
 	context.getResponseObject().status(status).json(body);
 	return { noWebhookResponse: true };
 }
@@ -42,13 +46,22 @@ const UNVERIFIED: Rejection = {
 /** The event a valid signature vouches for, if any, and whether some stored secrets could not be opened. */
 type Authentication = { event?: LeadEvent; unreadableSecrets: boolean };
 
-async function authenticate(context: IWebhookFunctions, acceptLegacy: boolean): Promise<Authentication> {
+async function authenticate(
+	context: IWebhookFunctions,
+	acceptLegacy: boolean,
+): Promise<Authentication> {
 	const request = context.getRequestObject();
 	const rawBody = (request as { rawBody?: unknown }).rawBody;
 	if (!Buffer.isBuffer(rawBody) || rawBody.length === 0) return { unreadableSecrets: false };
-	const stored = readStoredSubscriptions(context.getWorkflowStaticData('node'), await secretBoxFor(context));
+	const stored = readStoredSubscriptions(
+		context.getWorkflowStaticData('node'),
+		await secretBoxFor(context),
+	);
 	const unreadableSecrets = unreadableIds(stored).length > 0;
-	return { event: verifiedEvent(request, rawBody, storedEntries(stored), acceptLegacy), unreadableSecrets };
+	return {
+		event: verifiedEvent(request, rawBody, storedEntries(stored), acceptLegacy),
+		unreadableSecrets,
+	};
 }
 
 /**
@@ -65,7 +78,9 @@ function verifiedEvent(
 ): LeadEvent | undefined {
 	const v2 = headerValue(request.headers, V2_SIGNATURE_HEADER);
 	if (v2 !== undefined) {
-		const match = subscriptions.find(([, subscription]) => verifyV2Signature(rawBody, v2, subscription.signingSecret));
+		const match = subscriptions.find(([, subscription]) =>
+			verifyV2Signature(rawBody, v2, subscription.signingSecret),
+		);
 		if (!match) return undefined;
 		const event = parseLeadEvent(rawBody);
 		return event?.topic === match[0] ? event : undefined;
@@ -129,17 +144,26 @@ function ignoredAsReplay(
 	reason: keyof typeof IGNORED_REASONS,
 ): IWebhookResponseData {
 	// No id or time: the log says why, without the event's values.
-	context.logger.warn(`Partner Referral Service Trigger ignored a signed delivery as a possible replay: ${IGNORED_REASONS[reason]}`, {
-		node: context.getNode().name,
-		topic: event.topic,
-		reason,
-	});
+	context.logger.warn(
+		`Partner Referral Service Trigger ignored a signed delivery as a possible replay: ${IGNORED_REASONS[reason]}`,
+		{
+			node: context.getNode().name,
+			topic: event.topic,
+			reason,
+		},
+	);
 	return reply(context, 200, { received: true, ignored: 'possible replay', reason });
 }
 
 export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const options = this.getNodeParameter('options', {}) as { acceptLegacySignature?: boolean; maxEventAgeHours?: number };
-	const { event, unreadableSecrets } = await authenticate(this, options.acceptLegacySignature === true);
+	const options = this.getNodeParameter('options', {}) as {
+		acceptLegacySignature?: boolean;
+		maxEventAgeHours?: number;
+	};
+	const { event, unreadableSecrets } = await authenticate(
+		this,
+		options.acceptLegacySignature === true,
+	);
 	if (!event) {
 		// Only which headers came, never their values: a refused delivery must be traceable
 		// in n8n's log (a rotated secret, a proxy rewriting the body) without leaking anything.
@@ -147,13 +171,16 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		const reason = unreadableSecrets
 			? ' (some stored signing secrets cannot be read: the credential has a new API key or the workflow was copied; deactivate and activate the workflow to renew the subscriptions)'
 			: '';
-		this.logger.warn(`Partner Referral Service Trigger refused a delivery whose signature did not verify${reason}`, {
-			node: this.getNode().name,
-			hasV2Signature: headerValue(headers, V2_SIGNATURE_HEADER) !== undefined,
-			hasLegacySignature: headerValue(headers, LEGACY_SIGNATURE_HEADER) !== undefined,
-			acceptLegacySignature: options.acceptLegacySignature === true,
-			unreadableSecrets,
-		});
+		this.logger.warn(
+			`Partner Referral Service Trigger refused a delivery whose signature did not verify${reason}`,
+			{
+				node: this.getNode().name,
+				hasV2Signature: headerValue(headers, V2_SIGNATURE_HEADER) !== undefined,
+				hasLegacySignature: headerValue(headers, LEGACY_SIGNATURE_HEADER) !== undefined,
+				acceptLegacySignature: options.acceptLegacySignature === true,
+				unreadableSecrets,
+			},
+		);
 		return rejected(this, UNVERIFIED);
 	}
 
@@ -166,7 +193,9 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
 	const age = judgeEventAge(event.timestamp, maxAgeSeconds);
 	if (age.verdict !== 'inWindow') return ignoredAsReplay(this, event, age.verdict);
-	const seen = new SeenEvents(this.getWorkflowStaticData('node'), eventScope(this), { maxAgeSeconds });
+	const seen = new SeenEvents(this.getWorkflowStaticData('node'), eventScope(this), {
+		maxAgeSeconds,
+	});
 	const mark = eventMark(event, age.timeSeconds);
 	const recalled = seen.recall(mark);
 	if (recalled === 'seen') return reply(this, 200, { received: true, duplicate: true });
@@ -180,13 +209,17 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		});
 	}
 	try {
-		const json: IDataObject = { event: { id: event.id, topic: event.topic, timestamp: event.timestamp } };
+		const json: IDataObject = {
+			event: { id: event.id, topic: event.topic, timestamp: event.timestamp },
+		};
 		const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
 		if (fetchFullLead && event.topic !== 'lead/delete') {
 			const lookup = await fetchLead(this, event.id);
 			if ('failed' in lookup) {
 				// Not acknowledged and not remembered: the service's retry gets another chance.
-				this.logger.warn(`Partner Referral Service Trigger: could not fetch lead ${event.id}, asking the service to retry: ${lookup.failed}`);
+				this.logger.warn(
+					`Partner Referral Service Trigger: could not fetch lead ${event.id}, asking the service to retry: ${lookup.failed}`,
+				);
 				return rejected(this, {
 					status: 503,
 					error: 'lead_fetch_failed',

@@ -26,14 +26,21 @@ export function eventTimeSeconds(timestamp: string): number | undefined {
 
 export function maxEventAgeSeconds(hours: unknown): number {
 	const value = Number(hours);
-	return Number.isFinite(value) && value > 0 ? Math.round(value * 3600) : DEFAULT_MAX_EVENT_AGE_HOURS * 3600;
+	return Number.isFinite(value) && value > 0
+		? Math.round(value * 3600)
+		: DEFAULT_MAX_EVENT_AGE_HOURS * 3600;
 }
 
-export function judgeEventAge(timestamp: string, maxAgeSeconds: number, nowMs = Date.now()): EventAge {
+export function judgeEventAge(
+	timestamp: string,
+	maxAgeSeconds: number,
+	nowMs = Date.now(),
+): EventAge {
 	const timeSeconds = eventTimeSeconds(timestamp);
 	if (timeSeconds === undefined) return { verdict: 'unreadable' };
 	const nowSeconds = Math.floor(nowMs / 1000);
 	if (timeSeconds < nowSeconds - maxAgeSeconds) return { verdict: 'tooOld', timeSeconds };
-	if (timeSeconds > nowSeconds + FUTURE_ALLOWANCE_SECONDS) return { verdict: 'inFuture', timeSeconds };
+	if (timeSeconds > nowSeconds + FUTURE_ALLOWANCE_SECONDS)
+		return { verdict: 'inFuture', timeSeconds };
 	return { verdict: 'inWindow', timeSeconds };
 }

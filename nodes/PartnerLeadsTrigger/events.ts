@@ -40,7 +40,11 @@ export function parseLeadEvent(rawBody: Buffer): LeadEvent | undefined {
 	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
 	const { id, topic, timestamp } = parsed as Record<string, unknown>;
 	if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) return undefined;
-	if (typeof timestamp !== 'string' || timestamp.length === 0 || timestamp.length > MAX_TIMESTAMP_LENGTH) {
+	if (
+		typeof timestamp !== 'string' ||
+		timestamp.length === 0 ||
+		timestamp.length > MAX_TIMESTAMP_LENGTH
+	) {
 		return undefined;
 	}
 	if (!isLeadTopic(topic)) return undefined;

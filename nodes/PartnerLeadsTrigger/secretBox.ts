@@ -32,8 +32,16 @@ export class SecretBox {
 	private readonly key: Buffer;
 
 	constructor(context: SealContext) {
-		const info = ['signing-secret', context.clientId, context.companyId, context.workflowId, context.nodeId].join('\n');
-		this.key = Buffer.from(hkdfSync('sha256', Buffer.from(context.clientSecret, 'utf8'), SALT, info, 32));
+		const info = [
+			'signing-secret',
+			context.clientId,
+			context.companyId,
+			context.workflowId,
+			context.nodeId,
+		].join('\n');
+		this.key = Buffer.from(
+			hkdfSync('sha256', Buffer.from(context.clientSecret, 'utf8'), SALT, info, 32),
+		);
 	}
 
 	/** `v1.<base64url of iv, tag, ciphertext>`; `binding` names what the secret belongs to. */
@@ -54,7 +62,10 @@ export class SecretBox {
 			const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
 			decipher.setAAD(Buffer.from(binding, 'utf8'));
 			decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-			return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+			return Buffer.concat([
+				decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)),
+				decipher.final(),
+			]).toString('utf8');
 		} catch {
 			return undefined;
 		}
@@ -62,9 +73,12 @@ export class SecretBox {
 }
 
 /** The box of this trigger node, keyed by its credential's current Client Secret. */
-export async function secretBoxFor(context: IHookFunctions | IWebhookFunctions): Promise<SecretBox> {
+export async function secretBoxFor(
+	context: IHookFunctions | IWebhookFunctions,
+): Promise<SecretBox> {
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	const text = (name: string) => (typeof credentials[name] === 'string' ? (credentials[name] as string).trim() : '');
+	const text = (name: string) =>
+		typeof credentials[name] === 'string' ? (credentials[name] as string).trim() : '';
 	return new SecretBox({
 		clientSecret: typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '',
 		clientId: text('clientId'),

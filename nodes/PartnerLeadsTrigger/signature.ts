@@ -34,7 +34,11 @@ export function headerValue(headers: unknown, name: string): string | undefined 
  * `x-svc-signature-v2`: HMAC-SHA256, hex, over the exact bytes received, before any
  * parsing, so nothing in the body can change without the signature failing.
  */
-export function verifyV2Signature(rawBody: Buffer, signature: string | undefined, secret: string): boolean {
+export function verifyV2Signature(
+	rawBody: Buffer,
+	signature: string | undefined,
+	secret: string,
+): boolean {
 	return matches(signature, hmacSha256(secret, rawBody));
 }
 
@@ -43,7 +47,11 @@ export function verifyV2Signature(rawBody: Buffer, signature: string | undefined
  * with the keys in alphabetical order. It covers these three fields only, which are all
  * the trigger uses of a body.
  */
-export function verifyLegacySignature(event: LeadEvent, signature: string | undefined, secret: string): boolean {
+export function verifyLegacySignature(
+	event: LeadEvent,
+	signature: string | undefined,
+	secret: string,
+): boolean {
 	const signed = JSON.stringify({ id: event.id, timestamp: event.timestamp, topic: event.topic });
 	return matches(signature, hmacSha256(secret, Buffer.from(signed, 'utf8')));
 }

@@ -33,11 +33,15 @@ function bindingOf(topic: LeadTopic, id: string): string {
 }
 
 /** The stored subscriptions, or undefined when there are none or the data is unusable. */
-export function readStoredSubscriptions(nodeData: IDataObject, box: SecretBox): StoredSubscriptions | undefined {
+export function readStoredSubscriptions(
+	nodeData: IDataObject,
+	box: SecretBox,
+): StoredSubscriptions | undefined {
 	const raw = nodeData[KEY];
 	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
 	const { webhookUrl, byTopic } = raw as IDataObject;
-	if (typeof webhookUrl !== 'string' || byTopic === null || typeof byTopic !== 'object') return undefined;
+	if (typeof webhookUrl !== 'string' || byTopic === null || typeof byTopic !== 'object')
+		return undefined;
 	const result: StoredSubscriptions = { webhookUrl, byTopic: {}, unreadable: {} };
 	for (const [topic, entry] of Object.entries(byTopic as IDataObject)) {
 		if (!isLeadTopic(topic) || entry === null || typeof entry !== 'object') continue;
@@ -52,7 +56,9 @@ export function readStoredSubscriptions(nodeData: IDataObject, box: SecretBox): 
 }
 
 /** Every stored subscription whose secret could be read, with its topic. */
-export function storedEntries(stored: StoredSubscriptions | undefined): Array<[LeadTopic, StoredSubscription]> {
+export function storedEntries(
+	stored: StoredSubscriptions | undefined,
+): Array<[LeadTopic, StoredSubscription]> {
 	if (!stored) return [];
 	return Object.entries(stored.byTopic).filter(
 		(entry): entry is [LeadTopic, StoredSubscription] => entry[1] !== undefined,
@@ -61,21 +67,34 @@ export function storedEntries(stored: StoredSubscriptions | undefined): Array<[L
 
 /** Ids of the stored subscriptions whose secret cannot be read. */
 export function unreadableIds(stored: StoredSubscriptions | undefined): string[] {
-	return stored ? Object.values(stored.unreadable).filter((id): id is string => typeof id === 'string') : [];
+	return stored
+		? Object.values(stored.unreadable).filter((id): id is string => typeof id === 'string')
+		: [];
 }
 
 /**
  * Replaces the stored subscriptions, sealing their secrets. A fresh object is assigned
  * (never mutated in place), because n8n only saves static data that it saw being assigned.
  */
-export function storeSubscriptions(nodeData: IDataObject, value: StoredSubscriptions, box: SecretBox): void {
+export function storeSubscriptions(
+	nodeData: IDataObject,
+	value: StoredSubscriptions,
+	box: SecretBox,
+): void {
 	const byTopic: IDataObject = {};
-	for (const [topic, subscription] of Object.entries(value.byTopic) as Array<[LeadTopic, StoredSubscription | undefined]>) {
+	for (const [topic, subscription] of Object.entries(value.byTopic) as Array<
+		[LeadTopic, StoredSubscription | undefined]
+	>) {
 		if (!subscription) continue;
-		byTopic[topic] = { id: subscription.id, sealedSecret: box.seal(subscription.signingSecret, bindingOf(topic, subscription.id)) };
+		byTopic[topic] = {
+			id: subscription.id,
+			sealedSecret: box.seal(subscription.signingSecret, bindingOf(topic, subscription.id)),
+		};
 	}
 	// Kept by id only, so deactivation still removes them from the service.
-	for (const [topic, id] of Object.entries(value.unreadable) as Array<[LeadTopic, string | undefined]>) {
+	for (const [topic, id] of Object.entries(value.unreadable) as Array<
+		[LeadTopic, string | undefined]
+	>) {
 		if (id && !byTopic[topic]) byTopic[topic] = { id, sealedSecret: '' };
 	}
 	nodeData[KEY] = { webhookUrl: value.webhookUrl, byTopic };

@@ -7,7 +7,13 @@ import type { LeadTopic } from './events';
 import { selectedTopics } from './events';
 import { secretBoxFor } from './secretBox';
 import type { StoredSubscription, StoredSubscriptions } from './state';
-import { clearStoredSubscriptions, readStoredSubscriptions, storedEntries, storeSubscriptions, unreadableIds } from './state';
+import {
+	clearStoredSubscriptions,
+	readStoredSubscriptions,
+	storedEntries,
+	storeSubscriptions,
+	unreadableIds,
+} from './state';
 
 /**
  * The subscription lifecycle n8n drives on activation (checkExists, then create if it
@@ -23,7 +29,11 @@ interface RemoteSubscription {
 
 function webhookUrlOf(context: IHookFunctions): string {
 	const url = context.getNodeWebhookUrl('default');
-	if (!url) throw new NodeOperationError(context.getNode(), 'n8n did not provide a webhook URL for this trigger');
+	if (!url)
+		throw new NodeOperationError(
+			context.getNode(),
+			'n8n did not provide a webhook URL for this trigger',
+		);
 	return url;
 }
 
@@ -31,7 +41,8 @@ function topicsOf(context: IHookFunctions): LeadTopic[] {
 	const topics = selectedTopics(context.getNodeParameter('events', []));
 	if (topics.length === 0) {
 		throw new NodeOperationError(context.getNode(), 'No event selected', {
-			description: 'Choose at least one event under "Events" so the trigger knows what to subscribe to.',
+			description:
+				'Choose at least one event under "Events" so the trigger knows what to subscribe to.',
 		});
 	}
 	return topics;
@@ -44,13 +55,21 @@ function isTestWebhook(context: IHookFunctions): boolean {
 
 async function listSubscriptions(this: IHookFunctions): Promise<RemoteSubscription[]> {
 	// every page: a subscription of this trigger on a later page must be found and removed too
-	const listed = await allOf.call(this, { api: 'webhooks', path: '', what: 'webhook subscriptions' });
+	const listed = await allOf.call(this, {
+		api: 'webhooks',
+		path: '',
+		what: 'webhook subscriptions',
+	});
 	const subscriptions: RemoteSubscription[] = [];
 	for (const item of listed) {
 		if (item === null || typeof item !== 'object') continue;
 		const { id, topic, url } = item as Record<string, unknown>;
 		// ids may come as numbers from some services
-		if ((typeof id === 'string' || typeof id === 'number') && typeof topic === 'string' && typeof url === 'string') {
+		if (
+			(typeof id === 'string' || typeof id === 'number') &&
+			typeof topic === 'string' &&
+			typeof url === 'string'
+		) {
 			subscriptions.push({ ...(item as RemoteSubscription), id: String(id) });
 		}
 	}
@@ -101,7 +120,12 @@ function isHttpsRefusal(error: unknown): boolean {
 	return /https/i.test(`${record.message ?? ''} ${record.description ?? ''}`);
 }
 
-function subscriptionError(context: IHookFunctions, error: unknown, topic: LeadTopic, url: string): NodeOperationError {
+function subscriptionError(
+	context: IHookFunctions,
+	error: unknown,
+	topic: LeadTopic,
+	url: string,
+): NodeOperationError {
 	const serviceSaid = (error as Error).message;
 	if (isHttpsRefusal(error)) {
 		return new NodeOperationError(
@@ -115,14 +139,24 @@ function subscriptionError(context: IHookFunctions, error: unknown, topic: LeadT
 	}
 	// A refusal (4xx) comes with the transport's advice on what to fix; for a failure or no
 	// answer that advice is about repeating lead creates, which does not apply here.
-	const advice = httpCodeOf(error)?.startsWith('4') ? `${(error as { description?: string }).description ?? ''} ` : '';
+	const advice = httpCodeOf(error)?.startsWith('4')
+		? `${(error as { description?: string }).description ?? ''} `
+		: '';
 	const requestId = (error as { errorResponse?: JsonObject }).errorResponse?.requestId;
-	return new NodeOperationError(context.getNode(), `Could not subscribe to "${topic}" events: ${serviceSaid}`, {
-		description: `${advice}The node removed the subscriptions it had made for this activation, and any the service may have created despite its refusal; one it could not remove now (n8n's log says which) is removed at the next activation. Activate the workflow again once the cause is fixed.${!advice && typeof requestId === 'string' ? ` Request ID: ${requestId}.` : ''}`,
-	});
+	return new NodeOperationError(
+		context.getNode(),
+		`Could not subscribe to "${topic}" events: ${serviceSaid}`,
+		{
+			description: `${advice}The node removed the subscriptions it had made for this activation, and any the service may have created despite its refusal; one it could not remove now (n8n's log says which) is removed at the next activation. Activate the workflow again once the cause is fixed.${!advice && typeof requestId === 'string' ? ` Request ID: ${requestId}.` : ''}`,
+		},
+	);
 }
 
-async function createSubscription(this: IHookFunctions, topic: LeadTopic, url: string): Promise<StoredSubscription> {
+async function createSubscription(
+	this: IHookFunctions,
+	topic: LeadTopic,
+	url: string,
+): Promise<StoredSubscription> {
 	const data = (await apiRequest.call(this, {
 		method: 'POST',
 		api: 'webhooks',
@@ -133,12 +167,20 @@ async function createSubscription(this: IHookFunctions, topic: LeadTopic, url: s
 	// ids may come as numbers from some services
 	const id = typeof data?.id === 'number' ? String(data.id) : data?.id;
 	const signingSecret = data?.signingSecret;
-	if (typeof id !== 'string' || id === '' || typeof signingSecret !== 'string' || signingSecret === '') {
+	if (
+		typeof id !== 'string' ||
+		id === '' ||
+		typeof signingSecret !== 'string' ||
+		signingSecret === ''
+	) {
 		if (typeof id === 'string' && id !== '') await deleteQuietly.call(this, [id]);
 		throw new NodeOperationError(
 			this.getNode(),
 			'The service created the subscription but answered without its id or signing secret',
-			{ description: 'Without the signing secret no delivery could be verified, so the subscription was not kept.' },
+			{
+				description:
+					'Without the signing secret no delivery could be verified, so the subscription was not kept.',
+			},
 		);
 	}
 	return { id, signingSecret };
@@ -154,7 +196,10 @@ async function rollBack(
 	kept: StoredSubscriptions,
 ): Promise<void> {
 	for (const [topic] of created) delete kept.byTopic[topic];
-	await deleteQuietly.call(this, created.map(([, id]) => id));
+	await deleteQuietly.call(
+		this,
+		created.map(([, id]) => id),
+	);
 	const keptIds = new Set(storedEntries(kept).map(([, subscription]) => subscription.id));
 	try {
 		const leftovers = (await listSubscriptions.call(this))
@@ -174,14 +219,18 @@ async function rollBack(
  * may leave some whose secrets are lost). Reads only; create() repairs.
  */
 export async function subscriptionsExist(this: IHookFunctions): Promise<boolean> {
-	const stored = readStoredSubscriptions(this.getWorkflowStaticData('node'), await secretBoxFor(this));
+	const stored = readStoredSubscriptions(
+		this.getWorkflowStaticData('node'),
+		await secretBoxFor(this),
+	);
 	const url = webhookUrlOf(this);
 	const topics = selectedTopics(this.getNodeParameter('events', []));
 	if (!stored || stored.webhookUrl !== url || topics.length === 0) return false;
 	// A secret that cannot be read verifies nothing: create() replaces the subscription.
 	if (unreadableIds(stored).length > 0) return false;
 	const storedTopics = storedEntries(stored).map(([topic]) => topic);
-	if (storedTopics.length !== topics.length || !topics.every((topic) => stored.byTopic[topic])) return false;
+	if (storedTopics.length !== topics.length || !topics.every((topic) => stored.byTopic[topic]))
+		return false;
 
 	const remote = await listSubscriptions.call(this);
 	const ours = new Set(storedEntries(stored).map(([, subscription]) => subscription.id));
@@ -210,12 +259,16 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 	if (previous?.webhookUrl === url) {
 		for (const topic of topics) {
 			const subscription = previous.byTopic[topic];
-			const stillThere = remote.some((item) => item.id === subscription?.id && item.topic === topic && item.url === url);
+			const stillThere = remote.some(
+				(item) => item.id === subscription?.id && item.topic === topic && item.url === url,
+			);
 			if (subscription && stillThere) kept.byTopic[topic] = subscription;
 		}
 	}
 	const keptIds = new Set(storedEntries(kept).map(([, subscription]) => subscription.id));
-	const stale = remote.filter((item) => item.url === url && !keptIds.has(item.id)).map((item) => item.id);
+	const stale = remote
+		.filter((item) => item.url === url && !keptIds.has(item.id))
+		.map((item) => item.id);
 	// Subscriptions stored for another URL are from an earlier activation (n8n's address
 	// changed). In test mode they belong to the active workflow and must stay.
 	if (previous && previous.webhookUrl !== url && !isTestWebhook(this)) {
@@ -230,7 +283,10 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 	// Ones this key lists for another URL are left alone: they may serve another workflow
 	// this one was copied from, whose static data came along.
 	const remoteIds = new Set(remote.map((item) => item.id));
-	await deleteQuietly.call(this, unreadableIds(previous).filter((id) => !stale.includes(id) && !remoteIds.has(id)));
+	await deleteQuietly.call(
+		this,
+		unreadableIds(previous).filter((id) => !stale.includes(id) && !remoteIds.has(id)),
+	);
 
 	const created: Array<[LeadTopic, string]> = [];
 	for (const topic of topics) {
@@ -258,7 +314,11 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 	const nodeData = this.getWorkflowStaticData('node');
 	const box = await secretBoxFor(this);
 	const stored = readStoredSubscriptions(nodeData, box);
-	const remaining: StoredSubscriptions = { webhookUrl: stored?.webhookUrl ?? '', byTopic: {}, unreadable: {} };
+	const remaining: StoredSubscriptions = {
+		webhookUrl: stored?.webhookUrl ?? '',
+		byTopic: {},
+		unreadable: {},
+	};
 	// Their secrets are lost anyway; one made with an earlier key may not be ours to delete.
 	await deleteQuietly.call(this, unreadableIds(stored));
 	const failures: string[] = [];
@@ -272,9 +332,13 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 	}
 	if (failures.length > 0) {
 		storeSubscriptions(nodeData, remaining, box);
-		throw new NodeOperationError(this.getNode(), `Could not remove ${failures.length} webhook subscription(s)`, {
-			description: `${failures.join(' ')} They stay recorded and are removed the next time the workflow is activated or deactivated.`,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Could not remove ${failures.length} webhook subscription(s)`,
+			{
+				description: `${failures.join(' ')} They stay recorded and are removed the next time the workflow is activated or deactivated.`,
+			},
+		);
 	}
 	clearStoredSubscriptions(nodeData);
 	return true;

@@ -62,7 +62,10 @@ function pairedRow(item: INodeExecutionData): number {
 }
 
 /** Splits Create Leads' output into created leads and the rows that failed. */
-export function readCreateOutput(items: INodeExecutionData[], rows: IDataObject[]): Pick<DemoAccount['push'], 'created' | 'failed'> {
+export function readCreateOutput(
+	items: INodeExecutionData[],
+	rows: IDataObject[],
+): Pick<DemoAccount['push'], 'created' | 'failed'> {
 	const created: DemoAccount['push']['created'] = [];
 	const failed: DemoAccount['push']['failed'] = [];
 	for (const item of items) {
@@ -70,9 +73,19 @@ export function readCreateOutput(items: INodeExecutionData[], rows: IDataObject[
 		const name = rowName(rows[row]);
 		if (typeof item.json.error === 'string') {
 			const httpCode = typeof item.json.httpCode === 'string' ? item.json.httpCode : undefined;
-			failed.push({ row: row + 1, name, message: item.json.error, ...(httpCode ? { httpCode } : {}) });
+			failed.push({
+				row: row + 1,
+				name,
+				message: item.json.error,
+				...(httpCode ? { httpCode } : {}),
+			});
 		} else {
-			created.push({ row: row + 1, name, id: String(item.json.id), email: String(item.json.email ?? '') });
+			created.push({
+				row: row + 1,
+				name,
+				id: String(item.json.id),
+				email: String(item.json.email ?? ''),
+			});
 		}
 	}
 	return { created, failed };
@@ -96,7 +109,9 @@ export function readTriggerActivity(
 		deliveriesRefused: answers.length - verified,
 		executions: items.length,
 		executionsByTopic,
-		fullLeadsFetched: items.filter((item) => typeof item.json.lead === 'object' && item.json.lead !== null).length,
+		fullLeadsFetched: items.filter(
+			(item) => typeof item.json.lead === 'object' && item.json.lead !== null,
+		).length,
 		duplicatesSuppressed: verified - items.length,
 	};
 }

@@ -24,7 +24,10 @@ export const DEMO_DUPLICATE_RATE = 0.5;
 export const DEMO_TRIGGER_EVENTS: LeadTopic[] = ['lead/create', 'lead/update'];
 
 /** The trigger node's parameters, as the editor stores them. */
-export const DEMO_TRIGGER_PARAMETERS: INodeParameters = { events: DEMO_TRIGGER_EVENTS, fetchFullLead: true };
+export const DEMO_TRIGGER_PARAMETERS: INodeParameters = {
+	events: DEMO_TRIGGER_EVENTS,
+	fetchFullLead: true,
+};
 
 const DELIVERY_WAIT_MS = 20_000;
 
@@ -39,7 +42,10 @@ function engineName(): string {
 }
 
 async function runOrThrow(harness: N8nHarness, definition: WorkflowDefinition, label: string) {
-	const run = await harness.runWorkflow(harness.workflow(definition.nodes, definition.connections), definition.startNode);
+	const run = await harness.runWorkflow(
+		harness.workflow(definition.nodes, definition.connections),
+		definition.startNode,
+	);
 	const error = runError(run);
 	if (error !== undefined) throw new Error(`The "${label}" workflow failed: ${error}`);
 	return run;
@@ -93,7 +99,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoAccount> {
 					rowsSubmitted: rows.length,
 					...readCreateOutput(nodeOutput(push, PUSH_NODES.create), rows),
 					readBack: nodeOutput(push, PUSH_NODES.readBack).map((item) => String(item.json.id)),
-					...(updated ? { updated: { id: String(updated.id), name: rowName(updated), value: updated.value } } : {}),
+					...(updated
+						? { updated: { id: String(updated.id), name: rowName(updated), value: updated.value } }
+						: {}),
 				},
 				trigger: {
 					topics: [...DEMO_TRIGGER_EVENTS],

@@ -20,10 +20,14 @@ export function formatAccount(account: DemoAccount): string {
 		'',
 		`Workflow "Push leads": Lead List -> Create Leads (On Error: Continue) -> Read Back (Get Many) -> Update One`,
 		`  ${plural(push.rowsSubmitted, 'row')} in, ${plural(push.created.length, 'lead')} created:`,
-		...push.created.map((lead) => `    row ${lead.row}  ${lead.name.padEnd(nameWidth)}  ${lead.email.padEnd(emailWidth)}  id ${lead.id}`),
+		...push.created.map(
+			(lead) =>
+				`    row ${lead.row}  ${lead.name.padEnd(nameWidth)}  ${lead.email.padEnd(emailWidth)}  id ${lead.id}`,
+		),
 		`  ${plural(push.failed.length, 'row')} failed, the others went through:`,
 		...push.failed.map(
-			(failure) => `    row ${failure.row}  ${failure.name}${failure.httpCode ? ` (HTTP ${failure.httpCode})` : ''}: ${failure.message}`,
+			(failure) =>
+				`    row ${failure.row}  ${failure.name}${failure.httpCode ? ` (HTTP ${failure.httpCode})` : ''}: ${failure.message}`,
 		),
 		`  Get Many read back ${plural(push.readBack.length, 'lead')}.`,
 		push.updated

@@ -15,7 +15,9 @@ async function main(): Promise<void> {
 main().then(
 	() => process.exit(0),
 	(error: unknown) => {
-		process.stderr.write(`demo failed: ${error instanceof Error ? error.message : String(error)}\n`);
+		process.stderr.write(
+			`demo failed: ${error instanceof Error ? error.message : String(error)}\n`,
+		);
 		process.exit(1);
 	},
 );

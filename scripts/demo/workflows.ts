@@ -54,7 +54,11 @@ function itemsNode(name: string, items: IDataObject[]): INode {
  * Lead List → Create Leads (Continue On Fail, Lead Fields mapped automatically from each
  * row) → Read Back (Get Many, once) → Update One (the first lead read back, once).
  */
-export function pushLeadsWorkflow(harness: N8nHarness, rows: IDataObject[], partnerOrganizationId: string): WorkflowDefinition {
+export function pushLeadsWorkflow(
+	harness: N8nHarness,
+	rows: IDataObject[],
+	partnerOrganizationId: string,
+): WorkflowDefinition {
 	const credentials = credentialsOf(harness);
 	const nodes: INode[] = [
 		itemsNode(PUSH_NODES.list, rows),
@@ -72,7 +76,12 @@ export function pushLeadsWorkflow(harness: N8nHarness, rows: IDataObject[], part
 				operation: 'create',
 				partnerOrganizationId: { __rl: true, mode: 'list', value: '' },
 				agentId: { __rl: true, mode: 'list', value: '' },
-				leadFields: { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema: [] },
+				leadFields: {
+					mappingMode: 'autoMapInputData',
+					value: null,
+					matchingColumns: [],
+					schema: [],
+				},
 				options: { parallelRequests: 4 },
 			},
 		},

@@ -14,7 +14,12 @@ export const CREDENTIAL_TYPE = 'partnerLeadsApi';
 export interface ExampleWorkflow {
 	file: string;
 	name: string;
-	nodes: Array<{ name: string; type: string; parameters: Record<string, unknown>; credentials?: Record<string, unknown> }>;
+	nodes: Array<{
+		name: string;
+		type: string;
+		parameters: Record<string, unknown>;
+		credentials?: Record<string, unknown>;
+	}>;
 	connections: Record<string, unknown>;
 	settings?: Record<string, unknown>;
 }
@@ -23,15 +28,26 @@ export function readExamples(): ExampleWorkflow[] {
 	return readdirSync(EXAMPLES_DIR)
 		.filter((file) => file.endsWith('.json'))
 		.sort()
-		.map((file) => ({ file, ...(JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as Omit<ExampleWorkflow, 'file'>) }));
+		.map((file) => ({
+			file,
+			...(JSON.parse(readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as Omit<
+				ExampleWorkflow,
+				'file'
+			>),
+		}));
 }
 
 /** The example with our credential in place of the placeholder. */
-export function withCredential(example: ExampleWorkflow, credential: { id: string; name: string }): ExampleWorkflow {
+export function withCredential(
+	example: ExampleWorkflow,
+	credential: { id: string; name: string },
+): ExampleWorkflow {
 	return {
 		...example,
 		nodes: example.nodes.map((node) =>
-			node.credentials?.[CREDENTIAL_TYPE] ? { ...node, credentials: { ...node.credentials, [CREDENTIAL_TYPE]: credential } } : node,
+			node.credentials?.[CREDENTIAL_TYPE]
+				? { ...node, credentials: { ...node.credentials, [CREDENTIAL_TYPE]: credential } }
+				: node,
 		),
 	};
 }
@@ -45,7 +61,12 @@ export async function importExamples(
 	const imported = [];
 	for (const example of readExamples()) {
 		const ready = adjust(withCredential(example, credential));
-		const body = { name: ready.name, nodes: ready.nodes, connections: ready.connections, settings: ready.settings ?? {} };
+		const body = {
+			name: ready.name,
+			nodes: ready.nodes,
+			connections: ready.connections,
+			settings: ready.settings ?? {},
+		};
 		imported.push({ example: ready, stored: await rest.createWorkflow(body) });
 	}
 	return imported;

@@ -15,7 +15,12 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 
 import { buildPackage, REPO_ROOT } from '../../test/e2e/lib/build-package';
-import { killAllNow, startProcess, stopProcess, type StartedProcess } from '../../test/e2e/lib/processes';
+import {
+	killAllNow,
+	startProcess,
+	stopProcess,
+	type StartedProcess,
+} from '../../test/e2e/lib/processes';
 import { provideRuntimes } from '../../test/e2e/lib/provision';
 import { credentialData } from '../../test/e2e/lib/service';
 import { E2E_N8N_VERSIONS } from '../../test/e2e/versions';
@@ -45,24 +50,49 @@ function banner(session: DevSession): string {
 /** The session as a newcomer would find it: our nodes, the credential, the examples. */
 async function checkSession(session: DevSession): Promise<void> {
 	const nodes = await session.rest.nodeTypeNames();
-	assert.ok(nodes.includes('n8n-nodes-partner-leads.partnerLeads'), 'n8n did not load the Partner Referral Service node');
+	assert.ok(
+		nodes.includes('n8n-nodes-partner-leads.partnerLeads'),
+		'n8n did not load the Partner Referral Service node',
+	);
 	const credentials = await session.rest.credentials();
 	assert.ok(
-		credentials.some((credential) => credential.id === session.credential.id && credential.type === 'partnerLeadsApi'),
+		credentials.some(
+			(credential) =>
+				credential.id === session.credential.id && credential.type === 'partnerLeadsApi',
+		),
 		`the credential "${session.credential.name}" is not stored in n8n`,
 	);
-	const test = await session.rest.testCredential({ ...session.credential, type: 'partnerLeadsApi', data: credentialData(session.sim) });
-	assert.equal(test.status, 'OK', `the simulator credential does not pass n8n's test: ${test.message}`);
+	const test = await session.rest.testCredential({
+		...session.credential,
+		type: 'partnerLeadsApi',
+		data: credentialData(session.sim),
+	});
+	assert.equal(
+		test.status,
+		'OK',
+		`the simulator credential does not pass n8n's test: ${test.message}`,
+	);
 	const names = await session.rest.workflowNames();
-	for (const { name } of session.workflows) assert.ok(names.includes(name), `the example workflow "${name}" was not imported`);
+	for (const { name } of session.workflows)
+		assert.ok(names.includes(name), `the example workflow "${name}" was not imported`);
 }
 
 /** tsc --watch; after each build without errors, `onBuilt` (the first build is the one already done). */
 function watchBuild(onBuilt: () => void): StartedProcess {
-	const tsc = startProcess(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput'], {
-		cwd: REPO_ROOT,
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
+	const tsc = startProcess(
+		process.execPath,
+		[
+			path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+			'-p',
+			'tsconfig.build.json',
+			'--watch',
+			'--preserveWatchOutput',
+		],
+		{
+			cwd: REPO_ROOT,
+			stdio: ['ignore', 'pipe', 'inherit'],
+		},
+	);
 	let first = true;
 	tsc.child.stdout?.on('data', (chunk: Buffer) => {
 		for (const line of chunk.toString('utf8').split('\n')) {
@@ -98,7 +128,8 @@ async function main(): Promise<void> {
 		killAllNow();
 		process.exit(code);
 	};
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopAll(0));
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+		process.on(signal, () => void stopAll(0));
 
 	if (CHECK) {
 		const bound = setTimeout(() => {
@@ -110,11 +141,15 @@ async function main(): Promise<void> {
 			say('reloading once, as after a rebuild');
 			await session.reload();
 			await checkSession(session);
-			say(`dev check passed: n8n ${VERSION} at ${session.n8n.baseUrl} had our nodes, the credential and ${session.workflows.length} example workflows, also after a reload`);
+			say(
+				`dev check passed: n8n ${VERSION} at ${session.n8n.baseUrl} had our nodes, the credential and ${session.workflows.length} example workflows, also after a reload`,
+			);
 			clearTimeout(bound);
 			await stopAll(0);
 		} catch (error) {
-			console.error(`[dev] check failed: ${error instanceof Error ? error.message : String(error)}`);
+			console.error(
+				`[dev] check failed: ${error instanceof Error ? error.message : String(error)}`,
+			);
 			clearTimeout(bound);
 			await stopAll(1);
 		}
@@ -130,7 +165,9 @@ async function main(): Promise<void> {
 				await session.reload();
 				say(`n8n is back at ${session.n8n.baseUrl}/ (reload the editor page)`);
 			} catch (error) {
-				say(`n8n did not restart: ${error instanceof Error ? error.message : String(error)}; fix and save again, or Ctrl-C`);
+				say(
+					`n8n did not restart: ${error instanceof Error ? error.message : String(error)}; fix and save again, or Ctrl-C`,
+				);
 			}
 		});
 	});
@@ -138,7 +175,9 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
 	console.error(`[dev] ${error instanceof Error ? error.message : String(error)}`);
-	console.error('[dev] if another program took the port meanwhile, choose one with N8N_DEV_PORT=<port>');
+	console.error(
+		'[dev] if another program took the port meanwhile, choose one with N8N_DEV_PORT=<port>',
+	);
 	killAllNow();
 	process.exit(1);
 });

@@ -65,14 +65,26 @@ function fillSimulatorIds(sim: Simulator): (example: ExampleWorkflow) => Example
 	return (example) => ({
 		...example,
 		nodes: example.nodes.map((node) => {
-			if (node.parameters.operation !== 'create' || node.parameters.resource !== 'lead') return node;
+			if (node.parameters.operation !== 'create' || node.parameters.resource !== 'lead')
+				return node;
 			const byId = (value: string) => ({ __rl: true, mode: 'id', value });
-			return { ...node, parameters: { ...node.parameters, partnerOrganizationId: byId(organization), agentId: byId(agent) } };
+			return {
+				...node,
+				parameters: {
+					...node.parameters,
+					partnerOrganizationId: byId(organization),
+					agentId: byId(agent),
+				},
+			};
 		}),
 	});
 }
 
-export async function startDevSession(options: { runtime: N8nRuntime; port?: number; log: (line: string) => void }): Promise<DevSession> {
+export async function startDevSession(options: {
+	runtime: N8nRuntime;
+	port?: number;
+	log: (line: string) => void;
+}): Promise<DevSession> {
 	const { runtime, log } = options;
 	const sim = await startService();
 	sim.control.seedLeads(SEEDED_LEADS);
@@ -81,7 +93,11 @@ export async function startDevSession(options: { runtime: N8nRuntime; port?: num
 		const root = mkdtempSync(path.join(os.tmpdir(), `partner-leads-dev-n8n-${runtime.version}-`));
 		mkdirSync(path.join(root, 'user'), { recursive: true });
 		mkdirSync(path.join(root, 'home'), { recursive: true });
-		const reuse = { root, port: await choosePort(options.port), encryptionKey: randomBytes(24).toString('hex') };
+		const reuse = {
+			root,
+			port: await choosePort(options.port),
+			encryptionKey: randomBytes(24).toString('hex'),
+		};
 		const start = () =>
 			startN8n({
 				runtime,
@@ -97,10 +113,16 @@ export async function startDevSession(options: { runtime: N8nRuntime; port?: num
 		const login = { email: 'dev@example.com', password: 'PartnerLeads-dev-1' };
 		await rest.setupOwner({ ...login, firstName: 'Dev', lastName: 'User' });
 		await rest.login(login.email, login.password);
-		const stored = await rest.createCredential(DEV_CREDENTIAL_NAME, CREDENTIAL_TYPE, credentialData(sim));
+		const stored = await rest.createCredential(
+			DEV_CREDENTIAL_NAME,
+			CREDENTIAL_TYPE,
+			credentialData(sim),
+		);
 		const credential = { id: stored.id, name: DEV_CREDENTIAL_NAME };
 		const imported = await importExamples(rest, credential, fillSimulatorIds(sim));
-		log(`imported ${imported.length} example workflows and the credential "${DEV_CREDENTIAL_NAME}"`);
+		log(
+			`imported ${imported.length} example workflows and the credential "${DEV_CREDENTIAL_NAME}"`,
+		);
 
 		const session: DevSession = {
 			sim,
@@ -108,7 +130,11 @@ export async function startDevSession(options: { runtime: N8nRuntime; port?: num
 			rest,
 			login,
 			credential,
-			workflows: imported.map(({ example, stored }) => ({ file: example.file, name: example.name, id: stored.id })),
+			workflows: imported.map(({ example, stored }) => ({
+				file: example.file,
+				name: example.name,
+				id: stored.id,
+			})),
 			reload: async () => {
 				await session.n8n.stop();
 				session.n8n = await start();

@@ -19,9 +19,13 @@ function main(): void {
 	}
 	const inUse = new Set(E2E_N8N_VERSIONS.map((version) => `n8n-${version}`));
 	const stale = readdirSync(root, { withFileTypes: true })
-		.filter((entry) => entry.isDirectory() && entry.name.startsWith('n8n-') && !inUse.has(entry.name))
+		.filter(
+			(entry) => entry.isDirectory() && entry.name.startsWith('n8n-') && !inUse.has(entry.name),
+		)
 		.map((entry) => path.join(root, entry.name));
-	console.log(`e2e cache ${root}: in use ${[...inUse].join(', ')}; stale: ${stale.length ? stale.join(', ') : 'none'}`);
+	console.log(
+		`e2e cache ${root}: in use ${[...inUse].join(', ')}; stale: ${stale.length ? stale.join(', ') : 'none'}`,
+	);
 	if (stale.length === 0) return;
 	if (!remove) {
 		console.log('run again with --yes to remove the stale folders');

@@ -33,8 +33,13 @@ function withHeader(source: string, rules: string[], who: string): string {
 	const shebang = /^#![^\n]*\n/.exec(source)?.[0] ?? '';
 	const body = source.slice(shebang.length);
 	const existing = HEADER.exec(body);
-	const all = new Set([...(existing ? existing[1].split(',').map((rule) => rule.trim()) : []), ...rules]);
-	const reason = existing ? existing[2] : `${who}: runs in Node next to n8n, never inside it, never shipped`;
+	const all = new Set([
+		...(existing ? existing[1].split(',').map((rule) => rule.trim()) : []),
+		...rules,
+	]);
+	const reason = existing
+		? existing[2]
+		: `${who}: runs in Node next to n8n, never inside it, never shipped`;
 	const header = `/* eslint-disable ${[...all].sort().join(', ')} -- ${reason} */\n`;
 	return shebang + header + (existing ? body.slice(existing[0].length) : body);
 }
@@ -53,7 +58,11 @@ async function main(): Promise<number> {
 			console.log(`left as is: ${file} (${others.join(', ')})`);
 			continue;
 		}
-		const who = file.startsWith('scripts/') ? 'maintainer script' : file.startsWith('bench/') ? 'bench code' : 'test code';
+		const who = file.startsWith('scripts/')
+			? 'maintainer script'
+			: file.startsWith('bench/')
+				? 'bench code'
+				: 'test code';
 		writeFileSync(result.filePath, withHeader(readFileSync(result.filePath, 'utf8'), rules, who));
 		console.log(`exempted: ${file} (${rules.join(', ')})`);
 	}

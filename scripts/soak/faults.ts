@@ -15,7 +15,12 @@ export const ALL_ROUTES_FAULTS: RouteFaults = {
 };
 
 /** The trigger's lead fetch fails often: its deliveries must be retried by the service, not lost. */
-export const LEAD_FETCH_FAULTS: RouteFaults = { ...ALL_ROUTES_FAULTS, rate5xx: 0.15, dropRate: 0.05, latencyMs: 5 };
+export const LEAD_FETCH_FAULTS: RouteFaults = {
+	...ALL_ROUTES_FAULTS,
+	rate5xx: 0.15,
+	dropRate: 0.05,
+	latencyMs: 5,
+};
 
 /** Creates are where a 5xx after the effect matters most (a resent create is a duplicate). */
 export const CREATE_FAULTS: RouteFaults = { ...ALL_ROUTES_FAULTS, rate5xxAfterEffect: 0.08 };

@@ -79,7 +79,9 @@ export function nonZeroExpectations(figures: SoakFigures): string[] {
 		['runs crashed', figures.items.runsCrashed],
 		['trigger crashes (500)', figures.events.triggerCrashes],
 	];
-	return expectations.filter(([, value]) => value !== 0).map(([name, value]) => `${name}: ${value} (expected 0)`);
+	return expectations
+		.filter(([, value]) => value !== 0)
+		.map(([name, value]) => `${name}: ${value} (expected 0)`);
 }
 
 export function leadFigures(leads: Lead[], history?: Map<string, string[]>): SoakFigures['leads'] {
@@ -98,7 +100,10 @@ export function leadFigures(leads: Lead[], history?: Map<string, string[]>): Soa
 		duplicatesCreated: duplicates.reduce((sum, [, count]) => sum + count - 1, 0),
 		duplicateEmails: duplicates
 			.slice(0, 10)
-			.map(([email, count]) => `${email} x${count}${history ? ` [${(history.get(email) ?? []).join(' / ')}]` : ''}`),
+			.map(
+				([email, count]) =>
+					`${email} x${count}${history ? ` [${(history.get(email) ?? []).join(' / ')}]` : ''}`,
+			),
 	};
 }
 
@@ -117,7 +122,11 @@ export function eventFigures(
 	for (const attempt of attempts) {
 		if (attempt.duplicate) duplicateDeliveriesSent++;
 		const known = deliveries.get(attempt.deliveryId);
-		const entry = known ?? { key: eventKey(attempt.topic, attempt.leadId, attempt.timestamp), topic: attempt.topic, acknowledged: false };
+		const entry = known ?? {
+			key: eventKey(attempt.topic, attempt.leadId, attempt.timestamp),
+			topic: attempt.topic,
+			acknowledged: false,
+		};
 		entry.acknowledged ||= attempt.acknowledged;
 		deliveries.set(attempt.deliveryId, entry);
 	}
@@ -133,13 +142,15 @@ export function eventFigures(
 	const emittedKeys = new Set([...deliveries.values()].map((delivery) => delivery.key));
 	const lost = [...emittedKeys].filter((key) => !runs.has(key));
 	const emittedByTopic: Record<string, number> = {};
-	for (const delivery of deliveries.values()) emittedByTopic[delivery.topic] = (emittedByTopic[delivery.topic] ?? 0) + 1;
+	for (const delivery of deliveries.values())
+		emittedByTopic[delivery.topic] = (emittedByTopic[delivery.topic] ?? 0) + 1;
 	return {
 		emitted: deliveries.size,
 		emittedByTopic,
 		deliveryAttempts: attempts.length,
 		duplicateDeliveriesSent,
-		abandonedByService: [...deliveries.values()].filter((delivery) => !delivery.acknowledged).length,
+		abandonedByService: [...deliveries.values()].filter((delivery) => !delivery.acknowledged)
+			.length,
 		executionsStarted: executions.length,
 		lost: lost.length,
 		lostSamples: lost.slice(0, 10),
@@ -160,7 +171,10 @@ export function itemFigures(tally: ItemTally): SoakFigures['items'] {
 		failuresByKind: tally.failuresByKind,
 		failureSamples: tally.failureSamples,
 		runs: tally.runs,
-		byWorkflow: { 'Lead > Create': tally.byKind.create, 'Lead > Create or Update': tally.byKind.upsert },
+		byWorkflow: {
+			'Lead > Create': tally.byKind.create,
+			'Lead > Create or Update': tally.byKind.upsert,
+		},
 		runsCrashed: tally.runsCrashed,
 	};
 }

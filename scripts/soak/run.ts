@@ -33,7 +33,8 @@ async function main(): Promise<void> {
 	const seconds = option('--seconds', 'SOAK_SECONDS', 120);
 	const seed = option('--seed', 'SOAK_SEED', 1);
 	const tokenExpiryEverySeconds = option('--token-expiry', 'SOAK_TOKEN_EXPIRY_SECONDS', 5);
-	const portalDeletesOlderLeads = !process.argv.includes('--no-portal-deletes') && process.env.SOAK_PORTAL_DELETES !== '0';
+	const portalDeletesOlderLeads =
+		!process.argv.includes('--no-portal-deletes') && process.env.SOAK_PORTAL_DELETES !== '0';
 	// Loaded after env.ts has pointed n8n-core at a temporary folder.
 	const { runSoak } = await import('./soak');
 	console.log(
@@ -49,19 +50,31 @@ async function main(): Promise<void> {
 
 	const { items, leads, events, subscriptions, auth } = figures;
 	console.log('');
-	console.log(`Soak figures (${figures.durationSeconds} s in all, ${figures.pushSeconds} s pushing)`);
+	console.log(
+		`Soak figures (${figures.durationSeconds} s in all, ${figures.pushSeconds} s pushing)`,
+	);
 	console.log(line('items pushed', items.pushed));
 	console.log(line('  created / updated', `${items.created} / ${items.updated}`));
 	console.log(line('  failed with a clear error', items.failedWithClearError));
-	for (const [kind, count] of Object.entries(items.failuresByKind).sort((a, b) => b[1] - a[1])) console.log(line(`    ${kind}`, count));
+	for (const [kind, count] of Object.entries(items.failuresByKind).sort((a, b) => b[1] - a[1]))
+		console.log(line(`    ${kind}`, count));
 	console.log(line('  failed without a clear error', items.failedWithoutClearError, true));
-	for (const [workflow, count] of Object.entries(items.byWorkflow)) console.log(line(`  ${workflow}: runs / items`, `${count.runs} / ${count.items}`));
+	for (const [workflow, count] of Object.entries(items.byWorkflow))
+		console.log(line(`  ${workflow}: runs / items`, `${count.runs} / ${count.items}`));
 	console.log(line('runs crashed', items.runsCrashed, true));
-	console.log(line('leads the simulator holds (from pushes)', `${leads.held} (${leads.heldFromPushes})`));
+	console.log(
+		line('leads the simulator holds (from pushes)', `${leads.held} (${leads.heldFromPushes})`),
+	);
 	console.log(line('duplicates created (same e-mail twice)', leads.duplicatesCreated, true));
-	if (leads.duplicateEmails.length > 0) for (const entry of leads.duplicateEmails) console.log(`    ${entry}`);
+	if (leads.duplicateEmails.length > 0)
+		for (const entry of leads.duplicateEmails) console.log(`    ${entry}`);
 	console.log(line('events emitted', `${events.emitted} ${JSON.stringify(events.emittedByTopic)}`));
-	console.log(line('delivery attempts (duplicates sent)', `${events.deliveryAttempts} (${events.duplicateDeliveriesSent})`));
+	console.log(
+		line(
+			'delivery attempts (duplicates sent)',
+			`${events.deliveryAttempts} (${events.duplicateDeliveriesSent})`,
+		),
+	);
 	console.log(line('deliveries abandoned by the service', events.abandonedByService));
 	console.log(line('executions started', events.executionsStarted));
 	console.log(line('events lost', events.lost, true));
@@ -72,12 +85,22 @@ async function main(): Promise<void> {
 	console.log(line('trigger crashes (500)', events.triggerCrashes, true));
 	console.log(line('activation attempts', subscriptions.activationAttempts));
 	console.log(line('deactivation error', subscriptions.deactivationError ?? 'none'));
-	console.log(line('orphan subscriptions after deactivation', subscriptions.orphansAfterDeactivation, true));
-	console.log(line('token requests / issued / forced expiries', `${auth.tokenRequests} / ${auth.tokensIssued} / ${auth.tokenExpiriesForced}`));
+	console.log(
+		line('orphan subscriptions after deactivation', subscriptions.orphansAfterDeactivation, true),
+	);
+	console.log(
+		line(
+			'token requests / issued / forced expiries',
+			`${auth.tokenRequests} / ${auth.tokensIssued} / ${auth.tokenExpiriesForced}`,
+		),
+	);
 
 	const file = path.join(process.cwd(), 'bench-results', 'soak.json');
 	mkdirSync(path.dirname(file), { recursive: true });
-	writeFileSync(file, `${JSON.stringify({ ...figures, failures, finishedAt: new Date().toISOString() }, null, 2)}\n`);
+	writeFileSync(
+		file,
+		`${JSON.stringify({ ...figures, failures, finishedAt: new Date().toISOString() }, null, 2)}\n`,
+	);
 	console.log(`\nWritten to ${path.relative(process.cwd(), file)}`);
 	if (failures.length > 0) {
 		console.error(`\nSoak FAILED: ${failures.join('; ')}`);

@@ -66,8 +66,13 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
 function recordTokens(harness: N8nHarness, tokens: Set<string>): void {
 	const helper = harness.credentialsHelper;
 	const update = helper.updateCredentials.bind(helper);
-	helper.updateCredentials = async (details: INodeCredentialsDetails, type: string, data: ICredentialDataDecryptedObject) => {
-		if (typeof data.accessToken === 'string' && data.accessToken !== '') tokens.add(data.accessToken);
+	helper.updateCredentials = async (
+		details: INodeCredentialsDetails,
+		type: string,
+		data: ICredentialDataDecryptedObject,
+	) => {
+		if (typeof data.accessToken === 'string' && data.accessToken !== '')
+			tokens.add(data.accessToken);
 		await update(details, type, data);
 	};
 }
@@ -79,7 +84,11 @@ function recordTokens(harness: N8nHarness, tokens: Set<string>): void {
  * shifts. With `deleteOlderLeads`, older ones are deleted too, which shifts the pages of
  * a skip/limit listing under way (see SoakOptions.portalDeletesOlderLeads).
  */
-function portalActor(sim: Simulator, seed: number, deleteOlderLeads: boolean): { stop: () => void } {
+function portalActor(
+	sim: Simulator,
+	seed: number,
+	deleteOlderLeads: boolean,
+): { stop: () => void } {
 	const random = new Prng(seed);
 	const own: string[] = [];
 	let serial = 0;
@@ -88,7 +97,10 @@ function portalActor(sim: Simulator, seed: number, deleteOlderLeads: boolean): {
 			const roll = random.next();
 			const email = () => `portal-${serial++}@portal.example.com`;
 			if (own.length === 0 || roll < 0.35) {
-				own.push(sim.control.portalCreateLead({ firstName: 'Portal', lastName: 'Lead', email: email() }).id);
+				own.push(
+					sim.control.portalCreateLead({ firstName: 'Portal', lastName: 'Lead', email: email() })
+						.id,
+				);
 			} else if (roll < 0.7) {
 				sim.control.portalUpdateLead(random.pick(own), { value: random.int(5000) });
 			} else if (deleteOlderLeads) {
@@ -97,7 +109,11 @@ function portalActor(sim: Simulator, seed: number, deleteOlderLeads: boolean): {
 				own.splice(index, 1);
 			} else {
 				// created, changed and deleted at once: lead/create, lead/update, lead/delete
-				const id = sim.control.portalCreateLead({ firstName: 'Short', lastName: 'Lived', email: email() }).id;
+				const id = sim.control.portalCreateLead({
+					firstName: 'Short',
+					lastName: 'Lived',
+					email: email(),
+				}).id;
 				sim.control.portalUpdateLead(id, { value: 1 });
 				sim.control.portalDeleteLead(id);
 			}
@@ -118,13 +134,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		seed,
 		delivery: { baseDelayMs: 20, maxAttempts: 10, timeoutMs: 5_000, concurrency: 8 },
 	});
-	const key = options.clientSecret ? sim.control.createKey({ clientSecret: options.clientSecret, selfServe: true }) : sim.defaultKey;
+	const key = options.clientSecret
+		? sim.control.createKey({ clientSecret: options.clientSecret, selfServe: true })
+		: sim.defaultKey;
 	const harness = new N8nHarness(sim, { clientId: key.clientId, clientSecret: key.clientSecret });
 	const accessTokens = new Set<string>();
 	const signingSecrets = new Set<string>();
 	recordTokens(harness, accessTokens);
 	const noteSecrets = () => {
-		for (const subscription of sim.control.listSubscriptions()) signingSecrets.add(subscription.signingSecret);
+		for (const subscription of sim.control.listSubscriptions())
+			signingSecrets.add(subscription.signingSecret);
 	};
 	const host = await TriggerHost.start(harness, {
 		parameters: { events: ['lead/create', 'lead/update', 'lead/delete'], fetchFullLead: true },
@@ -148,7 +167,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			}
 		}
 		noteSecrets();
-		log(`trigger active after ${activationAttempts} attempt(s); pushing leads for ${options.seconds} s`);
+		log(
+			`trigger active after ${activationAttempts} attempt(s); pushing leads for ${options.seconds} s`,
+		);
 
 		const tally = emptyTally();
 		const source = new LeadSource(seed);
@@ -156,9 +177,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		const deadline = pushStarted + options.seconds * 1000;
 		const portal = portalActor(sim, seed + 1, options.portalDeletesOlderLeads === true);
 		const progress = setInterval(() => {
-			log(`${Math.round((Date.now() - pushStarted) / 1000)} s: ${tally.pushed} items pushed, ${host.executions.length} executions`);
+			log(
+				`${Math.round((Date.now() - pushStarted) / 1000)} s: ${tally.pushed} items pushed, ${host.executions.length} executions`,
+			);
 		}, 15_000);
-		const push = { deadline, batchSize: options.batchSize ?? 8, parallelRequests: options.parallelRequests ?? 4, tally, observe: options.observe };
+		const push = {
+			deadline,
+			batchSize: options.batchSize ?? 8,
+			parallelRequests: options.parallelRequests ?? 4,
+			tally,
+			observe: options.observe,
+		};
 		await Promise.all([
 			pushUntil(harness, sim, source, 'create', push),
 			pushUntil(harness, sim, source, 'upsert', push),
@@ -174,7 +203,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		await withTimeout(host.settle(), DRAIN_TIMEOUT_MS, 'the trigger executions');
 		for (const execution of host.executions) options.observe?.('trigger execution', execution.run);
 		for (const crash of host.crashes) options.observe?.('trigger crash', crash);
-		const events = eventFigures(sim.control.deliveries(), host.executions, host.statuses(), host.crashes.length);
+		const events = eventFigures(
+			sim.control.deliveries(),
+			host.executions,
+			host.statuses(),
+			host.crashes.length,
+		);
 		noteSecrets();
 
 		log('deactivating the trigger (faults still on)');
@@ -185,7 +219,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			options.observe?.('trigger deactivation error', error);
 			deactivationError = (error as Error).message;
 		}
-		const orphans = sim.control.listSubscriptions().filter((subscription) => subscription.url === host.webhookUrl()).length;
+		const orphans = sim.control
+			.listSubscriptions()
+			.filter((subscription) => subscription.url === host.webhookUrl()).length;
 
 		sim.control.clearFaults();
 		const stats = sim.control.stats();
@@ -198,16 +234,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			leads: leadFigures(sim.control.listLeads(), tally.history),
 			events,
 			subscriptions: { activationAttempts, deactivationError, orphansAfterDeactivation: orphans },
-			auth: { tokenRequests: stats.tokenRequests, tokensIssued: stats.tokensIssued, tokenExpiriesForced },
+			auth: {
+				tokenRequests: stats.tokenRequests,
+				tokensIssued: stats.tokensIssued,
+				tokenExpiriesForced,
+			},
 			requests: stats.statusesByRoute,
 			faults: describeFaults(tokenExpiry),
 		};
-		if (tally.unclearSamples.length > 0) log(`unclear failures, e.g.: ${tally.unclearSamples.join(' | ')}`);
+		if (tally.unclearSamples.length > 0)
+			log(`unclear failures, e.g.: ${tally.unclearSamples.join(' | ')}`);
 		if (tally.crashSamples.length > 0) log(`crashed runs, e.g.: ${tally.crashSamples.join(' | ')}`);
 		return {
 			figures,
 			failures: nonZeroExpectations(figures),
-			secrets: { clientSecret: key.clientSecret, accessTokens: [...accessTokens], signingSecrets: [...signingSecrets] },
+			secrets: {
+				clientSecret: key.clientSecret,
+				accessTokens: [...accessTokens],
+				signingSecrets: [...signingSecrets],
+			},
 		};
 	} finally {
 		expiries.stop();

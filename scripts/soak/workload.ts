@@ -64,7 +64,8 @@ function kindOfFailure(message: string, httpCode: unknown): string {
 	}
 	if (/^Invalid lead field/.test(message)) return 'validation (before sending)';
 	if (/rejected the/.test(message)) return 'validation (service)';
-	if (/^Not created: an earlier item/.test(message)) return 'not created: an earlier item may have created it';
+	if (/^Not created: an earlier item/.test(message))
+		return 'not created: an earlier item may have created it';
 	if (/429/.test(message)) return 'rate limited after retries';
 	if (/Could not reach/.test(message)) return 'connection dropped';
 	if (httpCode !== undefined) return `HTTP ${String(httpCode)}`;
@@ -72,8 +73,12 @@ function kindOfFailure(message: string, httpCode: unknown): string {
 }
 
 function isClear(message: unknown, description: unknown): boolean {
-	if (typeof message !== 'string' || message.trim().length < 10 || CRASH_PATTERN.test(message)) return false;
-	return description === undefined || (typeof description === 'string' && !CRASH_PATTERN.test(description));
+	if (typeof message !== 'string' || message.trim().length < 10 || CRASH_PATTERN.test(message))
+		return false;
+	return (
+		description === undefined ||
+		(typeof description === 'string' && !CRASH_PATTERN.test(description))
+	);
 }
 
 /** Generates the items of each batch, deterministically from a seed. */
@@ -93,9 +98,16 @@ export class LeadSource {
 
 	private person(email: string): IDataObject {
 		const n = this.serial++;
-		const item: IDataObject = { firstName: `Soak${n}`, lastName: 'Lead', email, value: this.random.int(100_000) };
-		if (this.random.chance(0.5)) item.industry = this.random.pick(['saas', 'Fintech', 'retail', 'healthcare']);
-		if (this.random.chance(0.3)) item.interests = this.random.pick(['analytics', 'automation, security', 'integrations']);
+		const item: IDataObject = {
+			firstName: `Soak${n}`,
+			lastName: 'Lead',
+			email,
+			value: this.random.int(100_000),
+		};
+		if (this.random.chance(0.5))
+			item.industry = this.random.pick(['saas', 'Fintech', 'retail', 'healthcare']);
+		if (this.random.chance(0.3))
+			item.interests = this.random.pick(['analytics', 'automation, security', 'integrations']);
 		// A few items a user got wrong: the node must refuse them clearly, before sending.
 		if (this.random.chance(0.03)) item.industry = 'mining';
 		else if (this.random.chance(0.02)) item.email = `not-an-email-${n}`;
@@ -137,7 +149,11 @@ export class LeadSource {
 	}
 }
 
-export function pushParameters(sim: Simulator, kind: PushKind, parallelRequests: number): INodeParameters {
+export function pushParameters(
+	sim: Simulator,
+	kind: PushKind,
+	parallelRequests: number,
+): INodeParameters {
 	return {
 		resource: 'lead',
 		operation: kind,
@@ -164,16 +180,27 @@ function remember(tally: ItemTally, email: unknown, what: string): void {
 }
 
 /** Counts what became of each item of one run. */
-export function tallyRun(tally: ItemTally, items: IDataObject[], run: NodeRun, label = 'run'): void {
+export function tallyRun(
+	tally: ItemTally,
+	items: IDataObject[],
+	run: NodeRun,
+	label = 'run',
+): void {
 	tally.runs++;
 	const outputs = new Map<number, IDataObject>();
 	for (const item of run.items) {
 		const paired = item.pairedItem;
-		if (paired !== undefined && typeof paired === 'object' && !Array.isArray(paired)) outputs.set(paired.item, item.json);
+		if (paired !== undefined && typeof paired === 'object' && !Array.isArray(paired))
+			outputs.set(paired.item, item.json);
 	}
 	items.forEach((item, index) => {
 		const json = outputs.get(index);
-		const outcome = json === undefined ? 'no output' : json.error !== undefined ? `failed: ${String(json.error).slice(0, 90)}` : String(json._action ?? 'created');
+		const outcome =
+			json === undefined
+				? 'no output'
+				: json.error !== undefined
+					? `failed: ${String(json.error).slice(0, 90)}`
+					: String(json._action ?? 'created');
 		remember(tally, item.email, `${label}#${tally.runs} item ${index}: ${outcome}`);
 	});
 	tally.pushed += items.length;
@@ -188,11 +215,13 @@ export function tallyRun(tally: ItemTally, items: IDataObject[], run: NodeRun, l
 		if (typeof json.error === 'string' || json.error !== undefined) {
 			const kind = kindOfFailure(String(json.error), json.httpCode);
 			tally.failuresByKind[kind] = (tally.failuresByKind[kind] ?? 0) + 1;
-			tally.failureSamples[kind] ??= `${String(json.error)} | ${String(json.description ?? '')}`.slice(0, 400);
+			tally.failureSamples[kind] ??=
+				`${String(json.error)} | ${String(json.description ?? '')}`.slice(0, 400);
 			if (isClear(json.error, json.description)) tally.failedClearly++;
 			else {
 				tally.failedUnclearly++;
-				if (tally.unclearSamples.length < 5) tally.unclearSamples.push(JSON.stringify(json).slice(0, 300));
+				if (tally.unclearSamples.length < 5)
+					tally.unclearSamples.push(JSON.stringify(json).slice(0, 300));
 			}
 		} else if (json._action === 'updated') tally.updated++;
 		else tally.created++;
@@ -201,7 +230,8 @@ export function tallyRun(tally: ItemTally, items: IDataObject[], run: NodeRun, l
 	const missing = items.length - run.items.length;
 	if (missing > 0) {
 		tally.failedUnclearly += missing;
-		if (tally.unclearSamples.length < 5) tally.unclearSamples.push(`${missing} item(s) had no output`);
+		if (tally.unclearSamples.length < 5)
+			tally.unclearSamples.push(`${missing} item(s) had no output`);
 	}
 }
 
@@ -211,7 +241,13 @@ export async function pushUntil(
 	sim: Simulator,
 	source: LeadSource,
 	kind: PushKind,
-	options: { deadline: number; batchSize: number; parallelRequests: number; tally: ItemTally; observe?: (where: string, value: unknown) => void },
+	options: {
+		deadline: number;
+		batchSize: number;
+		parallelRequests: number;
+		tally: ItemTally;
+		observe?: (where: string, value: unknown) => void;
+	},
 ): Promise<void> {
 	const parameters = pushParameters(sim, kind, options.parallelRequests);
 	while (Date.now() < options.deadline) {
@@ -228,7 +264,8 @@ export async function pushUntil(
 			options.tally.pushed += items.length;
 			options.tally.runsCrashed++;
 			options.observe?.(`Lead > ${kind} crash`, error);
-			if (options.tally.crashSamples.length < 5) options.tally.crashSamples.push(String((error as Error).message));
+			if (options.tally.crashSamples.length < 5)
+				options.tally.crashSamples.push(String((error as Error).message));
 		}
 		// Only now may the other workflow revisit these leads: two workflows creating the same
 		// lead at the same moment would make a duplicate no client can prevent.

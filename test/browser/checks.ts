@@ -61,13 +61,21 @@ const ADDED_FIELD: SchemaField = {
 };
 
 /** What the Quick start's user types into the form example's form (First name … Notes). */
-const FORM_ENTRY = ['Ada', 'Quickstart', 'ada.quickstart@example.com', 'Analytical Engines', 'Referred from the README quick start'];
+const FORM_ENTRY = [
+	'Ada',
+	'Quickstart',
+	'ada.quickstart@example.com',
+	'Analytical Engines',
+	'Referred from the README quick start',
+];
 
 export const BROWSER_CHECKS: BrowserCheck[] = [
 	{
 		name: 'Quick start: the imported form example, run from the editor, creates the first lead',
 		async run(editor, session) {
-			const example = session.workflows.find((workflow) => workflow.file === 'create-lead-from-form.json');
+			const example = session.workflows.find(
+				(workflow) => workflow.file === 'create-lead-from-form.json',
+			);
 			assert.ok(example, 'npm run dev did not import the form example');
 			await editor.page.goto(`${editor.baseUrl}/workflow/${example.id}`);
 			// "Execute workflow" opens the form trigger's test form in a new tab
@@ -75,17 +83,29 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			await editor.testId('execute-workflow-button').first().click();
 			const form = await formTab;
 			await form.waitForLoadState();
-			for (const [index, value] of FORM_ENTRY.entries()) await form.locator(`[name="field-${index}"]`).fill(value);
+			for (const [index, value] of FORM_ENTRY.entries())
+				await form.locator(`[name="field-${index}"]`).fill(value);
 			await form.locator('#submit-btn').click();
 			const email = FORM_ENTRY[2]!;
-			const lead = await pollUntil(() => session.sim.control.listLeads().find((entry) => String(entry.email) === email), {
-				timeoutMs: 30_000,
-				what: `the form example to create a lead for ${email}`,
-			});
+			const lead = await pollUntil(
+				() => session.sim.control.listLeads().find((entry) => String(entry.email) === email),
+				{
+					timeoutMs: 30_000,
+					what: `the form example to create a lead for ${email}`,
+				},
+			);
 			await form.close();
 			await editor.screenshot('quick-start-form-example-ran');
-			assert.equal(lead.firstName, FORM_ENTRY[0], 'the lead does not have the first name typed into the form');
-			assert.equal(lead.companyName, FORM_ENTRY[3], 'the lead does not have the company typed into the form');
+			assert.equal(
+				lead.firstName,
+				FORM_ENTRY[0],
+				'the lead does not have the first name typed into the form',
+			);
+			assert.equal(
+				lead.companyName,
+				FORM_ENTRY[3],
+				'the lead does not have the company typed into the form',
+			);
 		},
 	},
 	{
@@ -95,21 +115,40 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			await editor.creatorItem(TRIGGER_EVENTS[0]).waitFor();
 			const names = await editor.creatorItemNames();
 			await editor.screenshot('node-panel-trigger-events');
-			for (const event of TRIGGER_EVENTS) assert.ok(names.includes(event), `the node panel does not offer "${event}" (it shows: ${names.join(', ')})`);
+			for (const event of TRIGGER_EVENTS)
+				assert.ok(
+					names.includes(event),
+					`the node panel does not offer "${event}" (it shows: ${names.join(', ')})`,
+				);
 		},
 	},
 	{
 		name: 'Create a lead: the credential is chosen, Lead Fields lists the schema with required marks and picklist options',
 		async run(editor, session) {
 			await openCreateLead(editor, session.credential.name);
-			const credential = await editor.testId('node-credentials-select').locator('input').inputValue();
-			assert.equal(credential, session.credential.name, 'the node did not choose the only credential of its type');
+			const credential = await editor
+				.testId('node-credentials-select')
+				.locator('input')
+				.inputValue();
+			assert.equal(
+				credential,
+				session.credential.name,
+				'the node did not choose the only credential of its type',
+			);
 			const schema = session.sim.control.getSchema();
 			const shown = await editor.mapperFields();
 			await editor.testId('node-parameters').evaluate((element) => element.scrollTo(0, 0));
 			await editor.screenshot('editor-lead-fields');
-			assert.deepEqual(shown, expectedCreateFields(schema), 'Lead Fields does not show the schema’s creatable fields with their required marks');
-			assert.deepEqual(await editor.optionsOf('platform'), picklistLabels(schema, 'platform'), 'the Platform picklist options differ from the schema');
+			assert.deepEqual(
+				shown,
+				expectedCreateFields(schema),
+				'Lead Fields does not show the schema’s creatable fields with their required marks',
+			);
+			assert.deepEqual(
+				await editor.optionsOf('platform'),
+				picklistLabels(schema, 'platform'),
+				'the Platform picklist options differ from the schema',
+			);
 		},
 	},
 	{
@@ -117,15 +156,33 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 		async run(editor, session) {
 			const original = session.sim.control.getSchema();
 			await openCreateLead(editor, session.credential.name);
-			const changed = [...structuredClone(original).map((field) => (field.fieldId === 'phone' ? { ...field, required: true } : field)), ADDED_FIELD];
+			const changed = [
+				...structuredClone(original).map((field) =>
+					field.fieldId === 'phone' ? { ...field, required: true } : field,
+				),
+				ADDED_FIELD,
+			];
 			session.sim.control.setSchema(changed);
 			try {
 				await editor.refreshFieldList(ADDED_FIELD.label);
 				const shown = await editor.mapperFields();
-				await editor.page.locator('[data-test-id="mapping-fields-container"] label', { hasText: ADDED_FIELD.label }).first().scrollIntoViewIfNeeded();
+				await editor.page
+					.locator('[data-test-id="mapping-fields-container"] label', {
+						hasText: ADDED_FIELD.label,
+					})
+					.first()
+					.scrollIntoViewIfNeeded();
 				await editor.screenshot('editor-lead-fields-refreshed');
-				assert.deepEqual(shown, expectedCreateFields(changed), 'after Refresh Field List, Lead Fields does not match the changed schema');
-				assert.deepEqual(await editor.optionsOf('region'), picklistLabels(changed, 'region'), 'the new picklist’s options differ from the schema');
+				assert.deepEqual(
+					shown,
+					expectedCreateFields(changed),
+					'after Refresh Field List, Lead Fields does not match the changed schema',
+				);
+				assert.deepEqual(
+					await editor.optionsOf('region'),
+					picklistLabels(changed, 'region'),
+					'the new picklist’s options differ from the schema',
+				);
 			} finally {
 				session.sim.control.setSchema(original);
 			}
@@ -171,12 +228,24 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			await retry.waitFor();
 			await retry.click();
 			await editor.testId('editCredential-modal').getByText('More details').click();
-			await editor.testId('editCredential-modal').getByText(/'Client ID' or 'Client Secret'/).first().waitFor();
+			await editor
+				.testId('editCredential-modal')
+				.getByText(/'Client ID' or 'Client Secret'/)
+				.first()
+				.waitFor();
 			const text = (await editor.testId('editCredential-modal').innerText()).replace(/\s+/g, ' ');
 			await editor.screenshot('credential-test-wrong-secret');
-			assert.match(text, /client id|client secret/i, `the credential dialog does not name the client id/secret: ${text.slice(0, 400)}`);
+			assert.match(
+				text,
+				/client id|client secret/i,
+				`the credential dialog does not name the client id/secret: ${text.slice(0, 400)}`,
+			);
 			// what happened, and where to fix it
-			assert.match(text, /Developer \/ API Keys/, `the credential dialog does not say where to copy the key from: ${text.slice(0, 400)}`);
+			assert.match(
+				text,
+				/Developer \/ API Keys/,
+				`the credential dialog does not say where to copy the key from: ${text.slice(0, 400)}`,
+			);
 			assert.ok(!text.includes(wrongSecret), 'the credential dialog shows the secret');
 		},
 	},

@@ -15,10 +15,16 @@ const STEP_TIMEOUT_MS = 30_000;
 
 export async function launchChromium(): Promise<Browser> {
 	if (!existsSync(CHROMIUM_PATH)) {
-		throw new Error(`no chromium at ${CHROMIUM_PATH}: install it with \`bash scripts/e2e/provide-debian-packages.sh chromium\` (or set CHROMIUM_PATH)`);
+		throw new Error(
+			`no chromium at ${CHROMIUM_PATH}: install it with \`bash scripts/e2e/provide-debian-packages.sh chromium\` (or set CHROMIUM_PATH)`,
+		);
 	}
 	// --no-sandbox: CI containers run as root, where chromium's sandbox refuses to start
-	return await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-dev-shm-usage'], timeout: 60_000 });
+	return await chromium.launch({
+		executablePath: CHROMIUM_PATH,
+		args: ['--no-sandbox', '--disable-dev-shm-usage'],
+		timeout: 60_000,
+	});
 }
 
 export class Editor {
@@ -53,25 +59,41 @@ export class Editor {
 	async openNodeInCreator(search: string, nodeName: string): Promise<void> {
 		await this.page.goto(`${this.baseUrl}/workflow/new`);
 		await this.testId('canvas-plus-button').click();
-		await this.page.locator('[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]').fill(search);
+		await this.page
+			.locator(
+				'[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]',
+			)
+			.fill(search);
 		await this.creatorItem(nodeName).click();
 	}
 
 	creatorItem(name: string) {
-		return this.page.locator(`[data-test-id="node-creator-item-name"]`, { hasText: new RegExp(`^\\s*${escapeRegExp(name)}\\s*$`) });
+		return this.page.locator(`[data-test-id="node-creator-item-name"]`, {
+			hasText: new RegExp(`^\\s*${escapeRegExp(name)}\\s*$`),
+		});
 	}
 
 	/** The names listed in the node panel right now. */
 	async creatorItemNames(): Promise<string[]> {
-		return (await this.testId('node-creator-item-name').allTextContents()).map((text) => text.trim());
+		return (await this.testId('node-creator-item-name').allTextContents()).map((text) =>
+			text.trim(),
+		);
 	}
 
 	/** The options an open dropdown shows (their names, without descriptions). */
 	async openOptions(): Promise<string[]> {
-		const list = this.page.locator('.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]');
+		const list = this.page.locator(
+			'.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]',
+		);
 		await list.first().waitFor();
 		const names = await list.evaluateAll((items) =>
-			(items as unknown as PageElement[]).map((item) => (item.querySelector('span, .option-headline')?.textContent ?? item.textContent ?? '').trim()),
+			(items as unknown as PageElement[]).map((item) =>
+				(
+					item.querySelector('span, .option-headline')?.textContent ??
+					item.textContent ??
+					''
+				).trim(),
+			),
 		);
 		return names;
 	}
@@ -88,7 +110,9 @@ export class Editor {
 	async choose(parameter: string, name: string): Promise<void> {
 		await this.testId(`parameter-input-${parameter}`).click();
 		const option = this.page
-			.locator('.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]')
+			.locator(
+				'.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]',
+			)
 			.filter({ has: this.page.locator(`text="${name}"`) })
 			.first();
 		await option.click();
@@ -98,7 +122,9 @@ export class Editor {
 	async chooseCredential(name: string): Promise<void> {
 		await this.testId('node-credentials-select').click();
 		await this.page
-			.locator('.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]')
+			.locator(
+				'.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]',
+			)
 			.filter({ hasText: name })
 			.first()
 			.click();
@@ -129,9 +155,15 @@ export class Editor {
 
 	/** The mapper's menu > Refresh Field List, then waits for `label` to appear (bounded). */
 	async refreshFieldList(expectLabel: string): Promise<void> {
-		await this.page.locator('[data-test-id="mapping-fields-container"] [data-test-id="action-toggle"]').first().click();
+		await this.page
+			.locator('[data-test-id="mapping-fields-container"] [data-test-id="action-toggle"]')
+			.first()
+			.click();
 		await this.testId('action-refreshFieldList').click();
-		await this.page.locator(`[data-test-id="mapping-fields-container"] label`, { hasText: expectLabel }).first().waitFor();
+		await this.page
+			.locator(`[data-test-id="mapping-fields-container"] label`, { hasText: expectLabel })
+			.first()
+			.waitFor();
 	}
 }
 

@@ -22,8 +22,12 @@ import { BROWSER_CHECKS } from './checks';
 import { Editor, launchChromium } from './editor';
 import { E2E_N8N_VERSIONS } from '../e2e/versions';
 
-const VERSIONS = (process.env.N8N_BROWSER_VERSIONS || E2E_N8N_VERSIONS.join(',')).split(',').map((version) => version.trim()).filter(Boolean);
-const SHOTS_DIR = process.env.N8N_BROWSER_SHOTS || path.join(os.tmpdir(), 'partner-leads-browser-shots');
+const VERSIONS = (process.env.N8N_BROWSER_VERSIONS || E2E_N8N_VERSIONS.join(','))
+	.split(',')
+	.map((version) => version.trim())
+	.filter(Boolean);
+const SHOTS_DIR =
+	process.env.N8N_BROWSER_SHOTS || path.join(os.tmpdir(), 'partner-leads-browser-shots');
 const HARD_LIMIT_MS = (Number(process.env.N8N_BROWSER_TIMEOUT_MINUTES) || 20) * 60_000;
 
 const report = new Report();
@@ -42,7 +46,10 @@ async function runVersion(version: string, session: DevSession): Promise<void> {
 		const shots = path.join(SHOTS_DIR, `n8n-${version}`);
 		rmSync(shots, { recursive: true, force: true });
 		const editor = new Editor(page, session.n8n.baseUrl, shots);
-		const signedIn = await report.check(`[n8n ${version}] sign in with the login npm run dev prints`, () => editor.signIn(session.login.email, session.login.password));
+		const signedIn = await report.check(
+			`[n8n ${version}] sign in with the login npm run dev prints`,
+			() => editor.signIn(session.login.email, session.login.password),
+		);
 		for (const check of BROWSER_CHECKS) {
 			const name = `[n8n ${version}] ${check.name}`;
 			if (!signedIn) {
@@ -50,7 +57,10 @@ async function runVersion(version: string, session: DevSession): Promise<void> {
 				continue;
 			}
 			const passed = await report.check(name, () => check.run(editor, session));
-			if (!passed) await editor.screenshot(`FAILED-${BROWSER_CHECKS.indexOf(check) + 1}`).catch(() => undefined);
+			if (!passed)
+				await editor
+					.screenshot(`FAILED-${BROWSER_CHECKS.indexOf(check) + 1}`)
+					.catch(() => undefined);
 		}
 	} finally {
 		await browser.close().catch(() => undefined);
@@ -64,7 +74,10 @@ async function main(): Promise<void> {
 		finish(1);
 	}, HARD_LIMIT_MS);
 	for (const version of VERSIONS) {
-		report.plan([`[n8n ${version}] sign in with the login npm run dev prints`, ...BROWSER_CHECKS.map((check) => `[n8n ${version}] ${check.name}`)]);
+		report.plan([
+			`[n8n ${version}] sign in with the login npm run dev prints`,
+			...BROWSER_CHECKS.map((check) => `[n8n ${version}] ${check.name}`),
+		]);
 	}
 	await buildPackage(5 * 60_000);
 	const runtimes = await provideRuntimes(VERSIONS, 35 * 60_000);

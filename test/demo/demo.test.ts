@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import type { INode } from 'n8n-workflow';
 
 import type { DemoAccount } from '../../scripts/demo/account';
-import { DEMO_SIMULATOR_OPTIONS, DEMO_TRIGGER_EVENTS, DEMO_TRIGGER_PARAMETERS, runDemo } from '../../scripts/demo/demo';
+import {
+	DEMO_SIMULATOR_OPTIONS,
+	DEMO_TRIGGER_EVENTS,
+	DEMO_TRIGGER_PARAMETERS,
+	runDemo,
+} from '../../scripts/demo/demo';
 import { demoLeadList, UPDATED_DEAL_VALUE } from '../../scripts/demo/lead-list';
 import { formatAccount } from '../../scripts/demo/print';
 import { listSubscriptionsWorkflow, pushLeadsWorkflow } from '../../scripts/demo/workflows';
@@ -34,9 +39,14 @@ describe('npm run demo', () => {
 
 	it('creates the good rows and reports the bad ones with the messages n8n shows', () => {
 		const held = sim.control.listLeads();
-		expect(account.push.created.map((lead) => lead.id).sort()).toEqual(held.map((lead) => lead.id).sort());
-		for (const lead of account.push.created) expect(sim.control.getLead(lead.id)?.email).toBe(lead.email);
-		expect(account.push.created.length + account.push.failed.length).toBe(account.push.rowsSubmitted);
+		expect(account.push.created.map((lead) => lead.id).sort()).toEqual(
+			held.map((lead) => lead.id).sort(),
+		);
+		for (const lead of account.push.created)
+			expect(sim.control.getLead(lead.id)?.email).toBe(lead.email);
+		expect(account.push.created.length + account.push.failed.length).toBe(
+			account.push.rowsSubmitted,
+		);
 
 		const messages = account.push.failed.map((failure) => failure.message);
 		expect(messages).toEqual([
@@ -45,12 +55,24 @@ describe('npm run demo', () => {
 			expect.stringMatching(/does not belong to partner organization/),
 		]);
 		// Only the last one reached the service; the node caught the others before sending.
-		expect(account.push.failed.map((failure) => failure.httpCode)).toEqual([undefined, undefined, '400']);
-		expect(sim.control.stats().statusesByRoute['POST /leads']).toEqual({ 201: held.length, 400: 1 });
+		expect(account.push.failed.map((failure) => failure.httpCode)).toEqual([
+			undefined,
+			undefined,
+			'400',
+		]);
+		expect(sim.control.stats().statusesByRoute['POST /leads']).toEqual({
+			201: held.length,
+			400: 1,
+		});
 	});
 
 	it('reads the leads back and updates one', () => {
-		expect([...account.push.readBack].sort()).toEqual(sim.control.listLeads().map((lead) => lead.id).sort());
+		expect([...account.push.readBack].sort()).toEqual(
+			sim.control
+				.listLeads()
+				.map((lead) => lead.id)
+				.sort(),
+		);
 		const updated = account.push.updated;
 		expect(updated?.value).toBe(UPDATED_DEAL_VALUE);
 		expect(sim.control.getLead(updated?.id ?? '')?.value).toBe(UPDATED_DEAL_VALUE);
@@ -70,7 +92,10 @@ describe('npm run demo', () => {
 		expect(trigger.duplicatesSuppressed).toBeGreaterThan(0);
 		expect(trigger.executions).toBe(events.size);
 		expect(trigger.fullLeadsFetched).toBe(trigger.executions);
-		expect(trigger.executionsByTopic).toEqual({ 'lead/create': account.push.created.length, 'lead/update': 1 });
+		expect(trigger.executionsByTopic).toEqual({
+			'lead/create': account.push.created.length,
+			'lead/update': 1,
+		});
 	});
 
 	it('leaves no subscription behind and asks for one token', () => {
@@ -84,12 +109,24 @@ describe('npm run demo', () => {
 	it('builds its workflows only from parameters our nodes show for each operation', () => {
 		const harness = new N8nHarness(sim);
 		const push = pushLeadsWorkflow(harness, demoLeadList(sim), sim.defaultPartnerOrganization.id);
-		const trigger: INode = { id: 't', name: 'Lead Events', type: TRIGGER_NODE_TYPE, typeVersion: 1, position: [0, 0], parameters: DEMO_TRIGGER_PARAMETERS };
-		const ours = [...push.nodes, ...listSubscriptionsWorkflow(harness).nodes, trigger].filter((node) => node.type !== 'test.testItems');
+		const trigger: INode = {
+			id: 't',
+			name: 'Lead Events',
+			type: TRIGGER_NODE_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: DEMO_TRIGGER_PARAMETERS,
+		};
+		const ours = [...push.nodes, ...listSubscriptionsWorkflow(harness).nodes, trigger].filter(
+			(node) => node.type !== 'test.testItems',
+		);
 		expect(ours).toHaveLength(5);
 		for (const node of ours) {
 			const { description } = harness.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
-			expect({ node: node.name, problems: parameterProblems(description, node, STANDARD_LEAD_FIELD_IDS) }).toEqual({ node: node.name, problems: [] });
+			expect({
+				node: node.name,
+				problems: parameterProblems(description, node, STANDARD_LEAD_FIELD_IDS),
+			}).toEqual({ node: node.name, problems: [] });
 		}
 	});
 

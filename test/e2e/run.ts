@@ -46,14 +46,31 @@ const ALL_SCENARIOS = [
 	restartWithActiveTrigger,
 ];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */
-const SCENARIO_FILTER = (process.env.N8N_E2E_SCENARIOS ?? '').split(',').map((word) => word.trim()).filter(Boolean);
-const SCENARIOS = SCENARIO_FILTER.length === 0 ? ALL_SCENARIOS : ALL_SCENARIOS.filter((scenario) => SCENARIO_FILTER.some((word) => scenario.name.includes(word)));
+const SCENARIO_FILTER = (process.env.N8N_E2E_SCENARIOS ?? '')
+	.split(',')
+	.map((word) => word.trim())
+	.filter(Boolean);
+const SCENARIOS =
+	SCENARIO_FILTER.length === 0
+		? ALL_SCENARIOS
+		: ALL_SCENARIOS.filter((scenario) =>
+				SCENARIO_FILTER.some((word) => scenario.name.includes(word)),
+			);
 
 /** N8N_E2E_QUEUE_VERSIONS: the versions also run in queue mode (default: both lines; empty: none). */
-const QUEUE_VERSIONS = (process.env.N8N_E2E_QUEUE_VERSIONS ?? E2E_N8N_VERSIONS.join(',')).split(',').map((version) => version.trim()).filter(Boolean);
-const QUEUE_SELECTED = SCENARIO_FILTER.length === 0 ? QUEUE_SCENARIOS : QUEUE_SCENARIOS.filter((scenario) => SCENARIO_FILTER.some((word) => scenario.name.includes(word)));
+const QUEUE_VERSIONS = (process.env.N8N_E2E_QUEUE_VERSIONS ?? E2E_N8N_VERSIONS.join(','))
+	.split(',')
+	.map((version) => version.trim())
+	.filter(Boolean);
+const QUEUE_SELECTED =
+	SCENARIO_FILTER.length === 0
+		? QUEUE_SCENARIOS
+		: QUEUE_SCENARIOS.filter((scenario) =>
+				SCENARIO_FILTER.some((word) => scenario.name.includes(word)),
+			);
 
-const minutes = (value: string | undefined, fallback: number) => (Number(value) > 0 ? Number(value) : fallback) * 60_000;
+const minutes = (value: string | undefined, fallback: number) =>
+	(Number(value) > 0 ? Number(value) : fallback) * 60_000;
 /** Whole run, provisioning included (a cold provisioning of both versions takes ~10 minutes). */
 const HARD_LIMIT_MS = minutes(process.env.N8N_E2E_TIMEOUT_MINUTES, 45);
 const PROVISION_LIMIT_MS = minutes(process.env.N8N_E2E_PROVISION_TIMEOUT_MINUTES, 35);
@@ -77,7 +94,10 @@ function installSafetyNets(): NodeJS.Timeout {
 	}
 	process.on('unhandledRejection', (error) => log(`unhandled rejection: ${describe(error)}`));
 	return setTimeout(() => {
-		report.fail('e2e run', `hard time bound of ${HARD_LIMIT_MS / 60_000} minutes reached; every started process was killed`);
+		report.fail(
+			'e2e run',
+			`hard time bound of ${HARD_LIMIT_MS / 60_000} minutes reached; every started process was killed`,
+		);
 		finish(1);
 	}, HARD_LIMIT_MS);
 }
@@ -89,7 +109,8 @@ async function main(): Promise<void> {
 		.map((version) => version.trim())
 		.filter(Boolean);
 	for (const version of versions) report.plan(plannedChecks(version, SCENARIOS));
-	const queueVersions = QUEUE_SELECTED.length > 0 ? QUEUE_VERSIONS.filter((version) => versions.includes(version)) : [];
+	const queueVersions =
+		QUEUE_SELECTED.length > 0 ? QUEUE_VERSIONS.filter((version) => versions.includes(version)) : [];
 	for (const version of queueVersions) report.plan(plannedQueueChecks(version, QUEUE_SELECTED));
 	const notRun = (reason: string) => {
 		for (const version of versions) {
@@ -97,7 +118,10 @@ async function main(): Promise<void> {
 		}
 	};
 
-	const built = await report.check('package builds and lists its nodes and credential in dist/', () => buildPackage(BUILD_LIMIT_MS));
+	const built = await report.check(
+		'package builds and lists its nodes and credential in dist/',
+		() => buildPackage(BUILD_LIMIT_MS),
+	);
 	if (!built) {
 		notRun('the package did not build');
 		clearTimeout(hardBound);

@@ -20,26 +20,52 @@ import { withTimeout } from './lib/wait';
 import type { Scenario, ScenarioContext } from './scenarios/context';
 
 /** Log lines worth reporting: about our package, or about loading community packages at all. */
-const WATCH_WORDS = ['n8n-nodes-partner-leads', 'partnerleads', 'failed to load', 'skipping package', 'unknown credential', 'e2e-probe'];
+const WATCH_WORDS = [
+	'n8n-nodes-partner-leads',
+	'partnerleads',
+	'failed to load',
+	'skipping package',
+	'unknown credential',
+	'e2e-probe',
+];
 
 const label = (version: string) => `[n8n ${version}]`;
-const setupCheck = (version: string) => `${label(version)} setup: owner, login, loader probe, credential`;
+const setupCheck = (version: string) =>
+	`${label(version)} setup: owner, login, loader probe, credential`;
 
 /** The names of the checks `runVersion` records, for the report's plan. */
 export function plannedChecks(version: string, scenarios: Scenario[]): string[] {
-	return [setupCheck(version), ...scenarios.map((scenario) => `${label(version)} ${scenario.name}`)];
+	return [
+		setupCheck(version),
+		...scenarios.map((scenario) => `${label(version)} ${scenario.name}`),
+	];
 }
 
-async function setUp(n8n: N8nInstance, sim: Simulator, report: Report): Promise<ScenarioContext | undefined> {
+async function setUp(
+	n8n: N8nInstance,
+	sim: Simulator,
+	report: Report,
+): Promise<ScenarioContext | undefined> {
 	const rest = new N8nRest(n8n.baseUrl);
-	const owner = { email: 'e2e-owner@example.com', password: `E2e-${randomBytes(9).toString('hex')}-Pw1`, firstName: 'E2E', lastName: 'Owner' };
+	const owner = {
+		email: 'e2e-owner@example.com',
+		password: `E2e-${randomBytes(9).toString('hex')}-Pw1`,
+		firstName: 'E2E',
+		lastName: 'Owner',
+	};
 	let credential: ScenarioContext['credential'] | undefined;
 	const ok = await report.check(setupCheck(n8n.version), async () => {
 		await rest.setupOwner(owner);
 		await rest.login(owner.email, owner.password);
 		const nodes = await rest.nodeTypeNames();
-		assert.ok(nodes.includes(PROBE_NODE_TYPE), `n8n did not load the probe package from its community packages folder (${PROBE_NODE_TYPE})`);
-		assert.ok((await rest.credentialTypeNames()).includes(PROBE_CREDENTIAL_TYPE), 'n8n did not load the probe credential');
+		assert.ok(
+			nodes.includes(PROBE_NODE_TYPE),
+			`n8n did not load the probe package from its community packages folder (${PROBE_NODE_TYPE})`,
+		);
+		assert.ok(
+			(await rest.credentialTypeNames()).includes(PROBE_CREDENTIAL_TYPE),
+			'n8n did not load the probe credential',
+		);
 		const name = 'e2e partner leads';
 		const stored = await rest.createCredential(name, CREDENTIAL_TYPE, credentialData(sim));
 		credential = { id: stored.id, name };
@@ -47,11 +73,16 @@ async function setUp(n8n: N8nInstance, sim: Simulator, report: Report): Promise<
 	return ok && credential ? { n8n, rest, sim, credential } : undefined;
 }
 
-export async function runVersion(runtime: N8nRuntime, scenarios: Scenario[], report: Report): Promise<void> {
+export async function runVersion(
+	runtime: N8nRuntime,
+	scenarios: Scenario[],
+	report: Report,
+): Promise<void> {
 	const prefix = label(runtime.version);
 	const notRun = (reason: string, options: { includingSetup: boolean }) => {
 		if (options.includingSetup) report.fail(setupCheck(runtime.version), `not run: ${reason}`);
-		for (const scenario of scenarios) report.fail(`${prefix} ${scenario.name}`, `not run: ${reason}`);
+		for (const scenario of scenarios)
+			report.fail(`${prefix} ${scenario.name}`, `not run: ${reason}`);
 	};
 	const failedBefore = report.failed;
 	let sim: Simulator | undefined;
@@ -89,6 +120,9 @@ export async function runVersion(runtime: N8nRuntime, scenarios: Scenario[], rep
 			await n8n.stop({ keepFiles });
 			if (keepFiles) log(`${prefix} kept n8n's folder for inspection: ${n8n.logFile}`);
 		}
-		if (sim) await withTimeout(sim.close(), 10_000, 'closing the simulator').catch((error: unknown) => log(describe(error)));
+		if (sim)
+			await withTimeout(sim.close(), 10_000, 'closing the simulator').catch((error: unknown) =>
+				log(describe(error)),
+			);
 	}
 }

@@ -5,5 +5,7 @@ export const E2E_N8N_VERSIONS: readonly string[] = ['2.40.7', '1.123.81'];
 /** Where scripts/e2e/provide-n8n.sh caches Node 24 and n8n (keep in sync with the script). */
 export function e2eCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
 	const home = env.HOME ?? '';
-	return env.N8N_E2E_CACHE ?? `${env.XDG_CACHE_HOME ?? `${home}/.cache`}/n8n-nodes-partner-leads/e2e`;
+	return (
+		env.N8N_E2E_CACHE ?? `${env.XDG_CACHE_HOME ?? `${home}/.cache`}/n8n-nodes-partner-leads/e2e`
+	);
 }

@@ -51,7 +51,10 @@ const SETTINGS = {
 };
 
 /** The production Webhook node that starts a workflow; it answers with the last node's items. */
-export function webhookStartNode(path: string, name: string = NODE.webhook): Record<string, unknown> {
+export function webhookStartNode(
+	path: string,
+	name: string = NODE.webhook,
+): Record<string, unknown> {
 	return {
 		id: randomUUID(),
 		name,
@@ -59,13 +62,32 @@ export function webhookStartNode(path: string, name: string = NODE.webhook): Rec
 		typeVersion: 2,
 		position: [0, 0],
 		webhookId: randomUUID(),
-		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			responseMode: 'lastNode',
+			responseData: 'allEntries',
+			options: {},
+		},
 	};
 }
 
 /** One of our action nodes with the given credential and parameters. */
-function actionNode(name: string, position: [number, number], credential: CredentialRef, parameters: Record<string, unknown>): Record<string, unknown> {
-	return { id: randomUUID(), name, type: ACTION_NODE_TYPE, typeVersion: 1, position, credentials: { partnerLeadsApi: credential }, parameters };
+function actionNode(
+	name: string,
+	position: [number, number],
+	credential: CredentialRef,
+	parameters: Record<string, unknown>,
+): Record<string, unknown> {
+	return {
+		id: randomUUID(),
+		name,
+		type: ACTION_NODE_TYPE,
+		typeVersion: 1,
+		position,
+		credentials: { partnerLeadsApi: credential },
+		parameters,
+	};
 }
 
 /**
@@ -127,7 +149,10 @@ export function createAndGetLeadsWorkflow(
 }
 
 /** The trigger alone, on every lead topic, fetching the full lead. */
-export function leadTriggerWorkflow(credential: CredentialRef): { workflow: WorkflowDefinition; webhookId: string } {
+export function leadTriggerWorkflow(credential: CredentialRef): {
+	workflow: WorkflowDefinition;
+	webhookId: string;
+} {
 	const webhookId = randomUUID();
 	const nodes = [
 		{
@@ -142,20 +167,33 @@ export function leadTriggerWorkflow(credential: CredentialRef): { workflow: Work
 		},
 	];
 	return {
-		workflow: { name: `e2e lead trigger ${webhookId.slice(0, 8)}`, nodes, connections: {}, settings: SETTINGS },
+		workflow: {
+			name: `e2e lead trigger ${webhookId.slice(0, 8)}`,
+			nodes,
+			connections: {},
+			settings: SETTINGS,
+		},
 		webhookId,
 	};
 }
 
 /** POST anything to `/webhook/<path>` → Lead Schema > Get with the given credential; answers with the schema. */
-export function schemaWorkflow(credential: CredentialRef): { workflow: WorkflowDefinition; webhookPath: string } {
+export function schemaWorkflow(credential: CredentialRef): {
+	workflow: WorkflowDefinition;
+	webhookPath: string;
+} {
 	const webhookPath = `e2e-schema-${randomUUID()}`;
 	const nodes = [
 		webhookStartNode(webhookPath),
 		actionNode(NODE.schema, [200, 0], credential, { resource: 'leadSchema', operation: 'get' }),
 	];
 	return {
-		workflow: { name: `e2e schema ${webhookPath.slice(-8)}`, nodes, connections: connect(NODE.webhook, NODE.schema), settings: SETTINGS },
+		workflow: {
+			name: `e2e schema ${webhookPath.slice(-8)}`,
+			nodes,
+			connections: connect(NODE.webhook, NODE.schema),
+			settings: SETTINGS,
+		},
 		webhookPath,
 	};
 }
@@ -207,7 +245,12 @@ export function listAndUpsertWorkflow(
 		},
 	};
 	return {
-		workflow: { name: `e2e list and upsert ${webhookPath.slice(-8)}`, nodes, connections, settings: SETTINGS },
+		workflow: {
+			name: `e2e list and upsert ${webhookPath.slice(-8)}`,
+			nodes,
+			connections,
+			settings: SETTINGS,
+		},
 		webhookPath,
 	};
 }

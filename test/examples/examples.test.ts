@@ -38,7 +38,9 @@ class ExampleNodeTypes implements INodeTypes {
 	}
 
 	getByNameAndVersion(type: string, version?: number): INodeType {
-		return (OUR_TYPES.includes(type) ? this.ours.getByNameAndVersion(type, version) : undefined) as INodeType;
+		return (
+			OUR_TYPES.includes(type) ? this.ours.getByNameAndVersion(type, version) : undefined
+		) as INodeType;
 	}
 
 	getKnownTypes() {
@@ -53,7 +55,9 @@ interface ExampleFile {
 	settings?: Record<string, unknown>;
 }
 
-const files = readdirSync(EXAMPLES).filter((file) => file.endsWith('.json')).sort();
+const files = readdirSync(EXAMPLES)
+	.filter((file) => file.endsWith('.json'))
+	.sort();
 const nodeTypes = new ExampleNodeTypes();
 
 function load(file: string): ExampleFile {
@@ -64,12 +68,18 @@ function connectedPairs(connections: IConnections): Array<[string, string]> {
 	return Object.entries(connections).flatMap(([source, byType]) =>
 		Object.values(byType)
 			.flat()
-			.flatMap((targets) => (targets ?? []).map((target): [string, string] => [source, target.node])),
+			.flatMap((targets) =>
+				(targets ?? []).map((target): [string, string] => [source, target.node]),
+			),
 	);
 }
 
 it('there are the three documented examples', () => {
-	expect(files).toEqual(['create-lead-from-form.json', 'reconcile-leads-hourly.json', 'sync-lead-updates.json']);
+	expect(files).toEqual([
+		'create-lead-from-form.json',
+		'reconcile-leads-hourly.json',
+		'sync-lead-updates.json',
+	]);
 });
 
 describe.each(files)('examples/%s', (file) => {
@@ -123,29 +133,45 @@ describe.each(files)('examples/%s', (file) => {
 			expect(workflow.getNode(target)).not.toBeNull();
 		}
 		// Every node but the note is wired in.
-		for (const node of example.nodes.filter((candidate) => candidate.type !== 'n8n-nodes-base.stickyNote')) {
-			expect(pairs.some(([source, target]) => source === node.name || target === node.name)).toBe(true);
+		for (const node of example.nodes.filter(
+			(candidate) => candidate.type !== 'n8n-nodes-base.stickyNote',
+		)) {
+			expect(pairs.some(([source, target]) => source === node.name || target === node.name)).toBe(
+				true,
+			);
 		}
 	});
 
 	it('sets only parameters our nodes show for the chosen operation, with valid values', () => {
 		for (const node of ours) {
 			const { description } = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
-			expect({ node: node.name, problems: parameterProblems(description, node, STANDARD_LEAD_FIELD_IDS) }).toEqual({
+			expect({
+				node: node.name,
+				problems: parameterProblems(description, node, STANDARD_LEAD_FIELD_IDS),
+			}).toEqual({
 				node: node.name,
 				problems: [],
 			});
 			const issues = NodeHelpers.getNodeParametersIssues(description.properties, node, description);
-			expect({ node: node.name, issues: issues?.parameters ?? {} }).toEqual({ node: node.name, issues: {} });
+			expect({ node: node.name, issues: issues?.parameters ?? {} }).toEqual({
+				node: node.name,
+				issues: {},
+			});
 		}
 	});
 
 	it('names our credential as a placeholder to choose on import, and gives webhook nodes an id', () => {
 		for (const node of ours) {
 			expect(Object.keys(node.credentials ?? {})).toEqual([CREDENTIAL_TYPE]);
-			expect(node.credentials?.[CREDENTIAL_TYPE]).toEqual({ id: expect.any(String), name: expect.any(String) });
+			expect(node.credentials?.[CREDENTIAL_TYPE]).toEqual({
+				id: expect.any(String),
+				name: expect.any(String),
+			});
 		}
-		for (const node of example.nodes.filter((candidate) => /trigger$/i.test(candidate.type) && candidate.type !== 'n8n-nodes-base.scheduleTrigger')) {
+		for (const node of example.nodes.filter(
+			(candidate) =>
+				/trigger$/i.test(candidate.type) && candidate.type !== 'n8n-nodes-base.scheduleTrigger',
+		)) {
 			expect(node.webhookId).toMatch(/^[0-9a-f-]{36}$/);
 		}
 	});
@@ -161,27 +187,50 @@ describe('the parameter check itself', () => {
 		position: [0, 0],
 		parameters,
 	});
-	const problems = (parameters: INode['parameters']) => parameterProblems(description, node(parameters), STANDARD_LEAD_FIELD_IDS);
+	const problems = (parameters: INode['parameters']) =>
+		parameterProblems(description, node(parameters), STANDARD_LEAD_FIELD_IDS);
 
 	it('accepts a correct Get Many', () => {
-		expect(problems({ resource: 'lead', operation: 'getMany', returnAll: true, filters: { updatedAfter: '={{ $now }}' } })).toEqual([]);
+		expect(
+			problems({
+				resource: 'lead',
+				operation: 'getMany',
+				returnAll: true,
+				filters: { updatedAfter: '={{ $now }}' },
+			}),
+		).toEqual([]);
 	});
 
 	it('catches unknown names, parameters of another operation, bad values, keys and modes', () => {
-		expect(problems({ resource: 'lead', operation: 'getMany', colour: 'red' })).toEqual([expect.stringMatching(/^colour: not a parameter/)]);
-		expect(problems({ resource: 'lead', operation: 'getMany', matchField: 'email' })).toEqual([expect.stringMatching(/^matchField: not shown/)]);
-		expect(problems({ resource: 'lead', operation: 'fetch' })).toEqual([expect.stringMatching(/^operation: "fetch" is not one of/)]);
-		expect(problems({ resource: 'lead', operation: 'getMany', filters: { updatedSince: 'x' } })).toEqual([
-			expect.stringMatching(/^filters\.updatedSince: not an option/),
+		expect(problems({ resource: 'lead', operation: 'getMany', colour: 'red' })).toEqual([
+			expect.stringMatching(/^colour: not a parameter/),
 		]);
-		expect(problems({ resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'url', value: 'x' } })).toEqual([
-			expect.stringMatching(/^leadId\.mode: "url"/),
+		expect(problems({ resource: 'lead', operation: 'getMany', matchField: 'email' })).toEqual([
+			expect.stringMatching(/^matchField: not shown/),
 		]);
+		expect(problems({ resource: 'lead', operation: 'fetch' })).toEqual([
+			expect.stringMatching(/^operation: "fetch" is not one of/),
+		]);
+		expect(
+			problems({ resource: 'lead', operation: 'getMany', filters: { updatedSince: 'x' } }),
+		).toEqual([expect.stringMatching(/^filters\.updatedSince: not an option/)]);
+		expect(
+			problems({
+				resource: 'lead',
+				operation: 'get',
+				leadId: { __rl: true, mode: 'url', value: 'x' },
+			}),
+		).toEqual([expect.stringMatching(/^leadId\.mode: "url"/)]);
 		expect(
 			problems({
 				resource: 'lead',
 				operation: 'create',
-				leadFields: { mappingMode: 'defineBelow', value: { favouriteColour: 'red' }, matchingColumns: [], schema: [] },
+				leadFields: {
+					mappingMode: 'defineBelow',
+					value: { favouriteColour: 'red' },
+					matchingColumns: [],
+					schema: [],
+				},
 			}),
 		).toEqual([expect.stringMatching(/^leadFields\.value\.favouriteColour/)]);
 	});

@@ -1,4 +1,11 @@
-import type { INode, INodeParameters, INodeProperties, INodePropertyCollection, INodeTypeDescription, NodeParameterValueType } from 'n8n-workflow';
+import type {
+	INode,
+	INodeParameters,
+	INodeProperties,
+	INodePropertyCollection,
+	INodeTypeDescription,
+	NodeParameterValueType,
+} from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
 /**
@@ -23,18 +30,28 @@ function optionValues(property: INodeProperties): unknown[] {
 }
 
 /** Problems with one value of a property (empty: it fits). `fieldIds`: the lead fields a resource mapper may set. */
-export function valueProblems(property: INodeProperties, value: unknown, path: string, fieldIds: readonly string[]): string[] {
+export function valueProblems(
+	property: INodeProperties,
+	value: unknown,
+	path: string,
+	fieldIds: readonly string[],
+): string[] {
 	if (isExpression(value)) {
 		return property.noDataExpression ? [`${path}: takes no expression`] : [];
 	}
 	switch (property.type) {
 		case 'options':
-			return optionValues(property).includes(value) ? [] : [`${path}: "${String(value)}" is not one of ${JSON.stringify(optionValues(property))}`];
+			return optionValues(property).includes(value)
+				? []
+				: [`${path}: "${String(value)}" is not one of ${JSON.stringify(optionValues(property))}`];
 		case 'multiOptions':
 			if (!Array.isArray(value)) return [`${path}: must be a list`];
 			return value
 				.filter((entry) => !isExpression(entry) && !optionValues(property).includes(entry))
-				.map((entry) => `${path}: "${String(entry)}" is not one of ${JSON.stringify(optionValues(property))}`);
+				.map(
+					(entry) =>
+						`${path}: "${String(entry)}" is not one of ${JSON.stringify(optionValues(property))}`,
+				);
 		case 'boolean':
 			return typeof value === 'boolean' ? [] : [`${path}: must be true or false`];
 		case 'number':
@@ -55,20 +72,29 @@ export function valueProblems(property: INodeProperties, value: unknown, path: s
 	}
 }
 
-function collectionProblems(property: INodeProperties, value: unknown, path: string, fieldIds: readonly string[]): string[] {
+function collectionProblems(
+	property: INodeProperties,
+	value: unknown,
+	path: string,
+	fieldIds: readonly string[],
+): string[] {
 	if (!isObject(value)) return [`${path}: must be an object`];
 	const options = (property.options ?? []) as Array<INodeProperties | INodePropertyCollection>;
 	return Object.entries(value).flatMap(([key, inner]) => {
 		const option = options.find((candidate) => candidate.name === key);
-		if (!option || !('type' in option)) return [`${path}.${key}: not an option of ${property.displayName}`];
+		if (!option || !('type' in option))
+			return [`${path}.${key}: not an option of ${property.displayName}`];
 		return valueProblems(option, inner, `${path}.${key}`, fieldIds);
 	});
 }
 
 function locatorProblems(property: INodeProperties, value: unknown, path: string): string[] {
-	if (!isObject(value) || value.__rl !== true) return [`${path}: must be a resource locator value ({ __rl: true, mode, value })`];
+	if (!isObject(value) || value.__rl !== true)
+		return [`${path}: must be a resource locator value ({ __rl: true, mode, value })`];
 	const modes = (property.modes ?? []).map((mode) => mode.name);
-	const problems = modes.includes(String(value.mode)) ? [] : [`${path}.mode: "${String(value.mode)}" is not one of ${JSON.stringify(modes)}`];
+	const problems = modes.includes(String(value.mode))
+		? []
+		: [`${path}.mode: "${String(value.mode)}" is not one of ${JSON.stringify(modes)}`];
 	if (typeof value.value !== 'string') problems.push(`${path}.value: must be text`);
 	return problems;
 }
@@ -76,20 +102,34 @@ function locatorProblems(property: INodeProperties, value: unknown, path: string
 function mapperProblems(value: unknown, path: string, fieldIds: readonly string[]): string[] {
 	if (!isObject(value)) return [`${path}: must be a resource mapper value`];
 	const problems: string[] = [];
-	if (!MAPPING_MODES.includes(String(value.mappingMode))) problems.push(`${path}.mappingMode: "${String(value.mappingMode)}" is not one of ${JSON.stringify(MAPPING_MODES)}`);
-	if (value.value !== null && !isObject(value.value)) problems.push(`${path}.value: must be an object or null`);
+	if (!MAPPING_MODES.includes(String(value.mappingMode)))
+		problems.push(
+			`${path}.mappingMode: "${String(value.mappingMode)}" is not one of ${JSON.stringify(MAPPING_MODES)}`,
+		);
+	if (value.value !== null && !isObject(value.value))
+		problems.push(`${path}.value: must be an object or null`);
 	for (const key of Object.keys(isObject(value.value) ? value.value : {})) {
-		if (!fieldIds.includes(key)) problems.push(`${path}.value.${key}: not a standard lead field (custom fields differ per portal)`);
+		if (!fieldIds.includes(key))
+			problems.push(
+				`${path}.value.${key}: not a standard lead field (custom fields differ per portal)`,
+			);
 	}
-	for (const key of ['matchingColumns', 'schema']) if (!Array.isArray(value[key])) problems.push(`${path}.${key}: must be a list`);
+	for (const key of ['matchingColumns', 'schema'])
+		if (!Array.isArray(value[key])) problems.push(`${path}.${key}: must be a list`);
 	return problems;
 }
 
 /** Every problem of a node's stored parameters against the description of its type. */
-export function parameterProblems(description: INodeTypeDescription, node: INode, fieldIds: readonly string[]): string[] {
+export function parameterProblems(
+	description: INodeTypeDescription,
+	node: INode,
+	fieldIds: readonly string[],
+): string[] {
 	const stored = node.parameters;
 	// What n8n shows: stored values with defaults, hidden parameters dropped.
-	const shown = NodeHelpers.getNodeParameters(description.properties, stored, true, false, node, description) ?? {};
+	const shown =
+		NodeHelpers.getNodeParameters(description.properties, stored, true, false, node, description) ??
+		{};
 	const problems: string[] = [];
 	for (const [name, value] of Object.entries(stored)) {
 		const candidates = description.properties.filter((property) => property.name === name);
@@ -97,13 +137,19 @@ export function parameterProblems(description: INodeTypeDescription, node: INode
 			problems.push(`${name}: not a parameter of ${description.displayName}`);
 			continue;
 		}
-		const displayed = candidates.filter((property) => NodeHelpers.displayParameter(shown as INodeParameters, property, node, description));
+		const displayed = candidates.filter((property) =>
+			NodeHelpers.displayParameter(shown as INodeParameters, property, node, description),
+		);
 		if (displayed.length === 0 || !(name in shown)) {
-			problems.push(`${name}: not shown for resource "${String(shown.resource)}", operation "${String(shown.operation)}"`);
+			problems.push(
+				`${name}: not shown for resource "${String(shown.resource)}", operation "${String(shown.operation)}"`,
+			);
 			continue;
 		}
 		// A name can have one property per operation: the value must fit one that is displayed.
-		const checks = displayed.map((property) => valueProblems(property, value as NodeParameterValueType, name, fieldIds));
+		const checks = displayed.map((property) =>
+			valueProblems(property, value as NodeParameterValueType, name, fieldIds),
+		);
 		if (!checks.some((list) => list.length === 0)) problems.push(...checks[0]);
 	}
 	return problems;

@@ -2,12 +2,22 @@ import fc from 'fast-check';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { coerceFieldValue, isEmptyValue } from '../../nodes/PartnerLeads/helpers/coerceValue';
-import { readLeadFields, splitStandardAndCustomFields } from '../../nodes/PartnerLeads/helpers/leadInput';
+import {
+	readLeadFields,
+	splitStandardAndCustomFields,
+} from '../../nodes/PartnerLeads/helpers/leadInput';
 import type { LeadField } from '../../nodes/PartnerLeads/helpers/leadSchema';
 import { readLeadField, readLeadSchema } from '../../nodes/PartnerLeads/helpers/leadSchema';
 import type { LeadWritePurpose } from '../../nodes/PartnerLeads/helpers/mapperFields';
-import { isWritableFor, leadFieldsFromSchema, writableLeadFields } from '../../nodes/PartnerLeads/helpers/mapperFields';
-import { validateLeadAgainstSchema, writableValues } from '../../nodes/PartnerLeads/helpers/validateLead';
+import {
+	isWritableFor,
+	leadFieldsFromSchema,
+	writableLeadFields,
+} from '../../nodes/PartnerLeads/helpers/mapperFields';
+import {
+	validateLeadAgainstSchema,
+	writableValues,
+} from '../../nodes/PartnerLeads/helpers/validateLead';
 import {
 	CANONICAL_TYPES,
 	FUZZ_SEED,
@@ -59,7 +69,8 @@ function expectWellFormed(field: LeadField): void {
 	expect(field.label).not.toBe('');
 	expect(KNOWN_TYPES.has(field.type)).toBe(true);
 	expect(typeof field.serviceType).toBe('string');
-	for (const flag of [field.required, field.creatable, field.updateable, field.custom]) expect(typeof flag).toBe('boolean');
+	for (const flag of [field.required, field.creatable, field.updateable, field.custom])
+		expect(typeof flag).toBe('boolean');
 	if (field.type === 'picklist' || field.type === 'multipicklist') {
 		expect(Array.isArray(field.options)).toBe(true);
 		for (const option of field.options ?? []) {
@@ -99,9 +110,15 @@ describe('fuzz: reading the lead schema tolerantly', () => {
 		});
 		fc.assert(
 			fc.property(entry, ({ fieldId, type, options }) => {
-				const field = readLeadField(options === undefined ? { fieldId, type } : { fieldId, type, options });
+				const field = readLeadField(
+					options === undefined ? { fieldId, type } : { fieldId, type, options },
+				);
 				expect(field).toBeDefined();
-				const expected = KNOWN_TYPES.has(type) ? type : options !== undefined ? 'picklist' : 'string';
+				const expected = KNOWN_TYPES.has(type)
+					? type
+					: options !== undefined
+						? 'picklist'
+						: 'string';
 				expect(field?.type).toBe(expected);
 				expect(field?.serviceType).toBe(type);
 			}),
@@ -114,8 +131,22 @@ describe('fuzz: reading the lead schema tolerantly', () => {
 			fc.property(fieldIdArb, fc.constantFrom(true, false, undefined), (fieldId, isCustom) => {
 				const field = readLeadField({ fieldId, type: 'string', isCustom });
 				// No id, or one no plain object can hold as its own key: the entry is skipped.
-				if (fieldId.trim() === '' || fieldId.trim() === '__proto__') return expect(field).toBeUndefined();
-				const standard = ['firstName', 'lastName', 'email', 'phone', 'companyName', 'websiteUrl', 'notes', 'value', 'closeDate', 'platform', 'partnerOrganizationId', 'agentId'];
+				if (fieldId.trim() === '' || fieldId.trim() === '__proto__')
+					return expect(field).toBeUndefined();
+				const standard = [
+					'firstName',
+					'lastName',
+					'email',
+					'phone',
+					'companyName',
+					'websiteUrl',
+					'notes',
+					'value',
+					'closeDate',
+					'platform',
+					'partnerOrganizationId',
+					'agentId',
+				];
 				expect(field?.custom).toBe(isCustom ?? !standard.includes(fieldId.trim()));
 			}),
 			params(300),
@@ -154,7 +185,9 @@ describe('fuzz: mapping to n8n resource-mapper fields', () => {
 
 describe('fuzz: coercing one value', () => {
 	const fieldArb: fc.Arbitrary<LeadField> = schemaArb.chain((fields) =>
-		fields.length > 0 ? fc.constantFrom(...fields) : fc.constant(readLeadField({ fieldId: 'x', type: 'string' }) as LeadField),
+		fields.length > 0
+			? fc.constantFrom(...fields)
+			: fc.constant(readLeadField({ fieldId: 'x', type: 'string' }) as LeadField),
 	);
 
 	it('never throws; a refusal names the field; an accepted value has the type of the field', () => {
@@ -183,13 +216,15 @@ describe('fuzz: coercing one value', () => {
 						break;
 					case 'picklist':
 						expect(typeof accepted).toBe('string');
-						if ((field.options ?? []).length > 0) expect(field.options?.map((option) => option.value)).toContain(accepted);
+						if ((field.options ?? []).length > 0)
+							expect(field.options?.map((option) => option.value)).toContain(accepted);
 						break;
 					case 'multipicklist':
 						expect(Array.isArray(accepted)).toBe(true);
 						for (const item of accepted as unknown[]) {
 							expect(typeof item).toBe('string');
-							if ((field.options ?? []).length > 0) expect(field.options?.map((option) => option.value)).toContain(item);
+							if ((field.options ?? []).length > 0)
+								expect(field.options?.map((option) => option.value)).toContain(item);
 						}
 						break;
 					default:
@@ -247,14 +282,20 @@ describe('fuzz: validating an item against the schema', () => {
 
 	it('writableValues keeps exactly the writable own keys of validated values (as Create or Update uses it)', () => {
 		fc.assert(
-			fc.property(caseArb, fc.constantFrom<'create' | 'update'>('create', 'update'), ([schema, item], purpose) => {
-				const input = validateLeadAgainstSchema(item as IDataObject, schema, 'upsert').values;
-				const kept = writableValues(input, schema, purpose);
-				const byId = new Map(schema.map((field) => [field.fieldId, field]));
-				const expected = Object.keys(input).filter((key) => byId.has(key) && isWritableFor(byId.get(key) as LeadField, purpose));
-				expect(Object.keys(kept).sort()).toEqual(expected.sort());
-				expect(Object.getPrototypeOf(kept)).toBe(Object.prototype);
-			}),
+			fc.property(
+				caseArb,
+				fc.constantFrom<'create' | 'update'>('create', 'update'),
+				([schema, item], purpose) => {
+					const input = validateLeadAgainstSchema(item as IDataObject, schema, 'upsert').values;
+					const kept = writableValues(input, schema, purpose);
+					const byId = new Map(schema.map((field) => [field.fieldId, field]));
+					const expected = Object.keys(input).filter(
+						(key) => byId.has(key) && isWritableFor(byId.get(key) as LeadField, purpose),
+					);
+					expect(Object.keys(kept).sort()).toEqual(expected.sort());
+					expect(Object.getPrototypeOf(kept)).toBe(Object.prototype);
+				},
+			),
 			params(300),
 		);
 	});
@@ -269,7 +310,9 @@ describe('fuzz: splitting standard and custom fields', () => {
 			fc.property(caseArb, ([schema, item, purpose]) => {
 				const values = validateLeadAgainstSchema(item as IDataObject, schema, purpose).values;
 				const body = splitStandardAndCustomFields(values as IDataObject, schema);
-				const custom = new Set(schema.filter((field) => field.custom).map((field) => field.fieldId));
+				const custom = new Set(
+					schema.filter((field) => field.custom).map((field) => field.fieldId),
+				);
 				const customFields = (own(body, 'customFields') ? body.customFields : {}) as IDataObject;
 				let placed = 0;
 				for (const key of Object.keys(values)) {
@@ -310,11 +353,19 @@ describe('fuzz: Lead Fields mapped automatically from the item', () => {
 		);
 		fc.assert(
 			fc.property(caseArb, ([schema, json, customFields, purpose]) => {
-				const item: INodeExecutionData = { json: (customFields ? { ...json, customFields } : json) as IDataObject };
+				const item: INodeExecutionData = {
+					json: (customFields ? { ...json, customFields } : json) as IDataObject,
+				};
 				const values = readLeadFields.call(autoMapContext(), 0, item, schema, purpose);
 				const source: Record<string, unknown> = {};
 				for (const part of [customFields ?? {}, item.json]) {
-					for (const key of Object.keys(part)) Object.defineProperty(source, key, { value: (part as Record<string, unknown>)[key], enumerable: true, configurable: true, writable: true });
+					for (const key of Object.keys(part))
+						Object.defineProperty(source, key, {
+							value: (part as Record<string, unknown>)[key],
+							enumerable: true,
+							configurable: true,
+							writable: true,
+						});
 				}
 				const writable = writableLeadFields(schema, purpose).map((field) => field.fieldId);
 				const expected = writable.filter((fieldId) => own(source, fieldId));

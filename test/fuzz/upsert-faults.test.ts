@@ -46,7 +46,14 @@ describe('fuzz: Create or Update never creates a duplicate, whatever the faults'
 			matchField: 'email',
 			partnerOrganizationId: sim.defaultPartnerOrganization.id,
 			agentId: sim.defaultAgents[0].id,
-			leadFields: { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema: [], attemptToConvertTypes: false, convertFieldsToString: false },
+			leadFields: {
+				mappingMode: 'autoMapInputData',
+				value: null,
+				matchingColumns: [],
+				schema: [],
+				attemptToConvertTypes: false,
+				convertFieldsToString: false,
+			},
 			options: { parallelRequests },
 		} as unknown as INodeParameters;
 	}
@@ -63,9 +70,18 @@ describe('fuzz: Create or Update never creates a duplicate, whatever the faults'
 						sim.control.setFaults('POST /leads', faults);
 						const items: IDataObject[] = batch.map(({ who, upper, value }) => {
 							const email = `${who}@fuzz.example.com`;
-							return { firstName: who, lastName: 'Fuzz', email: upper ? email.toUpperCase() : email, value };
+							return {
+								firstName: who,
+								lastName: 'Fuzz',
+								email: upper ? email.toUpperCase() : email,
+								value,
+							};
 						});
-						const run = await harness.runNode({ parameters: parameters(parallelRequests), items, continueOnFail: true });
+						const run = await harness.runNode({
+							parameters: parameters(parallelRequests),
+							items,
+							continueOnFail: true,
+						});
 						expect(run.error).toBeUndefined();
 						expect(run.items).toHaveLength(items.length);
 						for (const item of run.items) {

@@ -53,14 +53,17 @@ export function send(url: string, request: RawRequest, timeoutMs = 10_000): Prom
 			grouped.set(key, entry);
 		}
 		// An array value sends one header line per value (a repeated header).
-		for (const { name, values } of grouped.values()) req.setHeader(name, values.length === 1 ? values[0] : values);
+		for (const { name, values } of grouped.values())
+			req.setHeader(name, values.length === 1 ? values[0] : values);
 		req.setHeader('content-length', String(request.body.length));
 		req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
 		req.on('error', reject);
 		req.on('response', (res) => {
 			const chunks: Buffer[] = [];
 			res.on('data', (chunk: Buffer) => chunks.push(chunk));
-			res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+			res.on('end', () =>
+				resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+			);
 			res.on('error', reject);
 		});
 		req.end(request.body);
@@ -69,14 +72,18 @@ export function send(url: string, request: RawRequest, timeoutMs = 10_000): Prom
 
 /** The values of a header as the receiving Node server sees them: repeated lines joined with ", ". */
 export function receivedHeader(request: RawRequest, name: string): string | undefined {
-	const values = request.headers.filter(([key]) => key.toLowerCase() === name).map(([, value]) => value);
+	const values = request.headers
+		.filter(([key]) => key.toLowerCase() === name)
+		.map(([, value]) => value);
 	return values.length === 0 ? undefined : values.join(', ');
 }
 
 function signatureMatches(presented: string | undefined, expectedHex: string): boolean {
 	// Whitespace around a header value is not part of it (HTTP strips it).
 	const value = presented?.trim();
-	return value !== undefined && /^[0-9a-fA-F]{64}$/.test(value) && value.toLowerCase() === expectedHex;
+	return (
+		value !== undefined && /^[0-9a-fA-F]{64}$/.test(value) && value.toLowerCase() === expectedHex
+	);
 }
 
 export interface EventKey {
@@ -93,7 +100,8 @@ function eventOf(body: Buffer): EventKey | undefined {
 	try {
 		const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
 		const { id, topic, timestamp } = parsed ?? {};
-		if (typeof id !== 'string' || typeof timestamp !== 'string' || !TOPICS.includes(topic as Topic)) return undefined;
+		if (typeof id !== 'string' || typeof timestamp !== 'string' || !TOPICS.includes(topic as Topic))
+			return undefined;
 		return { id, topic: topic as Topic, timestamp };
 	} catch {
 		return undefined;
@@ -117,7 +125,8 @@ export function authenticEvent(
 	const secret = secrets[event.topic];
 	if (!secret) return undefined;
 	const v2 = receivedHeader(request, 'x-svc-signature-v2');
-	if (v2 !== undefined) return signatureMatches(v2, hmacHex(secret, request.body)) ? event : undefined;
+	if (v2 !== undefined)
+		return signatureMatches(v2, hmacHex(secret, request.body)) ? event : undefined;
 	if (!acceptLegacy) return undefined;
 	const legacy = receivedHeader(request, 'x-svc-signature');
 	const signed = JSON.stringify({ id: event.id, timestamp: event.timestamp, topic: event.topic });
@@ -126,7 +135,12 @@ export function authenticEvent(
 
 /** Within the generous bounds the trigger documents for what it fetches and remembers. */
 export function withinBounds(event: EventKey): boolean {
-	return event.id.length > 0 && event.id.length <= 200 && event.timestamp.length > 0 && event.timestamp.length <= 64;
+	return (
+		event.id.length > 0 &&
+		event.id.length <= 200 &&
+		event.timestamp.length > 0 &&
+		event.timestamp.length <= 64
+	);
 }
 
 // ---- generators ----
@@ -134,14 +148,27 @@ export function withinBounds(event: EventKey): boolean {
 const idArb = fc.oneof(
 	{ weight: 4, arbitrary: fc.stringMatching(/^[0-9a-f]{24}$/) },
 	{ weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }) },
-	{ weight: 1, arbitrary: fc.constantFrom('', '__proto__', 'constructor', '../../etc/passwd', 'a/b?c#d', 'x'.repeat(201), 'x'.repeat(200)) },
+	{
+		weight: 1,
+		arbitrary: fc.constantFrom(
+			'',
+			'__proto__',
+			'constructor',
+			'../../etc/passwd',
+			'a/b?c#d',
+			'x'.repeat(201),
+			'x'.repeat(200),
+		),
+	},
 );
 
 const DAY_MS = 24 * 3600_000;
 /** Fuzzing starts now: recent times are inside the trigger's default 72 h window, the others well outside. */
 const FUZZ_NOW = Date.now();
 const isoDateArb = (min: number, max: number) =>
-	fc.date({ min: new Date(min), max: new Date(max), noInvalidDate: true }).map((date) => date.toISOString());
+	fc
+		.date({ min: new Date(min), max: new Date(max), noInvalidDate: true })
+		.map((date) => date.toISOString());
 
 const timestampArb = fc.oneof(
 	{ weight: 4, arbitrary: isoDateArb(FUZZ_NOW - 70 * 3600_000, FUZZ_NOW + 60_000) },
@@ -152,7 +179,10 @@ const timestampArb = fc.oneof(
 
 export const eventArb: fc.Arbitrary<{ id: string; topic: string; timestamp: string }> = fc.record({
 	id: idArb,
-	topic: fc.oneof({ weight: 6, arbitrary: fc.constantFrom<string>(...TOPICS) }, { weight: 1, arbitrary: fc.constantFrom('payment/create', 'LEAD/CREATE', '', 'lead/*') }),
+	topic: fc.oneof(
+		{ weight: 6, arbitrary: fc.constantFrom<string>(...TOPICS) },
+		{ weight: 1, arbitrary: fc.constantFrom('payment/create', 'LEAD/CREATE', '', 'lead/*') },
+	),
 	timestamp: timestampArb,
 });
 
@@ -176,7 +206,9 @@ const contentTypeArb: fc.Arbitrary<string | undefined> = fc.oneof(
 );
 
 function mixedCase(name: string, pattern: number): string {
-	return [...name].map((char, index) => ((pattern >> index % 16) & 1 ? char.toUpperCase() : char)).join('');
+	return [...name]
+		.map((char, index) => ((pattern >> index % 16) & 1 ? char.toUpperCase() : char))
+		.join('');
 }
 
 /**
@@ -186,7 +218,22 @@ function mixedCase(name: string, pattern: number): string {
 const signingArb = fc.record({
 	v2: fc.oneof(
 		{ weight: 4, arbitrary: fc.constant('valid') },
-		{ weight: 6, arbitrary: fc.constantFrom('valid-upper', 'missing', 'foreign', 'other-topic', 'truncated', 'extended', 'non-hex', 'empty', 'duplicated', 'duplicated-mixed', 'padded') },
+		{
+			weight: 6,
+			arbitrary: fc.constantFrom(
+				'valid-upper',
+				'missing',
+				'foreign',
+				'other-topic',
+				'truncated',
+				'extended',
+				'non-hex',
+				'empty',
+				'duplicated',
+				'duplicated-mixed',
+				'padded',
+			),
+		},
 	),
 	legacy: fc.constantFrom('valid', 'missing', 'foreign', 'garbage', 'duplicated'),
 	nameCase: fc.nat(0xffff),
@@ -195,12 +242,25 @@ const signingArb = fc.record({
 export type Signing = typeof signingArb extends fc.Arbitrary<infer T> ? T : never;
 
 /** The bytes of a delivery body: the service's exact serialisation, or a variation of it. */
-const bodyShapeArb = fc.constantFrom('service', 'service', 'service', 'reordered', 'spaced', 'extra-field', 'bom', 'trailing-garbage', 'array', 'nested');
+const bodyShapeArb = fc.constantFrom(
+	'service',
+	'service',
+	'service',
+	'reordered',
+	'spaced',
+	'extra-field',
+	'bom',
+	'trailing-garbage',
+	'array',
+	'nested',
+);
 
 function bodyBytes(event: { id: string; topic: string; timestamp: string }, shape: string): Buffer {
 	switch (shape) {
 		case 'reordered':
-			return Buffer.from(JSON.stringify({ timestamp: event.timestamp, topic: event.topic, id: event.id }));
+			return Buffer.from(
+				JSON.stringify({ timestamp: event.timestamp, topic: event.topic, id: event.id }),
+			);
 		case 'spaced':
 			return Buffer.from(JSON.stringify(event, null, 2));
 		case 'extra-field':
@@ -214,7 +274,9 @@ function bodyBytes(event: { id: string; topic: string; timestamp: string }, shap
 		case 'nested':
 			return Buffer.from(JSON.stringify({ data: event }));
 		default:
-			return Buffer.from(JSON.stringify({ id: event.id, topic: event.topic, timestamp: event.timestamp }));
+			return Buffer.from(
+				JSON.stringify({ id: event.id, topic: event.topic, timestamp: event.timestamp }),
+			);
 	}
 }
 
@@ -226,14 +288,25 @@ export interface SigningKeys {
 /** A delivery with valid or broken signatures, built once the stored secrets are known. */
 export function signedRequestArb(keys: SigningKeys): fc.Arbitrary<RawRequest> {
 	return fc
-		.record({ event: eventArb, shape: bodyShapeArb, signing: signingArb, contentType: contentTypeArb, mutateAfterSigning: fc.constantFrom(false, false, false, false, true) })
+		.record({
+			event: eventArb,
+			shape: bodyShapeArb,
+			signing: signingArb,
+			contentType: contentTypeArb,
+			mutateAfterSigning: fc.constantFrom(false, false, false, false, true),
+		})
 		.map(({ event, shape, signing, contentType, mutateAfterSigning }) => {
 			const body = bodyBytes(event, shape);
 			const topics = Object.keys(keys.secrets) as Topic[];
 			const own = keys.secrets[event.topic as Topic] ?? 'no-secret-for-this-topic';
-			const other = keys.secrets[topics.find((topic) => topic !== event.topic) ?? 'lead/create'] ?? 'x';
+			const other =
+				keys.secrets[topics.find((topic) => topic !== event.topic) ?? 'lead/create'] ?? 'x';
 			const v2For = (secret: string) => hmacHex(secret, body);
-			const legacyFor = (secret: string) => hmacHex(secret, JSON.stringify({ id: event.id, timestamp: event.timestamp, topic: event.topic }));
+			const legacyFor = (secret: string) =>
+				hmacHex(
+					secret,
+					JSON.stringify({ id: event.id, timestamp: event.timestamp, topic: event.topic }),
+				);
 			const v2Name = mixedCase('x-svc-signature-v2', signing.nameCase);
 			const legacyName = mixedCase('x-svc-signature', signing.nameCase >> 3);
 			const headers: Array<[string, string]> = [['user-agent', 'svc-webhooks/fuzz']];
@@ -293,7 +366,12 @@ export function signedRequestArb(keys: SigningKeys): fc.Arbitrary<RawRequest> {
 			}
 			const sent = mutateAfterSigning && body.length > 0 ? Buffer.from(body) : body;
 			if (sent !== body) sent[sent.length - 1] ^= 0x01;
-			return { method: 'POST', body: sent, headers, label: `${shape}/${signing.v2}/${signing.legacy}/${contentType ?? 'none'}${mutateAfterSigning ? '/mutated' : ''}` };
+			return {
+				method: 'POST',
+				body: sent,
+				headers,
+				label: `${shape}/${signing.v2}/${signing.legacy}/${contentType ?? 'none'}${mutateAfterSigning ? '/mutated' : ''}`,
+			};
 		});
 }
 
@@ -302,15 +380,45 @@ export const garbageRequestArb: fc.Arbitrary<RawRequest> = fc
 	.record({
 		method: fc.constantFrom('POST', 'POST', 'POST', 'POST', 'PUT', 'GET', 'DELETE'),
 		body: fc.oneof(
-			{ weight: 3, arbitrary: fc.uint8Array({ maxLength: 512 }).map((bytes) => Buffer.from(bytes)) },
-			{ weight: 3, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => Buffer.from(JSON.stringify(value) ?? 'null')) },
-			{ weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }).map((text) => Buffer.from(text)) },
-			{ weight: 1, arbitrary: fc.constantFrom(Buffer.alloc(0), Buffer.from('{'), Buffer.from('{"__proto__":{"polluted":true},"id":"x","topic":"lead/create","timestamp":"t"}'), Buffer.from('{"constructor":{"prototype":{"polluted":true}}}')) },
-			{ weight: 1, arbitrary: fc.integer({ min: 64 * 1024, max: 1024 * 1024 }).map((size) => Buffer.alloc(size, 0x7b)) },
+			{
+				weight: 3,
+				arbitrary: fc.uint8Array({ maxLength: 512 }).map((bytes) => Buffer.from(bytes)),
+			},
+			{
+				weight: 3,
+				arbitrary: fc
+					.jsonValue({ maxDepth: 4 })
+					.map((value) => Buffer.from(JSON.stringify(value) ?? 'null')),
+			},
+			{
+				weight: 2,
+				arbitrary: fc.string({ unit: 'binary', maxLength: 200 }).map((text) => Buffer.from(text)),
+			},
+			{
+				weight: 1,
+				arbitrary: fc.constantFrom(
+					Buffer.alloc(0),
+					Buffer.from('{'),
+					Buffer.from(
+						'{"__proto__":{"polluted":true},"id":"x","topic":"lead/create","timestamp":"t"}',
+					),
+					Buffer.from('{"constructor":{"prototype":{"polluted":true}}}'),
+				),
+			},
+			{
+				weight: 1,
+				arbitrary: fc
+					.integer({ min: 64 * 1024, max: 1024 * 1024 })
+					.map((size) => Buffer.alloc(size, 0x7b)),
+			},
 		),
 		contentType: contentTypeArb,
-		v2: fc.option(fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string({ maxLength: 80 })), { nil: undefined }),
-		legacy: fc.option(fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string({ maxLength: 80 })), { nil: undefined }),
+		v2: fc.option(fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string({ maxLength: 80 })), {
+			nil: undefined,
+		}),
+		legacy: fc.option(fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string({ maxLength: 80 })), {
+			nil: undefined,
+		}),
 	})
 	.map(({ method, body, contentType, v2, legacy }) => {
 		const headers: Array<[string, string]> = [];

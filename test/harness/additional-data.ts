@@ -10,7 +10,17 @@ import type { InMemoryCredentialsHelper } from './credentials-helper';
  */
 export function additionalDataFor(
 	credentialsHelper: InMemoryCredentialsHelper,
-	hooks = new ExecutionLifecycleHooks('manual', 'test-execution', { id: 'test-workflow', name: 'test', nodes: [], connections: {}, active: false, activeVersionId: null, isArchived: false, createdAt: new Date(), updatedAt: new Date() }),
+	hooks = new ExecutionLifecycleHooks('manual', 'test-execution', {
+		id: 'test-workflow',
+		name: 'test',
+		nodes: [],
+		connections: {},
+		active: false,
+		activeVersionId: null,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	}),
 	webhookBaseUrl = 'https://n8n.example.test/',
 ): IWorkflowExecuteAdditionalData {
 	const unsupported = (what: string) => () => {

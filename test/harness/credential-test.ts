@@ -41,13 +41,20 @@ export async function testCredential(
 	const credentialType = packageCredentialTypes().get(CREDENTIAL_TYPE)!;
 	const testRequest = credentialType.test;
 	const details = harness.saveCredential(id, data);
-	if (!testRequest) return await testedByNode(harness, { id, name: details.name, type: CREDENTIAL_TYPE, data });
+	if (!testRequest)
+		return await testedByNode(harness, { id, name: details.name, type: CREDENTIAL_TYPE, data });
 	const nodeType: INodeType = {
 		description: {
 			...noOpDescription,
 			credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 			properties: [
-				{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' },
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: testRequest.request },
+					default: '',
+				},
 			],
 		},
 	};
@@ -67,12 +74,24 @@ export async function testCredential(
 	};
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
 	const workflowNode = workflow.getNode(node.name)!;
-	workflowNode.parameters = NodeHelpers.getNodeParameters(nodeType.description.properties, workflowNode.parameters, true, false, workflowNode, nodeType.description) ?? {};
+	workflowNode.parameters =
+		NodeHelpers.getNodeParameters(
+			nodeType.description.properties,
+			workflowNode.parameters,
+			true,
+			false,
+			workflowNode,
+			nodeType.description,
+		) ?? {};
 	const credentialsDecrypted: ICredentialsDecrypted = {
 		id,
 		name: details.name,
 		type: CREDENTIAL_TYPE,
-		data: await harness.credentialsHelper.getDecrypted(harness.additionalData(), details, CREDENTIAL_TYPE),
+		data: await harness.credentialsHelper.getDecrypted(
+			harness.additionalData(),
+			details,
+			CREDENTIAL_TYPE,
+		),
 	};
 	const context = new ExecuteContext(
 		workflow,
@@ -89,11 +108,17 @@ export async function testCredential(
 	try {
 		await new RoutingNode(context, nodeType, credentialsDecrypted).runNode();
 	} catch (thrown) {
-		const error = thrown as { message: string; cause?: { response?: { status: number; statusText?: string }; code?: string } };
+		const error = thrown as {
+			message: string;
+			cause?: { response?: { status: number; statusText?: string }; code?: string };
+		};
 		if (error.cause?.response) {
 			const { status, statusText } = error.cause.response;
-			const rule = testRequest.rules?.find((candidate) => candidate.type === 'responseCode' && candidate.properties.value === status);
-			if (rule && rule.type === 'responseCode') return { status: 'Error', message: rule.properties.message };
+			const rule = testRequest.rules?.find(
+				(candidate) => candidate.type === 'responseCode' && candidate.properties.value === status,
+			);
+			if (rule && rule.type === 'responseCode')
+				return { status: 'Error', message: rule.properties.message };
 			return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
 		}
 		if (error.cause?.code) return { status: 'Error', message: error.cause.code };
@@ -106,14 +131,20 @@ export async function testCredential(
  * A credential without a test request is tested by the function a node names in `testedBy`,
  * called as n8n's credentials tester does: with n8n-core's CredentialTestContext.
  */
-async function testedByNode(harness: N8nHarness, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
+async function testedByNode(
+	harness: N8nHarness,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
 	const nodeTypes = new PackageNodeTypes();
 	for (const name of [`${PACKAGE}.partnerLeads`, `${PACKAGE}.partnerLeadsTrigger`]) {
 		const nodeType = nodeTypes.getByNameAndVersion(name);
-		const testedBy = nodeType.description.credentials?.find((entry) => entry.name === CREDENTIAL_TYPE)?.testedBy;
+		const testedBy = nodeType.description.credentials?.find(
+			(entry) => entry.name === CREDENTIAL_TYPE,
+		)?.testedBy;
 		if (typeof testedBy !== 'string') continue;
 		const test = nodeType.methods?.credentialTest?.[testedBy];
-		if (!test) throw new Error(`${name} names the credential test ${testedBy} but has no such method`);
+		if (!test)
+			throw new Error(`${name} names the credential test ${testedBy} but has no such method`);
 		return await test.call(new CredentialTestContext(harness.additionalData()), credential);
 	}
 	throw new Error('No testing function found for this credential.');

@@ -76,16 +76,28 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
 		if (authenticate?.type === 'generic') {
 			for (const [outerKey, outerValue] of Object.entries(authenticate.properties)) {
-				const target = ((requestOptions as unknown as Record<string, Record<string, unknown>>)[outerKey] ??= {});
+				const target = ((requestOptions as unknown as Record<string, Record<string, unknown>>)[
+					outerKey
+				] ??= {});
 				for (const [key, value] of Object.entries(outerValue as Record<string, string>)) {
-					target[this.resolve(key, credentials, workflow, node)] = this.resolve(value, credentials, workflow, node);
+					target[this.resolve(key, credentials, workflow, node)] = this.resolve(
+						value,
+						credentials,
+						workflow,
+						node,
+					);
 				}
 			}
 		}
 		return requestOptions;
 	}
 
-	private resolve(value: string, credentials: ICredentialDataDecryptedObject, workflow: Workflow, node: INode): string {
+	private resolve(
+		value: string,
+		credentials: ICredentialDataDecryptedObject,
+		workflow: Workflow,
+		node: INode,
+	): string {
 		if (!isExpression(value)) return value;
 		const resolved = workflow.expression.getSimpleParameterValue(
 			node,
@@ -109,9 +121,12 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		const expirable = credentialType.properties.find(
 			(property) => property.type === 'hidden' && property.typeOptions?.expirable === true,
 		);
-		if (expirable === undefined || typeof credentialType.preAuthentication !== 'function') return undefined;
-		const isTestingCredentials = node?.parameters?.temp === '' && node?.type === 'n8n-nodes-base.noOp';
-		if (credentials[expirable.name] !== '' && !credentialsExpired && !isTestingCredentials) return undefined;
+		if (expirable === undefined || typeof credentialType.preAuthentication !== 'function')
+			return undefined;
+		const isTestingCredentials =
+			node?.parameters?.temp === '' && node?.type === 'n8n-nodes-base.noOp';
+		if (credentials[expirable.name] !== '' && !credentialsExpired && !isTestingCredentials)
+			return undefined;
 
 		this.preAuthenticationCalls++;
 		const output = await credentialType.preAuthentication.call(helpers, credentials);
@@ -119,7 +134,10 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		const nodeCredentials = node.credentials?.[credentialType.name];
 		if (nodeCredentials) {
 			const storedData = this.store.get(this.key(nodeCredentials.id, typeName)) ?? {};
-			await this.updateCredentials(nodeCredentials, typeName, { ...storedData, ...output } as ICredentialDataDecryptedObject);
+			await this.updateCredentials(nodeCredentials, typeName, {
+				...storedData,
+				...output,
+			} as ICredentialDataDecryptedObject);
 		}
 		return Object.assign(credentials, output) as ICredentialDataDecryptedObject;
 	}
@@ -128,7 +146,10 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		return undefined;
 	}
 
-	async getCredentials(nodeCredentials: INodeCredentialsDetails, type: string): Promise<Credentials> {
+	async getCredentials(
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<Credentials> {
 		return new Credentials({ id: nodeCredentials.id, name: nodeCredentials.name }, type);
 	}
 
@@ -139,10 +160,14 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
 		const data = this.store.get(this.key(nodeCredentials.id, type));
-		if (!data) throw new Error(`Credential ${nodeCredentials.id ?? '(no id)'} of type ${type} does not exist`);
+		if (!data)
+			throw new Error(
+				`Credential ${nodeCredentials.id ?? '(no id)'} of type ${type} does not exist`,
+			);
 		const withDefaults: ICredentialDataDecryptedObject = {};
 		for (const property of this.typeOf(type).properties) {
-			withDefaults[property.name] = (data[property.name] ?? property.default) as ICredentialDataDecryptedObject[string];
+			withDefaults[property.name] = (data[property.name] ??
+				property.default) as ICredentialDataDecryptedObject[string];
 		}
 		return { ...withDefaults, ...data };
 	}

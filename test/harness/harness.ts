@@ -53,7 +53,9 @@ export class N8nHarness {
 		return this.credentialsHelper.save(id, CREDENTIAL_TYPE, data);
 	}
 
-	storedCredential(id = this.credential.id ?? 'default'): ICredentialDataDecryptedObject | undefined {
+	storedCredential(
+		id = this.credential.id ?? 'default',
+	): ICredentialDataDecryptedObject | undefined {
 		return this.credentialsHelper.stored(id, CREDENTIAL_TYPE);
 	}
 

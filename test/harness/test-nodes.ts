@@ -1,5 +1,11 @@
 /* eslint-disable @n8n/community-nodes/node-usable-as-tool, @n8n/community-nodes/require-node-api-error -- test code: runs in Node next to n8n, never inside it, never shipped */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { apiRequest } from '../../nodes/PartnerLeads/transport/request';
@@ -61,7 +67,10 @@ export class TransportProbeNode implements INodeType {
 			} catch (error) {
 				if (!this.continueOnFail()) throw error;
 				output.push({
-					json: { error: (error as Error).message, description: (error as { description?: string }).description ?? null },
+					json: {
+						error: (error as Error).message,
+						description: (error as { description?: string }).description ?? null,
+					},
 					pairedItem: { item: itemIndex },
 				});
 			}

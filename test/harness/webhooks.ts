@@ -177,7 +177,13 @@ export class TriggerHost {
 	 * user changed them.
 	 */
 	persisted(parameters: INodeParameters = this.node.parameters): TriggerHostOptions {
-		return { parameters, store: this.store, node: this.node, port: this.port, webhookStaticDataSaved: this.webhookStaticDataSaved };
+		return {
+			parameters,
+			store: this.store,
+			node: this.node,
+			port: this.port,
+			webhookStaticDataSaved: this.webhookStaticDataSaved,
+		};
 	}
 
 	/** n8n's WEBHOOK_URL-based address of the trigger: production or test. */
@@ -197,7 +203,13 @@ export class TriggerHost {
 		const workflow = this.workflow();
 		const webhookData = this.webhookData(workflow, false);
 		try {
-			const exists = await this.runMethod('checkExists', workflow, webhookData, 'trigger', 'activate');
+			const exists = await this.runMethod(
+				'checkExists',
+				workflow,
+				webhookData,
+				'trigger',
+				'activate',
+			);
 			if (!exists) await this.runMethod('create', workflow, webhookData, 'trigger', 'activate');
 		} catch (error) {
 			await this.deactivate().catch(() => undefined);
@@ -210,7 +222,13 @@ export class TriggerHost {
 	async deactivate(): Promise<void> {
 		this.production = undefined;
 		const workflow = this.workflow();
-		await this.runMethod('delete', workflow, this.webhookData(workflow, false), 'internal', 'update');
+		await this.runMethod(
+			'delete',
+			workflow,
+			this.webhookData(workflow, false),
+			'internal',
+			'update',
+		);
 		this.store.saveIfChanged(workflow);
 	}
 
@@ -225,7 +243,15 @@ export class TriggerHost {
 	/** checkExists alone, as n8n runs it first on every activation. */
 	async checkExists(): Promise<boolean> {
 		const workflow = this.workflow();
-		return (await this.runMethod('checkExists', workflow, this.webhookData(workflow, false), 'trigger', 'init')) === true;
+		return (
+			(await this.runMethod(
+				'checkExists',
+				workflow,
+				this.webhookData(workflow, false),
+				'trigger',
+				'init',
+			)) === true
+		);
 	}
 
 	// ---- the editor's "listen for test event" (TestWebhooks.needsWebhook) ----
@@ -237,7 +263,9 @@ export class TriggerHost {
 			const exists = await this.runMethod('checkExists', workflow, webhookData, 'manual', 'manual');
 			if (!exists) await this.runMethod('create', workflow, webhookData, 'manual', 'manual');
 		} catch (error) {
-			await this.runMethod('delete', workflow, webhookData, 'internal', 'update').catch(() => undefined);
+			await this.runMethod('delete', workflow, webhookData, 'internal', 'update').catch(
+				() => undefined,
+			);
 			throw error;
 		}
 		this.test = { webhookData, mode: 'test', staticData: workflow.staticData };
@@ -290,7 +318,9 @@ export class TriggerHost {
 		const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 		const description = nodeType.description.webhooks?.[0];
 		if (!description) throw new Error('The trigger declares no webhook');
-		const rawPath = String(workflow.expression.getSimpleParameterValue(node, description.path, 'internal', {}));
+		const rawPath = String(
+			workflow.expression.getSimpleParameterValue(node, description.path, 'internal', {}),
+		);
 		const isFullPath = workflow.expression.getSimpleParameterValue(
 			node,
 			description.isFullPath,
@@ -299,7 +329,13 @@ export class TriggerHost {
 			undefined,
 			false,
 		) as boolean;
-		const path = NodeHelpers.getNodeWebhookPath(workflow.id, node, rawPath.replace(/^\/|\/$/g, ''), isFullPath, false);
+		const path = NodeHelpers.getNodeWebhookPath(
+			workflow.id,
+			node,
+			rawPath.replace(/^\/|\/$/g, ''),
+			isFullPath,
+			false,
+		);
 		const httpMethod = workflow.expression.getSimpleParameterValue(
 			node,
 			description.httpMethod,
@@ -335,7 +371,14 @@ export class TriggerHost {
 		const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 		const fn = nodeType.webhookMethods?.[webhookData.webhookDescription.name]?.[method];
 		if (fn === undefined) return undefined;
-		const context = new HookContext(workflow, node, webhookData.workflowExecuteAdditionalData, mode, activation, webhookData);
+		const context = new HookContext(
+			workflow,
+			node,
+			webhookData.workflowExecuteAdditionalData,
+			mode,
+			activation,
+			webhookData,
+		);
 		return (await fn.call(context)) as boolean;
 	}
 
@@ -347,12 +390,21 @@ export class TriggerHost {
 	/** rawBodyReader + parseBody of n8n's cli */
 	private async readBody(req: Request): Promise<boolean> {
 		const chunks: Buffer[] = [];
-		for await (const chunk of req) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+		for await (const chunk of req)
+			chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
 		const rawBody = Buffer.concat(chunks);
 		(req as Request & { rawBody?: Buffer }).rawBody = rawBody;
-		const contentType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-		const charset = /charset=([^;]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1]?.trim().toLowerCase();
-		const encoding = (charset === 'utf-8' || charset === undefined ? 'utf8' : charset) as BufferEncoding;
+		const contentType = String(req.headers['content-type'] ?? '')
+			.split(';')[0]
+			.trim()
+			.toLowerCase();
+		const charset = /charset=([^;]+)/i
+			.exec(String(req.headers['content-type'] ?? ''))?.[1]
+			?.trim()
+			.toLowerCase();
+		const encoding = (
+			charset === 'utf-8' || charset === undefined ? 'utf8' : charset
+		) as BufferEncoding;
 		if (rawBody.length > 0 && contentType === 'application/json') {
 			try {
 				req.body = jsonParse(rawBody.toString(encoding));
@@ -371,9 +423,13 @@ export class TriggerHost {
 	private async receive(req: Request, res: Response): Promise<void> {
 		const path = req.path.replace(/^\/+|\/+$/g, '');
 		const registration =
-			this.production && req.method === this.production.webhookData.httpMethod && path === `webhook/${this.webhookPath()}`
+			this.production &&
+			req.method === this.production.webhookData.httpMethod &&
+			path === `webhook/${this.webhookPath()}`
 				? this.production
-				: this.test && req.method === this.test.webhookData.httpMethod && path === `webhook-test/${this.webhookPath()}`
+				: this.test &&
+					  req.method === this.test.webhookData.httpMethod &&
+					  path === `webhook-test/${this.webhookPath()}`
 					? this.test
 					: undefined;
 		if (!registration) {
@@ -398,15 +454,29 @@ export class TriggerHost {
 		try {
 			const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 			if (!nodeType.webhook) throw new Error('The node has no webhook method');
-			const context = new WebhookContext(workflow, node, additionalData, mode, registration.webhookData, [], null);
+			const context = new WebhookContext(
+				workflow,
+				node,
+				additionalData,
+				mode,
+				registration.webhookData,
+				[],
+				null,
+			);
 			result = (await nodeType.webhook.call(context)) as IWebhookResponseData;
 		} catch (error) {
 			this.crashes.push(error as Error);
-			if (!res.headersSent) res.status(500).json({ code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' });
+			if (!res.headersSent)
+				res
+					.status(500)
+					.json({ code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' });
 			return this.answered(req, res, true);
 		}
 
-		const saved = this.webhookStaticDataSaved === 'always' || result.noWebhookResponse === true || result.workflowData === undefined;
+		const saved =
+			this.webhookStaticDataSaved === 'always' ||
+			result.noWebhookResponse === true ||
+			result.workflowData === undefined;
 		if (result.workflowData !== undefined) {
 			this.track(this.execute(workflow, node.name, result.workflowData[0] ?? [], mode));
 		}
@@ -425,7 +495,12 @@ export class TriggerHost {
 		if (isTest && result.workflowData !== undefined) await this.stopListening();
 	}
 
-	private async execute(workflow: Workflow, nodeName: string, items: INodeExecutionData[], mode: WorkflowExecuteMode) {
+	private async execute(
+		workflow: Workflow,
+		nodeName: string,
+		items: INodeExecutionData[],
+		mode: WorkflowExecuteMode,
+	) {
 		const run = await this.harness.runWorkflow(workflow, nodeName, items, mode);
 		const emitted = run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
 		this.executions.push({ mode, items: emitted, run });

@@ -25,7 +25,10 @@ interface Codex {
 	nodeVersion: string;
 	codexVersion: string;
 	categories: string[];
-	resources: { primaryDocumentation: Array<{ url: string }>; credentialDocumentation: Array<{ url: string }> };
+	resources: {
+		primaryDocumentation: Array<{ url: string }>;
+		credentialDocumentation: Array<{ url: string }>;
+	};
 }
 
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as PackageJson;
@@ -82,11 +85,18 @@ describe('the published package', () => {
 	}
 
 	it('holds only dist/, README.md, LICENSE and package.json', () => {
-		const outside = [...packed].filter((path) => !path.startsWith('dist/') && !['README.md', 'LICENSE', 'package.json'].includes(path));
+		const outside = [...packed].filter(
+			(path) =>
+				!path.startsWith('dist/') && !['README.md', 'LICENSE', 'package.json'].includes(path),
+		);
 		expect(outside).toEqual([]);
 		expect(packed).toContain('README.md');
 		expect(packed).toContain('LICENSE');
-		expect([...packed].filter((path) => /^dist\/(test|scripts|examples)\//.test(path) || /\.test\.js$/.test(path))).toEqual([]);
+		expect(
+			[...packed].filter(
+				(path) => /^dist\/(test|scripts|examples)\//.test(path) || /\.test\.js$/.test(path),
+			),
+		).toEqual([]);
 	});
 
 	it('is a community node package without runtime dependencies', () => {
@@ -125,7 +135,11 @@ describe('the published package', () => {
 			expect(codex.categories.length).toBeGreaterThan(0);
 			expect(codex.resources.primaryDocumentation.length).toBeGreaterThan(0);
 			expect(codex.resources.credentialDocumentation.length).toBeGreaterThan(0);
-			for (const link of [...codex.resources.primaryDocumentation, ...codex.resources.credentialDocumentation]) checkLink(link.url);
+			for (const link of [
+				...codex.resources.primaryDocumentation,
+				...codex.resources.credentialDocumentation,
+			])
+				checkLink(link.url);
 		}
 		for (const file of pkg.n8n.credentials) {
 			checkLink(String(instantiate<ICredentialType>(join(staging.dir, file)).documentationUrl));

@@ -34,7 +34,12 @@ export interface Staging {
 
 function run(command: string, args: string[], cwd: string): string {
 	// eslint-disable-next-line @n8n/community-nodes/no-dangerous-functions -- a test running our own build, never shipped
-	return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+	return execFileSync(command, args, {
+		cwd,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+		timeout: 120_000,
+	});
 }
 
 /**
@@ -52,7 +57,9 @@ export function stageAndPack(): Staging {
 		}
 		symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
 		run('npm', ['run', '--silent', 'build'], dir);
-		const [packed] = JSON.parse(run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], dir)) as Array<{ files: PackedFile[] }>;
+		const [packed] = JSON.parse(
+			run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], dir),
+		) as Array<{ files: PackedFile[] }>;
 		return { dir, files: packed.files, remove };
 	} catch (error) {
 		remove();

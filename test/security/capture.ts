@@ -51,13 +51,18 @@ export class LogCapture {
 	private restores: Restore[] = [];
 
 	start(): void {
-		for (const method of CONSOLE_METHODS) this.wrap(console as unknown as Record<string, unknown>, method, `console.${method}`);
+		for (const method of CONSOLE_METHODS)
+			this.wrap(console as unknown as Record<string, unknown>, method, `console.${method}`);
 		for (const { logger, di } of loggerModules()) {
 			// The root logger, created as n8n-core would: LoggerProxy then forwards to it.
 			di.Container.get(logger.Logger);
-			for (const method of LOGGER_METHODS) this.wrap(logger.Logger.prototype, method, `n8n logger.${method}`);
+			for (const method of LOGGER_METHODS)
+				this.wrap(logger.Logger.prototype, method, `n8n logger.${method}`);
 		}
-		for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.stderr]] as const) {
+		for (const [name, stream] of [
+			['stdout', process.stdout],
+			['stderr', process.stderr],
+		] as const) {
 			this.wrap(stream as unknown as Record<string, unknown>, 'write', `process.${name}.write`);
 		}
 	}

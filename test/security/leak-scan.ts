@@ -46,7 +46,13 @@ export class SecretRegistry {
 	}
 
 	count(kind: SecretKind): number {
-		return [...new Set(this.needles.filter((needle) => needle.kind === kind && needle.form === 'as is').map((needle) => needle.text))].length;
+		return [
+			...new Set(
+				this.needles
+					.filter((needle) => needle.kind === kind && needle.form === 'as is')
+					.map((needle) => needle.text),
+			),
+		].length;
 	}
 
 	has(value: string): boolean {
@@ -58,7 +64,9 @@ export class SecretRegistry {
 		for (const needle of this.needles) {
 			const at = text.indexOf(needle.text);
 			if (at < 0) continue;
-			const excerpt = text.slice(Math.max(0, at - 60), at + needle.text.length + 20).replace(needle.text, `<<${needle.kind}>>`);
+			const excerpt = text
+				.slice(Math.max(0, at - 60), at + needle.text.length + 20)
+				.replace(needle.text, `<<${needle.kind}>>`);
 			leaks.push({ where, path, kind: needle.kind, form: needle.form, excerpt });
 		}
 		return leaks;
@@ -88,7 +96,8 @@ export function stringsOf(value: unknown, options: WalkOptions = {}): Array<[str
 			found.push([path, current]);
 			return;
 		}
-		if (typeof current === 'number' || typeof current === 'boolean' || typeof current === 'bigint') return;
+		if (typeof current === 'number' || typeof current === 'boolean' || typeof current === 'bigint')
+			return;
 		if (current === null || current === undefined || typeof current === 'symbol') return;
 		if (typeof current === 'function') return;
 		if (seen.has(current)) return;
@@ -109,7 +118,9 @@ export function stringsOf(value: unknown, options: WalkOptions = {}): Array<[str
 			return;
 		}
 		const record = current as Record<string, unknown>;
-		const allowHere = options.allowSubscriptionCreateSecret === true && typeof record.signingSecretNotice === 'string';
+		const allowHere =
+			options.allowSubscriptionCreateSecret === true &&
+			typeof record.signingSecretNotice === 'string';
 		for (const key of Object.getOwnPropertyNames(current)) {
 			found.push([`${path}<key>`, key]);
 			let entry: unknown;
@@ -130,13 +141,20 @@ export function stringsOf(value: unknown, options: WalkOptions = {}): Array<[str
 }
 
 /** Every leak of a registered secret in `value`. */
-export function leaksIn(registry: SecretRegistry, where: string, value: unknown, options?: WalkOptions): Leak[] {
+export function leaksIn(
+	registry: SecretRegistry,
+	where: string,
+	value: unknown,
+	options?: WalkOptions,
+): Leak[] {
 	return stringsOf(value, options).flatMap(([path, text]) => registry.find(where, path, text));
 }
 
 export function describeLeaks(leaks: Leak[]): string {
 	return leaks
 		.slice(0, 20)
-		.map((leak) => `${leak.kind} (${leak.form}) in ${leak.where} at ${leak.path}: …${leak.excerpt}…`)
+		.map(
+			(leak) => `${leak.kind} (${leak.form}) in ${leak.where} at ${leak.path}: …${leak.excerpt}…`,
+		)
 		.join('\n');
 }

@@ -13,7 +13,12 @@ import type { Lead, SchemaField } from './types';
  * "effect applied, answer lost" fault (faults.ts) can replace any of them.
  */
 
-function send(res: Response, status: number, data: unknown, beside: Record<string, unknown> = {}): void {
+function send(
+	res: Response,
+	status: number,
+	data: unknown,
+	beside: Record<string, unknown> = {},
+): void {
 	if (personalityOf(res).bodies === 'bare') {
 		res.status(status).json(data);
 		return;
@@ -51,7 +56,9 @@ export function sendUpdatedLead(res: Response, lead: Lead, write: LeadWrite): vo
 	for (const key of write.unset) partial[key] = null;
 	const customKeys = [...Object.keys(write.customSet), ...write.customUnset];
 	if (customKeys.length > 0) {
-		partial.customFields = Object.fromEntries(customKeys.map((key) => [key, lead.customFields[key] ?? null]));
+		partial.customFields = Object.fromEntries(
+			customKeys.map((key) => [key, lead.customFields[key] ?? null]),
+		);
 	}
 	partial.updatedAt = lead.updatedAt;
 	send(res, 200, partial);
@@ -63,7 +70,10 @@ export function sendSubscriptionDeleted(res: Response, id: string): void {
 }
 
 /** Schema entries with their picklist options in the personality's shape (entries without `picklistValues` unchanged). */
-export function schemaInShape(fields: readonly SchemaField[], shape: Personality['picklistShape']): SchemaField[] {
+export function schemaInShape(
+	fields: readonly SchemaField[],
+	shape: Personality['picklistShape'],
+): SchemaField[] {
 	if (shape === 'picklistValues-objects') return fields as SchemaField[];
 	return fields.map((field) => {
 		if (!Array.isArray(field.picklistValues)) return field;

@@ -1,5 +1,13 @@
 import { startSimulator } from './index';
-import { apiClient, expectError, send, sleep, startReceiver, tokenFor, type Receiver } from './test-helpers';
+import {
+	apiClient,
+	expectError,
+	send,
+	sleep,
+	startReceiver,
+	tokenFor,
+	type Receiver,
+} from './test-helpers';
 import type { Simulator } from './types';
 
 /** Spec section 5 (authentication), section 7 (401/403 rows) and section 9.2 (environments). */
@@ -8,7 +16,12 @@ let sim: Simulator;
 let receiver: Receiver;
 
 beforeAll(async () => {
-	sim = await startSimulator({ personality: 'default', seed: 1, allowInsecureLoopbackWebhooks: true, delivery: { baseDelayMs: 5 } });
+	sim = await startSimulator({
+		personality: 'default',
+		seed: 1,
+		allowInsecureLoopbackWebhooks: true,
+		delivery: { baseDelayMs: 5 },
+	});
 	receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -39,7 +52,11 @@ describe('token exchange', () => {
 	it('issues a Bearer token with an expiry for the production audience', async () => {
 		const answer = await tokenRequest(credentials());
 		expect(answer.status).toBe(200);
-		expect(answer.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600 });
+		expect(answer.body).toEqual({
+			access_token: expect.any(String),
+			token_type: 'Bearer',
+			expires_in: 3600,
+		});
 		expect(answer.body.access_token).not.toBe(sim.defaultKey.clientSecret);
 		expect(answer.headers.get('cache-control')).toBe('no-store');
 	});
@@ -61,9 +78,15 @@ describe('token exchange', () => {
 	});
 
 	it('names every missing field', async () => {
-		const answer = await tokenRequest({ grant_type: 'client_credentials', client_id: sim.defaultKey.clientId });
+		const answer = await tokenRequest({
+			grant_type: 'client_credentials',
+			client_id: sim.defaultKey.clientId,
+		});
 		expectError(answer, 400, 'invalid_request', /client_secret, audience/);
-		expect(answer.body.error.details.map((d: { field: string }) => d.field)).toEqual(['client_secret', 'audience']);
+		expect(answer.body.error.details.map((d: { field: string }) => d.field)).toEqual([
+			'client_secret',
+			'audience',
+		]);
 	});
 
 	it('refuses a body that is not JSON', async () => {
@@ -71,8 +94,18 @@ describe('token exchange', () => {
 	});
 
 	it('refuses an unknown client id and a wrong secret with the same code', async () => {
-		expectError(await tokenRequest(credentials({ client_id: 'nobody' })), 401, 'invalid_client', /Client ID/);
-		expectError(await tokenRequest(credentials({ client_secret: 'wrong' })), 401, 'invalid_client', /Client Secret/);
+		expectError(
+			await tokenRequest(credentials({ client_id: 'nobody' })),
+			401,
+			'invalid_client',
+			/Client ID/,
+		);
+		expectError(
+			await tokenRequest(credentials({ client_secret: 'wrong' })),
+			401,
+			'invalid_client',
+			/Client Secret/,
+		);
 	});
 
 	it('refuses an audience that is not one of the environments', async () => {
@@ -83,7 +116,9 @@ describe('token exchange', () => {
 	it('refuses a revoked key', async () => {
 		const key = sim.control.createKey();
 		sim.control.revokeKey(key.clientId);
-		const answer = await tokenRequest(credentials({ client_id: key.clientId, client_secret: key.clientSecret }));
+		const answer = await tokenRequest(
+			credentials({ client_id: key.clientId, client_secret: key.clientSecret }),
+		);
 		expectError(answer, 401, 'key_revoked', /revoked/);
 	});
 });
@@ -97,18 +132,27 @@ describe('bearer check', () => {
 		expect(answer.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
 	});
 
-	it.each(['Basic abc', 'Bearer', 'Bearer a b', 'token'])('refuses a malformed header: %s', async (header) => {
-		const answer = await send(leadsUrl(), { headers: { authorization: header } });
-		expectError(answer, 401, 'malformed_authorization', /Bearer <access token>/);
-	});
+	it.each(['Basic abc', 'Bearer', 'Bearer a b', 'token'])(
+		'refuses a malformed header: %s',
+		async (header) => {
+			const answer = await send(leadsUrl(), { headers: { authorization: header } });
+			expectError(answer, 401, 'malformed_authorization', /Bearer <access token>/);
+		},
+	);
 
 	it('explains that the client secret is not the bearer value', async () => {
-		const answer = await send(leadsUrl(), { headers: { authorization: `Bearer ${sim.defaultKey.clientSecret}` } });
+		const answer = await send(leadsUrl(), {
+			headers: { authorization: `Bearer ${sim.defaultKey.clientSecret}` },
+		});
 		expectError(answer, 401, 'client_secret_as_bearer', /exchange .*for an access token/);
 	});
 
 	it('refuses an unknown token', async () => {
-		expectError(await send(leadsUrl(), { headers: { authorization: 'Bearer nope' } }), 401, 'invalid_token');
+		expectError(
+			await send(leadsUrl(), { headers: { authorization: 'Bearer nope' } }),
+			401,
+			'invalid_token',
+		);
 	});
 
 	it('refuses an expired token (control.expireTokens)', async () => {
@@ -120,7 +164,9 @@ describe('bearer check', () => {
 
 	it('accepts a lowercase scheme', async () => {
 		const token = await tokenFor(sim);
-		expect((await send(leadsUrl(), { headers: { authorization: `bearer ${token}` } })).status).toBe(200);
+		expect((await send(leadsUrl(), { headers: { authorization: `bearer ${token}` } })).status).toBe(
+			200,
+		);
 	});
 
 	it('refuses a token of the other environment, naming the expected audience', async () => {
@@ -140,7 +186,11 @@ describe('bearer check', () => {
 		const answer = await send(url, { headers: { authorization: `Bearer ${token}` } });
 		expectError(answer, 404, 'company_not_found', /ffffffffffffffffffffffff/);
 		const hooks = `${sim.url}/1.0/webhooks/companies/ffffffffffffffffffffffff/subscriptions`;
-		expectError(await send(hooks, { headers: { authorization: `Bearer ${token}` } }), 404, 'company_not_found');
+		expectError(
+			await send(hooks, { headers: { authorization: `Bearer ${token}` } }),
+			404,
+			'company_not_found',
+		);
 	});
 
 	it('checks the bearer on webhook management too', async () => {
@@ -171,7 +221,11 @@ describe('key revocation (spec 3 and 5.6)', () => {
 
 describe('token lifetime', () => {
 	it('expires a token after its lifetime (1 second)', async () => {
-		const shortLived = await startSimulator({ personality: 'default', tokenLifetimeSeconds: 1, seed: 2 });
+		const shortLived = await startSimulator({
+			personality: 'default',
+			tokenLifetimeSeconds: 1,
+			seed: 2,
+		});
 		try {
 			const token = await tokenFor(shortLived);
 			const client = apiClient(shortLived, token);
@@ -189,7 +243,11 @@ describe('envelope', () => {
 		const token = await tokenFor(sim);
 		const answer = await apiClient(sim, token).api('GET', '/leads');
 		expect(answer.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
-		expect(answer.body).toEqual({ data: [], context: { requestId: answer.headers.get('x-request-id') }, status: 200 });
+		expect(answer.body).toEqual({
+			data: [],
+			context: { requestId: answer.headers.get('x-request-id') },
+			status: 200,
+		});
 	});
 
 	it('answers 404 route_not_found for paths that are not endpoints', async () => {

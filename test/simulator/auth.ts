@@ -64,15 +64,32 @@ export function tokenRouter(ctx: SimContext): Router {
 			const names = missing.map((d) => d.field).join(', ');
 			throw new ApiError(400, 'invalid_request', `The token request is missing ${names}`, missing);
 		}
-		const { client_id: clientId, client_secret: clientSecret, audience } = fields as Record<string, string>;
+		const {
+			client_id: clientId,
+			client_secret: clientSecret,
+			audience,
+		} = fields as Record<string, string>;
 		const key = ctx.state.keys.get(clientId);
 		// One code for both cases, as real issuers do; the message still helps a human.
-		if (!key) throw new ApiError(401, 'invalid_client', 'Unknown client_id: check the Client ID of the API key');
+		if (!key)
+			throw new ApiError(
+				401,
+				'invalid_client',
+				'Unknown client_id: check the Client ID of the API key',
+			);
 		if (key.clientSecret !== clientSecret) {
-			throw new ApiError(401, 'invalid_client', 'Wrong client_secret for this client_id: check the Client Secret');
+			throw new ApiError(
+				401,
+				'invalid_client',
+				'Wrong client_secret for this client_id: check the Client Secret',
+			);
 		}
 		if (key.revoked) {
-			throw new ApiError(401, 'key_revoked', 'This API key has been revoked in the portal: create a new key and use its credentials');
+			throw new ApiError(
+				401,
+				'key_revoked',
+				'This API key has been revoked in the portal: create a new key and use its credentials',
+			);
 		}
 		const environment = environmentOfAudience(ctx, audience);
 		if (!environment) {
@@ -121,9 +138,18 @@ export function requireBearer(ctx: SimContext, environment: Environment): Reques
 			);
 		}
 		const token = ctx.state.tokens.get(value);
-		if (!token) throw new ApiError(401, 'invalid_token', 'The access token is not valid (unknown token): request a new access token');
+		if (!token)
+			throw new ApiError(
+				401,
+				'invalid_token',
+				'The access token is not valid (unknown token): request a new access token',
+			);
 		if (token.expiresAt <= Date.now()) {
-			throw new ApiError(401, 'token_expired', 'The access token has expired: request a new access token');
+			throw new ApiError(
+				401,
+				'token_expired',
+				'The access token has expired: request a new access token',
+			);
 		}
 		if (token.environment !== environment) {
 			throw new ApiError(
@@ -135,7 +161,12 @@ export function requireBearer(ctx: SimContext, environment: Environment): Reques
 			);
 		}
 		const key = ctx.state.keys.get(token.clientId);
-		if (!key) throw new ApiError(401, 'invalid_token', 'The access token belongs to a key that no longer exists');
+		if (!key)
+			throw new ApiError(
+				401,
+				'invalid_token',
+				'The access token belongs to a key that no longer exists',
+			);
 		const companyId = companyIdOfPath(req.path);
 		if (companyId !== undefined && companyId !== ctx.state.companyId) {
 			throw new ApiError(

@@ -26,11 +26,17 @@ function startCli(args: string[], timeoutMs = 30_000) {
 	const firstLine = new Promise<{ out: string; err: string }>((resolve, reject) => {
 		const timer = setTimeout(() => {
 			child.kill('SIGKILL');
-			reject(new Error(`cli ${args.join(' ')} printed nothing within ${timeoutMs} ms: ${out}${err}`));
+			reject(
+				new Error(`cli ${args.join(' ')} printed nothing within ${timeoutMs} ms: ${out}${err}`),
+			);
 		}, timeoutMs);
 		child.stdout.on('data', (chunk: Buffer) => {
 			out += chunk.toString('utf8');
-			if (out.includes('\n') && !args.includes('--list-personalities') && !args.includes('--help')) {
+			if (
+				out.includes('\n') &&
+				!args.includes('--list-personalities') &&
+				!args.includes('--help')
+			) {
 				clearTimeout(timer);
 				resolve({ out: out.split('\n')[0], err });
 			}
@@ -49,7 +55,8 @@ function startCli(args: string[], timeoutMs = 30_000) {
 
 it('--list-personalities prints every preset with its description; --help mentions the flags', async () => {
 	const { out } = await startCli(['--list-personalities']).firstLine;
-	for (const personality of PERSONALITIES) expect(out).toContain(`${personality.name}\n  ${personality.description}\n`);
+	for (const personality of PERSONALITIES)
+		expect(out).toContain(`${personality.name}\n  ${personality.description}\n`);
 	const help = (await startCli(['--help']).firstLine).out;
 	expect(help).toContain('--personality <name>');
 	expect(help).toContain('--list-personalities');
@@ -58,14 +65,23 @@ it('--list-personalities prints every preset with its description; --help mentio
 it('--personality selects how the service answers and --json names it; an unknown name fails with the known ones', async () => {
 	const cli = startCli(['--port', '0', '--json', '--personality', 'capped-7-bare-403-text']);
 	try {
-		const values = JSON.parse((await cli.firstLine).out) as { personality: string; url: string; companyId: string };
+		const values = JSON.parse((await cli.firstLine).out) as {
+			personality: string;
+			url: string;
+			companyId: string;
+		};
 		expect(values.personality).toBe('capped-7-bare-403-text');
 		const unauthenticated = await send(`${values.url}/1.0/api/company/${values.companyId}/leads`);
-		expect([unauthenticated.status, unauthenticated.headers.get('content-type')]).toEqual([403, 'text/plain; charset=utf-8']);
+		expect([unauthenticated.status, unauthenticated.headers.get('content-type')]).toEqual([
+			403,
+			'text/plain; charset=utf-8',
+		]);
 	} finally {
 		expect(await cli.stop()).toBe(0);
 	}
 	const failed = startCli(['--port', '0', '--personality', 'nope']);
-	expect((await failed.firstLine).err).toMatch(/Unknown simulator personality "nope": use one of default, capped-7-bare-403-text/);
+	expect((await failed.firstLine).err).toMatch(
+		/Unknown simulator personality "nope": use one of default, capped-7-bare-403-text/,
+	);
 	expect(await failed.stop()).toBe(1);
 });

@@ -30,7 +30,13 @@ Options:
   --help
 `;
 
-const FLAGS = new Set(['--allow-insecure-loopback-webhooks', '--not-self-serve', '--json', '--help', '--list-personalities']);
+const FLAGS = new Set([
+	'--allow-insecure-loopback-webhooks',
+	'--not-self-serve',
+	'--json',
+	'--help',
+	'--list-personalities',
+]);
 
 function parseArgs(argv: string[]): Map<string, string> {
 	const args = new Map<string, string>();

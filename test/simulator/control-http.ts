@@ -40,14 +40,20 @@ function call(status: number, handler: Handler): RequestHandler {
 			if (!res.headersSent) sendData(res, status, data ?? null);
 		} catch (error) {
 			if (error instanceof ApiError) throw error;
-			throw new ApiError(400, 'control_error', error instanceof Error ? error.message : String(error));
+			throw new ApiError(
+				400,
+				'control_error',
+				error instanceof Error ? error.message : String(error),
+			);
 		}
 	};
 }
 
 function body(req: Request): Record<string, unknown> {
 	const value: unknown = req.body;
-	return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+	return typeof value === 'object' && value !== null && !Array.isArray(value)
+		? (value as Record<string, unknown>)
+		: {};
 }
 
 function param(req: Request, name: string): string {
@@ -58,27 +64,47 @@ function requireLead(control: SimulatorControl, id: string): void {
 	if (!control.getLead(id)) throw new ApiError(404, 'not_found', `Lead "${id}" not found`);
 }
 
-export function controlRouter(ctx: SimContext, control: SimulatorControl, info: () => unknown): Router {
+export function controlRouter(
+	ctx: SimContext,
+	control: SimulatorControl,
+	info: () => unknown,
+): Router {
 	const router = Router();
 	// Seeding thousands of leads by HTTP needs more than the API's 1 MB.
 	router.use(express.json({ limit: '20mb', type: () => true }));
 
-	router.get('/', call(200, () => info()));
+	router.get(
+		'/',
+		call(200, () => info()),
+	);
 
-	router.get('/keys', call(200, () => control.listKeys()));
-	router.post('/keys', call(201, (req) => control.createKey(body(req))));
+	router.get(
+		'/keys',
+		call(200, () => control.listKeys()),
+	);
+	router.post(
+		'/keys',
+		call(201, (req) => control.createKey(body(req))),
+	);
 	router.post(
 		'/keys/:clientId/revoke',
 		call(200, (req) => {
 			const clientId = param(req, 'clientId');
-			if (!ctx.state.keys.has(clientId)) throw new ApiError(404, 'not_found', `No API key with client id ${clientId}`);
+			if (!ctx.state.keys.has(clientId))
+				throw new ApiError(404, 'not_found', `No API key with client id ${clientId}`);
 			control.revokeKey(clientId);
 			return { clientId, revoked: true };
 		}),
 	);
-	router.post('/tokens/expire', call(200, () => control.expireTokens()));
+	router.post(
+		'/tokens/expire',
+		call(200, () => control.expireTokens()),
+	);
 
-	router.get('/schema', call(200, () => control.getSchema()));
+	router.get(
+		'/schema',
+		call(200, () => control.getSchema()),
+	);
 	router.put(
 		'/schema',
 		call(200, (req) => {
@@ -87,12 +113,27 @@ export function controlRouter(ctx: SimContext, control: SimulatorControl, info: 
 			return control.getSchema();
 		}),
 	);
-	router.put('/schema/raw', call(200, (req) => control.setRawSchemaResponse(body(req).body ?? null)));
+	router.put(
+		'/schema/raw',
+		call(200, (req) => control.setRawSchemaResponse(body(req).body ?? null)),
+	);
 
-	router.get('/organizations', call(200, () => control.listPartnerOrganizations()));
-	router.post('/organizations', call(201, (req) => control.addPartnerOrganization(body(req))));
-	router.get('/organizations/:id/agents', call(200, (req) => control.listAgents(param(req, 'id'))));
-	router.post('/organizations/:id/agents', call(201, (req) => control.addAgent(param(req, 'id'), body(req))));
+	router.get(
+		'/organizations',
+		call(200, () => control.listPartnerOrganizations()),
+	);
+	router.post(
+		'/organizations',
+		call(201, (req) => control.addPartnerOrganization(body(req))),
+	);
+	router.get(
+		'/organizations/:id/agents',
+		call(200, (req) => control.listAgents(param(req, 'id'))),
+	);
+	router.post(
+		'/organizations/:id/agents',
+		call(201, (req) => control.addAgent(param(req, 'id'), body(req))),
+	);
 
 	router.post(
 		'/leads/seed',
@@ -104,10 +145,15 @@ export function controlRouter(ctx: SimContext, control: SimulatorControl, info: 
 					? (input.leads as Array<Partial<Lead>>)
 					: Number(input.count ?? 0);
 			const created = control.seedLeads(leads);
-			return input.summary === true ? { count: created.length, ids: created.map((lead) => lead.id) } : created;
+			return input.summary === true
+				? { count: created.length, ids: created.map((lead) => lead.id) }
+				: created;
 		}),
 	);
-	router.get('/leads', call(200, () => control.listLeads()));
+	router.get(
+		'/leads',
+		call(200, () => control.listLeads()),
+	);
 	router.get(
 		'/leads/:id',
 		call(200, (req) => {
@@ -116,7 +162,10 @@ export function controlRouter(ctx: SimContext, control: SimulatorControl, info: 
 		}),
 	);
 
-	router.post('/portal/leads', call(201, (req) => control.portalCreateLead(body(req))));
+	router.post(
+		'/portal/leads',
+		call(201, (req) => control.portalCreateLead(body(req))),
+	);
 	router.patch(
 		'/portal/leads/:id',
 		call(200, (req) => {
@@ -133,9 +182,18 @@ export function controlRouter(ctx: SimContext, control: SimulatorControl, info: 
 		}),
 	);
 
-	router.get('/subscriptions', call(200, () => control.listSubscriptions()));
-	router.get('/deliveries', call(200, () => control.deliveries()));
-	router.put('/delivery-faults', call(200, (req) => control.setDeliveryFaults(body(req))));
+	router.get(
+		'/subscriptions',
+		call(200, () => control.listSubscriptions()),
+	);
+	router.get(
+		'/deliveries',
+		call(200, () => control.deliveries()),
+	);
+	router.put(
+		'/delivery-faults',
+		call(200, (req) => control.setDeliveryFaults(body(req))),
+	);
 	router.post(
 		'/deliveries/wait',
 		call(200, async (req) => {
@@ -153,11 +211,15 @@ export function controlRouter(ctx: SimContext, control: SimulatorControl, info: 
 		'/faults',
 		call(200, (req) => {
 			const { route, faults } = body(req);
-			if (typeof route !== 'string') throw new Error('route is required, e.g. "POST /leads" or "*"');
+			if (typeof route !== 'string')
+				throw new Error('route is required, e.g. "POST /leads" or "*"');
 			control.setFaults(route, (faults ?? null) as Parameters<SimulatorControl['setFaults']>[1]);
 		}),
 	);
-	router.delete('/faults', call(200, () => control.clearFaults()));
+	router.delete(
+		'/faults',
+		call(200, () => control.clearFaults()),
+	);
 	router.put(
 		'/rate-limit',
 		call(200, (req) => {
@@ -166,13 +228,29 @@ export function controlRouter(ctx: SimContext, control: SimulatorControl, info: 
 		}),
 	);
 
-	router.get('/stats', call(200, () => control.stats()));
-	router.delete('/stats', call(200, () => control.resetStats()));
-	router.post('/stats/reset', call(200, () => control.resetStats()));
-	router.post('/reset', call(200, () => control.reset()));
+	router.get(
+		'/stats',
+		call(200, () => control.stats()),
+	);
+	router.delete(
+		'/stats',
+		call(200, () => control.resetStats()),
+	);
+	router.post(
+		'/stats/reset',
+		call(200, () => control.resetStats()),
+	);
+	router.post(
+		'/reset',
+		call(200, () => control.reset()),
+	);
 
 	router.use((req) => {
-		throw new ApiError(404, 'route_not_found', `No control route ${req.method} ${req.baseUrl}${req.path}`);
+		throw new ApiError(
+			404,
+			'route_not_found',
+			`No control route ${req.method} ${req.baseUrl}${req.path}`,
+		);
 	});
 	return router;
 }

@@ -3,7 +3,15 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 import { DEFAULT_LEAD_SCHEMA, startSimulator } from './index';
-import { apiClient, expectError, send, startReceiver, tokenFor, validLead, type Receiver } from './test-helpers';
+import {
+	apiClient,
+	expectError,
+	send,
+	startReceiver,
+	tokenFor,
+	validLead,
+	type Receiver,
+} from './test-helpers';
 import type { Simulator } from './types';
 
 /** The control API (not the spec's surface): in-process reset, the HTTP mirror, and the CLI. */
@@ -12,7 +20,12 @@ let sim: Simulator;
 let receiver: Receiver;
 
 beforeAll(async () => {
-	sim = await startSimulator({ personality: 'default', seed: 11, allowInsecureLoopbackWebhooks: true, delivery: { baseDelayMs: 5, timeoutMs: 200 } });
+	sim = await startSimulator({
+		personality: 'default',
+		seed: 11,
+		allowInsecureLoopbackWebhooks: true,
+		delivery: { baseDelayMs: 5, timeoutMs: 200 },
+	});
 	receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -34,7 +47,10 @@ describe('reset', () => {
 		sim.control.setFaults('GET /leads', { rate5xx: 1 });
 		sim.control.setRateLimit(1);
 		sim.control.setDeliveryFaults({ duplicateRate: 1 });
-		await apiClient(sim, await tokenFor(sim, key)).webhooks('POST', '', { topic: 'lead/create', url: receiver.url });
+		await apiClient(sim, await tokenFor(sim, key)).webhooks('POST', '', {
+			topic: 'lead/create',
+			url: receiver.url,
+		});
 		sim.control.revokeKey(sim.defaultKey.clientId);
 
 		sim.control.reset();
@@ -49,7 +65,9 @@ describe('reset', () => {
 		expect(sim.control.stats().tokenRequests).toBe(0);
 		const client = apiClient(sim, await tokenFor(sim));
 		for (let i = 0; i < 3; i++) expect((await client.api('GET', '/leads')).status).toBe(200);
-		expect((await client.api('GET', '/schema/lead')).body.data.unifiedFields).toEqual(DEFAULT_LEAD_SCHEMA);
+		expect((await client.api('GET', '/schema/lead')).body.data.unifiedFields).toEqual(
+			DEFAULT_LEAD_SCHEMA,
+		);
 	});
 
 	it('hands out copies', () => {
@@ -77,7 +95,9 @@ describe('reset', () => {
 	});
 
 	it('refuses a non-loopback host', async () => {
-		await expect(startSimulator({ personality: 'default', host: '0.0.0.0' })).rejects.toThrow(/loopback only/);
+		await expect(startSimulator({ personality: 'default', host: '0.0.0.0' })).rejects.toThrow(
+			/loopback only/,
+		);
 	});
 });
 
@@ -101,18 +121,40 @@ describe('HTTP mirror', () => {
 
 	it('manages keys and tokens', async () => {
 		const key = (await control('POST', '/keys', { selfServe: false })).body.data;
-		expect(key).toEqual({ clientId: expect.any(String), clientSecret: expect.any(String), selfServe: false, revoked: false });
+		expect(key).toEqual({
+			clientId: expect.any(String),
+			clientSecret: expect.any(String),
+			selfServe: false,
+			revoked: false,
+		});
 		expect((await control('GET', '/keys')).body.data).toHaveLength(2);
 		const token = await tokenFor(sim, key);
-		expect((await control('POST', `/keys/${key.clientId}/revoke`)).body.data).toEqual({ clientId: key.clientId, revoked: true });
+		expect((await control('POST', `/keys/${key.clientId}/revoke`)).body.data).toEqual({
+			clientId: key.clientId,
+			revoked: true,
+		});
 		expectError(await control('POST', '/keys/nobody/revoke'), 404, 'not_found');
 		expect((await control('POST', '/tokens/expire')).status).toBe(200);
 		expectError(await apiClient(sim, token).api('GET', '/leads'), 401, 'token_expired');
-		expectError(await control('POST', '/keys', { clientId: sim.defaultKey.clientId }), 400, 'control_error', /already exists/);
+		expectError(
+			await control('POST', '/keys', { clientId: sim.defaultKey.clientId }),
+			400,
+			'control_error',
+			/already exists/,
+		);
 	});
 
 	it('sets the schema and a raw schema body', async () => {
-		const fields = [{ fieldId: 'firstName', label: 'F', type: 'string', required: true, creatable: true, updateable: true }];
+		const fields = [
+			{
+				fieldId: 'firstName',
+				label: 'F',
+				type: 'string',
+				required: true,
+				creatable: true,
+				updateable: true,
+			},
+		];
 		expect((await control('PUT', '/schema', fields)).body.data).toEqual(fields);
 		expect((await control('PUT', '/schema', { fields })).status).toBe(200);
 		expect((await control('GET', '/schema')).body.data).toEqual(fields);
@@ -127,11 +169,17 @@ describe('HTTP mirror', () => {
 	it('adds organizations and agents', async () => {
 		const org = (await control('POST', '/organizations', { name: 'Initech' })).body.data;
 		expect(org).toEqual({ id: expect.stringMatching(/^[0-9a-f]{24}$/), name: 'Initech' });
-		const agent = (await control('POST', `/organizations/${org.id}/agents`, { name: 'Peter' })).body.data;
+		const agent = (await control('POST', `/organizations/${org.id}/agents`, { name: 'Peter' })).body
+			.data;
 		expect(agent).toEqual({ id: expect.any(String), partnerOrganizationId: org.id, name: 'Peter' });
 		expect((await control('GET', `/organizations/${org.id}/agents`)).body.data).toEqual([agent]);
 		expect((await control('GET', '/organizations')).body.data).toHaveLength(3);
-		expectError(await control('POST', '/organizations/nope/agents', {}), 400, 'control_error', /does not exist/);
+		expectError(
+			await control('POST', '/organizations/nope/agents', {}),
+			400,
+			'control_error',
+			/does not exist/,
+		);
 	});
 
 	it('seeds, lists and reads leads', async () => {
@@ -139,9 +187,14 @@ describe('HTTP mirror', () => {
 		expect(seeded).toHaveLength(3);
 		const summary = (await control('POST', '/leads/seed', { count: 2, summary: true })).body.data;
 		expect(summary).toEqual({ count: 2, ids: [expect.any(String), expect.any(String)] });
-		const explicit = (await control('POST', '/leads/seed', { leads: [{ firstName: 'Given', customFields: { industry: 'retail' } }] }))
-			.body.data;
-		expect(explicit[0]).toEqual(expect.objectContaining({ firstName: 'Given', customFields: { industry: 'retail' } }));
+		const explicit = (
+			await control('POST', '/leads/seed', {
+				leads: [{ firstName: 'Given', customFields: { industry: 'retail' } }],
+			})
+		).body.data;
+		expect(explicit[0]).toEqual(
+			expect.objectContaining({ firstName: 'Given', customFields: { industry: 'retail' } }),
+		);
 		expect((await control('GET', '/leads')).body.data).toHaveLength(6);
 		expect((await control('GET', `/leads/${seeded[0].id}`)).body.data).toEqual(seeded[0]);
 		expectError(await control('GET', '/leads/nope'), 404, 'not_found');
@@ -153,14 +206,27 @@ describe('HTTP mirror', () => {
 			await client.webhooks('POST', '', { topic, url: receiver.url });
 		}
 		receiver.received.length = 0;
-		const lead = (await control('POST', '/portal/leads', { firstName: 'P', lastName: 'Q' })).body.data;
-		expect((await control('PATCH', `/portal/leads/${lead.id}`, { value: 5, customFields: { industry: 'saas' } })).body.data).toEqual(
-			expect.objectContaining({ value: 5, customFields: { industry: 'saas' } }),
-		);
-		expect((await control('DELETE', `/portal/leads/${lead.id}`)).body.data).toEqual({ id: lead.id, deleted: true });
+		const lead = (await control('POST', '/portal/leads', { firstName: 'P', lastName: 'Q' })).body
+			.data;
+		expect(
+			(
+				await control('PATCH', `/portal/leads/${lead.id}`, {
+					value: 5,
+					customFields: { industry: 'saas' },
+				})
+			).body.data,
+		).toEqual(expect.objectContaining({ value: 5, customFields: { industry: 'saas' } }));
+		expect((await control('DELETE', `/portal/leads/${lead.id}`)).body.data).toEqual({
+			id: lead.id,
+			deleted: true,
+		});
 		expectError(await control('DELETE', `/portal/leads/${lead.id}`), 404, 'not_found');
-		expect((await control('POST', '/deliveries/wait', { timeoutMs: 2000 })).body.data).toEqual({ idle: true });
-		const topics = (await control('GET', '/deliveries')).body.data.map((d: { topic: string }) => d.topic).sort();
+		expect((await control('POST', '/deliveries/wait', { timeoutMs: 2000 })).body.data).toEqual({
+			idle: true,
+		});
+		const topics = (await control('GET', '/deliveries')).body.data
+			.map((d: { topic: string }) => d.topic)
+			.sort();
 		expect(topics).toEqual(['lead/create', 'lead/delete', 'lead/update']);
 		expect((await control('GET', '/subscriptions')).body.data).toHaveLength(3);
 	});
@@ -170,14 +236,23 @@ describe('HTTP mirror', () => {
 		await client.webhooks('POST', '', { topic: 'lead/create', url: receiver.url });
 		receiver.setResponder(() => 'hang');
 		await client.api('POST', '/leads', validLead(sim));
-		expectError(await control('POST', '/deliveries/wait', { timeoutMs: 10 }), 504, 'deliveries_pending', /still busy/);
+		expectError(
+			await control('POST', '/deliveries/wait', { timeoutMs: 10 }),
+			504,
+			'deliveries_pending',
+			/still busy/,
+		);
 		receiver.setResponder(() => 200);
 		await sim.control.waitForDeliveries(3000);
 	});
 
 	it('sets delivery faults, route faults and the rate limit; reads and resets stats; resets', async () => {
 		expect((await control('PUT', '/delivery-faults', { duplicateRate: 1 })).status).toBe(200);
-		expectError(await control('PUT', '/delivery-faults', { duplicateRate: 3 }), 400, 'control_error');
+		expectError(
+			await control('PUT', '/delivery-faults', { duplicateRate: 3 }),
+			400,
+			'control_error',
+		);
 		const client = apiClient(sim, await tokenFor(sim));
 		await control('PUT', '/faults', { route: 'GET /leads', faults: { rate429: 1 } });
 		expect((await client.api('GET', '/leads')).status).toBe(429);
@@ -186,7 +261,12 @@ describe('HTTP mirror', () => {
 		await control('PUT', '/faults', { route: '*', faults: { rate5xx: 1 } });
 		await control('DELETE', '/faults');
 		expect((await client.api('GET', '/leads')).status).toBe(200);
-		expectError(await control('PUT', '/faults', { route: 'GET /nope', faults: {} }), 400, 'control_error', /Unknown route key/);
+		expectError(
+			await control('PUT', '/faults', { route: 'GET /nope', faults: {} }),
+			400,
+			'control_error',
+			/Unknown route key/,
+		);
 
 		await control('PUT', '/rate-limit', { requestsPerSecond: 1 });
 		await client.api('GET', '/leads');
@@ -208,7 +288,11 @@ describe('HTTP mirror', () => {
 
 	it('answers unknown control routes and bad JSON with the error envelope', async () => {
 		expectError(await control('GET', '/nothing'), 404, 'route_not_found');
-		const bad = await send(`${sim.controlUrl}/keys`, { method: 'POST', rawBody: '{', headers: { 'content-type': 'application/json' } });
+		const bad = await send(`${sim.controlUrl}/keys`, {
+			method: 'POST',
+			rawBody: '{',
+			headers: { 'content-type': 'application/json' },
+		});
 		expectError(bad, 400, 'invalid_json');
 	});
 });
@@ -217,9 +301,21 @@ describe('CLI', () => {
 	it('prints the credential values and stops on SIGTERM', async () => {
 		const tsNode = path.join(__dirname, '../../node_modules/.bin/ts-node');
 		// eslint-disable-next-line @n8n/community-nodes/no-dangerous-functions -- a test starting our own CLI, never shipped
-		const child = spawn(tsNode, ['--transpile-only', path.join(__dirname, 'cli.ts'), '--port', '0', '--json', '--token-lifetime', '60'], {
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		const child = spawn(
+			tsNode,
+			[
+				'--transpile-only',
+				path.join(__dirname, 'cli.ts'),
+				'--port',
+				'0',
+				'--json',
+				'--token-lifetime',
+				'60',
+			],
+			{
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 		try {
 			const line = await new Promise<string>((resolve, reject) => {
 				let out = '';
@@ -248,7 +344,12 @@ describe('CLI', () => {
 			);
 			const token = await send(`${values.authUrl}/oauth/token`, {
 				method: 'POST',
-				body: { grant_type: 'client_credentials', client_id: values.clientId, client_secret: values.clientSecret, audience: values.url },
+				body: {
+					grant_type: 'client_credentials',
+					client_id: values.clientId,
+					client_secret: values.clientSecret,
+					audience: values.url,
+				},
 			});
 			expect(token.body.expires_in).toBe(60);
 		} finally {

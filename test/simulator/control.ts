@@ -25,7 +25,8 @@ function checkSchema(fields: SchemaField[]): void {
 		if (!entry || typeof entry.fieldId !== 'string' || entry.fieldId === '') {
 			throw new Error('Every schema field needs a fieldId (string)');
 		}
-		if (seen.has(entry.fieldId)) throw new Error(`Duplicate fieldId "${entry.fieldId}" in the schema`);
+		if (seen.has(entry.fieldId))
+			throw new Error(`Duplicate fieldId "${entry.fieldId}" in the schema`);
 		seen.add(entry.fieldId);
 	}
 }
@@ -82,7 +83,8 @@ export function createControl(ctx: SimContext): SimulatorControl {
 			state.schema = cloneSchema(fields);
 		},
 		setRawSchemaResponse(body) {
-			state.rawSchema = body === null || body === undefined ? null : { body: structuredClone(body) };
+			state.rawSchema =
+				body === null || body === undefined ? null : { body: structuredClone(body) };
 		},
 		getSchema: () => cloneSchema(state.schema),
 		addPartnerOrganization(org = {}) {
@@ -105,7 +107,10 @@ export function createControl(ctx: SimContext): SimulatorControl {
 		listPartnerOrganizations: () => [...state.organizations.values()].map((org) => ({ ...org })),
 		listAgents: (partnerOrganizationId) =>
 			[...state.agents.values()]
-				.filter((agent) => !partnerOrganizationId || agent.partnerOrganizationId === partnerOrganizationId)
+				.filter(
+					(agent) =>
+						!partnerOrganizationId || agent.partnerOrganizationId === partnerOrganizationId,
+				)
 				.map((agent) => ({ ...agent })),
 		seedLeads: (leads) => seedLeads(ctx, leads).map(cloneLead),
 		listLeads: () => state.leads.all().map(cloneLead),

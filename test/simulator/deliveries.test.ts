@@ -1,5 +1,13 @@
 import { startSimulator } from './index';
-import { apiClient, hmacHex, sleep, startReceiver, tokenFor, validLead, type Receiver } from './test-helpers';
+import {
+	apiClient,
+	hmacHex,
+	sleep,
+	startReceiver,
+	tokenFor,
+	validLead,
+	type Receiver,
+} from './test-helpers';
 import type { LeadTopic, Simulator, SimulatorOptions } from './types';
 
 /** Spec section 4 (delivery to the subscriber) and section 6 (events, delivery rules, signatures). */
@@ -12,7 +20,11 @@ let client: ReturnType<typeof apiClient>;
 const extra: Array<{ close(): Promise<void> }> = [];
 
 async function extraSimulator(options: SimulatorOptions): Promise<Simulator> {
-	const started = await startSimulator({ personality: 'default', allowInsecureLoopbackWebhooks: true, ...options });
+	const started = await startSimulator({
+		personality: 'default',
+		allowInsecureLoopbackWebhooks: true,
+		...options,
+	});
 	extra.push(started);
 	return started;
 }
@@ -23,14 +35,26 @@ async function extraReceiver(...args: Parameters<typeof startReceiver>): Promise
 	return started;
 }
 
-async function subscribe(target: Simulator, topic: LeadTopic, url: string): Promise<{ id: string; signingSecret: string }> {
-	const answer = await apiClient(target, await tokenFor(target)).webhooks('POST', '', { topic, url });
+async function subscribe(
+	target: Simulator,
+	topic: LeadTopic,
+	url: string,
+): Promise<{ id: string; signingSecret: string }> {
+	const answer = await apiClient(target, await tokenFor(target)).webhooks('POST', '', {
+		topic,
+		url,
+	});
 	expect(answer.status).toBe(200);
 	return answer.body.data;
 }
 
 beforeAll(async () => {
-	sim = await startSimulator({ personality: 'default', seed: 6, allowInsecureLoopbackWebhooks: true, delivery: FAST });
+	sim = await startSimulator({
+		personality: 'default',
+		seed: 6,
+		allowInsecureLoopbackWebhooks: true,
+		delivery: FAST,
+	});
 	receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -64,7 +88,11 @@ describe('delivery request', () => {
 		// v2: over the exact raw bytes, recomputed independently
 		expect(request.headers['x-svc-signature-v2']).toBe(hmacHex(signingSecret, request.raw));
 		// legacy: over a freshly built object with keys in alphabetical order
-		const sorted = Object.fromEntries(Object.keys(payload).sort().map((key) => [key, payload[key]]));
+		const sorted = Object.fromEntries(
+			Object.keys(payload)
+				.sort()
+				.map((key) => [key, payload[key]]),
+		);
 		const legacyInput = JSON.stringify(sorted);
 		expect(Object.keys(sorted)).toEqual(['id', 'timestamp', 'topic']);
 		expect(request.headers['x-svc-signature']).toBe(hmacHex(signingSecret, legacyInput));
@@ -105,7 +133,11 @@ describe('delivery request', () => {
 		const patient = await extraSimulator({ seed: 12, delivery: { ...FAST, timeoutMs: 10_000 } });
 		const holding = await extraReceiver(() => 'hang');
 		await subscribe(patient, 'lead/create', holding.url);
-		const answer = await apiClient(patient, await tokenFor(patient)).api('POST', '/leads', validLead(patient));
+		const answer = await apiClient(patient, await tokenFor(patient)).api(
+			'POST',
+			'/leads',
+			validLead(patient),
+		);
 		expect(answer.status).toBe(201);
 		await holding.waitFor(1);
 		// The receiver has not answered yet, and the lead was already confirmed.
@@ -118,7 +150,8 @@ describe('delivery request', () => {
 
 describe('events', () => {
 	it('emits lead/update for API PATCH and portal updates, lead/create for portal creates, lead/delete for portal deletes', async () => {
-		for (const topic of ['lead/create', 'lead/update', 'lead/delete'] as const) await subscribe(sim, topic, receiver.url);
+		for (const topic of ['lead/create', 'lead/update', 'lead/delete'] as const)
+			await subscribe(sim, topic, receiver.url);
 		const viaApi = (await client.api('POST', '/leads', validLead(sim))).body.data;
 		await client.api('PATCH', `/leads/${viaApi.id}`, { value: 3 });
 		const viaPortal = sim.control.portalCreateLead({ firstName: 'Portal', lastName: 'Lead' });
@@ -175,9 +208,17 @@ describe('retries', () => {
 		await sim.control.waitForDeliveries(3000);
 		const log = sim.control.deliveries();
 		expect(log).toHaveLength(2);
-		expect(log[0]).toEqual(expect.objectContaining({ attempt: 1, acknowledged: false, error: `no answer within ${FAST.timeoutMs} ms` }));
+		expect(log[0]).toEqual(
+			expect.objectContaining({
+				attempt: 1,
+				acknowledged: false,
+				error: `no answer within ${FAST.timeoutMs} ms`,
+			}),
+		);
 		expect(log[0].status).toBeUndefined();
-		expect(log[1]).toEqual(expect.objectContaining({ attempt: 2, status: 200, acknowledged: true }));
+		expect(log[1]).toEqual(
+			expect.objectContaining({ attempt: 2, status: 200, acknowledged: true }),
+		);
 	});
 
 	it('retries a refused connection and gives up after maxAttempts', async () => {
@@ -189,7 +230,11 @@ describe('retries', () => {
 		await sim.control.waitForDeliveries(3000);
 		const log = sim.control.deliveries();
 		expect(log.map((a) => a.attempt)).toEqual([1, 2, 3]);
-		expect(log.every((a) => !a.acknowledged && a.status === undefined && /ECONNREFUSED/.test(a.error ?? ''))).toBe(true);
+		expect(
+			log.every(
+				(a) => !a.acknowledged && a.status === undefined && /ECONNREFUSED/.test(a.error ?? ''),
+			),
+		).toBe(true);
 	});
 
 	it('gives up after maxAttempts of non-200 answers', async () => {
@@ -218,7 +263,9 @@ describe('retries', () => {
 		receiver.setResponder(() => 'hang');
 		await subscribe(sim, 'lead/create', receiver.url);
 		await client.api('POST', '/leads', validLead(sim));
-		await expect(sim.control.waitForDeliveries(20)).rejects.toThrow(/still busy after 20 ms \(.*in flight/);
+		await expect(sim.control.waitForDeliveries(20)).rejects.toThrow(
+			/still busy after 20 ms \(.*in flight/,
+		);
 		receiver.setResponder(() => 200);
 		await sim.control.waitForDeliveries(3000);
 	});
@@ -229,7 +276,12 @@ describe('retries', () => {
 		await sim.control.waitForDeliveries(1000);
 		const log = sim.control.deliveries();
 		expect(log).toHaveLength(1);
-		expect(log[0]).toEqual(expect.objectContaining({ acknowledged: false, error: expect.stringMatching(/only delivers to loopback/) }));
+		expect(log[0]).toEqual(
+			expect.objectContaining({
+				acknowledged: false,
+				error: expect.stringMatching(/only delivers to loopback/),
+			}),
+		);
 	});
 });
 
@@ -253,7 +305,10 @@ describe('delivery faults and concurrency', () => {
 			const sink = await extraReceiver();
 			await subscribe(target, 'lead/create', sink.url);
 			target.control.setDeliveryFaults({ reorder });
-			const ids = Array.from({ length: 12 }, (_, i) => target.control.portalCreateLead({ firstName: `L${i}` }).id);
+			const ids = Array.from(
+				{ length: 12 },
+				(_, i) => target.control.portalCreateLead({ firstName: `L${i}` }).id,
+			);
 			await target.control.waitForDeliveries(3000);
 			return { ids, seen: sink.received.map((r) => JSON.parse(r.raw.toString()).id as string) };
 		};
@@ -263,11 +318,16 @@ describe('delivery faults and concurrency', () => {
 		expect([...shuffled.seen].sort()).toEqual([...shuffled.ids].sort());
 		expect(shuffled.seen).not.toEqual(shuffled.ids);
 		const again = await order(true);
-		expect(again.seen.map((id) => again.ids.indexOf(id))).toEqual(shuffled.seen.map((id) => shuffled.ids.indexOf(id)));
+		expect(again.seen.map((id) => again.ids.indexOf(id))).toEqual(
+			shuffled.seen.map((id) => shuffled.ids.indexOf(id)),
+		);
 	});
 
 	it('keeps at most `concurrency` deliveries in flight', async () => {
-		const target = await extraSimulator({ seed: 7, delivery: { ...FAST, timeoutMs: 10_000, concurrency: 2 } });
+		const target = await extraSimulator({
+			seed: 7,
+			delivery: { ...FAST, timeoutMs: 10_000, concurrency: 2 },
+		});
 		const holding = await extraReceiver(() => 'hang');
 		await subscribe(target, 'lead/create', holding.url);
 		for (let i = 0; i < 8; i++) target.control.portalCreateLead({ firstName: `C${i}` });

@@ -5,7 +5,13 @@ import https from 'node:https';
 
 import { isoNow, type Prng } from './ids';
 import { isLoopbackHostname } from './subscriptions';
-import type { DeliveryAttempt, DeliveryFaults, DeliveryOptions, LeadTopic, Subscription } from './types';
+import type {
+	DeliveryAttempt,
+	DeliveryFaults,
+	DeliveryOptions,
+	LeadTopic,
+	Subscription,
+} from './types';
 
 /**
  * Webhook deliveries (spec section 6): one POST per event per matching subscription,
@@ -119,7 +125,12 @@ export class DeliveryEngine {
 	}
 
 	isIdle(): boolean {
-		return this.pending.length === 0 && this.inFlight === 0 && this.retryTimers.size === 0 && this.pumpTimer === null;
+		return (
+			this.pending.length === 0 &&
+			this.inFlight === 0 &&
+			this.retryTimers.size === 0 &&
+			this.pumpTimer === null
+		);
 	}
 
 	describe(): string {
@@ -133,7 +144,11 @@ export class DeliveryEngine {
 			const waiter = () => resolve();
 			const timer = setTimeout(() => {
 				this.waiters.delete(waiter);
-				reject(new Error(`waitForDeliveries: deliveries still busy after ${timeoutMs} ms (${this.describe()})`));
+				reject(
+					new Error(
+						`waitForDeliveries: deliveries still busy after ${timeoutMs} ms (${this.describe()})`,
+					),
+				);
 			}, timeoutMs);
 			this.waiters.set(waiter, timer);
 		});
@@ -224,7 +239,8 @@ export class DeliveryEngine {
 		});
 		if (acknowledged) {
 			// At-least-once: now and then the same bytes arrive again.
-			if (!job.duplicate && this.dice.chance(this.faults.duplicateRate)) this.pending.push({ ...job, duplicate: true });
+			if (!job.duplicate && this.dice.chance(this.faults.duplicateRate))
+				this.pending.push({ ...job, duplicate: true });
 			return;
 		}
 		if (job.duplicate || outcome.final || job.attempt >= this.options.maxAttempts) return;
@@ -247,7 +263,8 @@ export class DeliveryEngine {
 		}
 		if (!isLoopbackHostname(url.hostname)) {
 			return Promise.resolve({
-				error: 'not sent: the simulator only delivers to loopback addresses (127.0.0.1, localhost, [::1])',
+				error:
+					'not sent: the simulator only delivers to loopback addresses (127.0.0.1, localhost, [::1])',
 				final: true,
 			});
 		}

@@ -1,4 +1,10 @@
-import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, {
+	type ErrorRequestHandler,
+	type NextFunction,
+	type Request,
+	type RequestHandler,
+	type Response,
+} from 'express';
 
 import { newRequestId } from './ids';
 import { personalityOf, type Personality } from './personality';
@@ -91,7 +97,10 @@ export function sendError(
 	const personality = personalityOf(res);
 	const answered = status === 401 ? personality.authFailureStatus : status;
 	for (const [name, value] of Object.entries(headers ?? {})) {
-		res.setHeader(name, name.toLowerCase() === 'retry-after' ? retryAfterValue(personality, value) : value);
+		res.setHeader(
+			name,
+			name.toLowerCase() === 'retry-after' ? retryAfterValue(personality, value) : value,
+		);
 	}
 	// RFC 6750: a 401 tells the client which scheme it failed; clients may key on it.
 	if (answered === 401) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
@@ -102,7 +111,9 @@ export function sendError(
 		const title = `${answered} ${escapeHtml(code)}`;
 		res
 			.type('text/html; charset=utf-8')
-			.send(`<!DOCTYPE html>\n<html><head><title>${title}</title></head><body><h1>${title}</h1><p>${escapeHtml(message)}</p></body></html>\n`);
+			.send(
+				`<!DOCTYPE html>\n<html><head><title>${title}</title></head><body><h1>${title}</h1><p>${escapeHtml(message)}</p></body></html>\n`,
+			);
 	} else {
 		res.json(buildErrorBody(res, answered, code, message, details));
 	}
@@ -126,10 +137,20 @@ export const errorHandler: ErrorRequestHandler = (
 	}
 	const type = (err as { type?: string } | null)?.type;
 	if (type === 'entity.parse.failed') {
-		return sendError(res, 400, 'invalid_json', `The request body is not valid JSON: ${(err as Error).message}`);
+		return sendError(
+			res,
+			400,
+			'invalid_json',
+			`The request body is not valid JSON: ${(err as Error).message}`,
+		);
 	}
 	if (type === 'entity.too.large') {
-		return sendError(res, 413, 'payload_too_large', 'The request body is larger than the 1 MB limit');
+		return sendError(
+			res,
+			413,
+			'payload_too_large',
+			'The request body is larger than the 1 MB limit',
+		);
 	}
 	if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
 		return sendError(res, 415, 'unsupported_content_type', 'Send the body as UTF-8 JSON');

@@ -34,7 +34,11 @@ describe('per-key rate limit', () => {
 	});
 
 	it('can be configured at start', async () => {
-		const limited = await startSimulator({ personality: 'default', seed: 10, rateLimitPerSecond: 1 });
+		const limited = await startSimulator({
+			personality: 'default',
+			seed: 10,
+			rateLimitPerSecond: 1,
+		});
 		try {
 			const c = apiClient(limited, await tokenFor(limited));
 			expect((await c.api('GET', '/leads')).status).toBe(200);
@@ -79,8 +83,12 @@ describe('injected faults', () => {
 		sim.control.setFaults('GET /schema/lead', { latencyMs: 300 });
 		// ordering, not a stopwatch: the delayed answer comes after one asked for later
 		const answered: string[] = [];
-		const delayed = client.api('GET', '/schema/lead').then((answer) => answered.push(`schema ${answer.status}`));
-		const prompt = client.api('GET', '/leads').then((answer) => answered.push(`leads ${answer.status}`));
+		const delayed = client
+			.api('GET', '/schema/lead')
+			.then((answer) => answered.push(`schema ${answer.status}`));
+		const prompt = client
+			.api('GET', '/leads')
+			.then((answer) => answered.push(`leads ${answer.status}`));
 		await Promise.all([delayed, prompt]);
 		expect(answered).toEqual(['leads 200', 'schema 200']);
 	});
@@ -104,7 +112,7 @@ describe('injected faults', () => {
 		expect((await client.api('GET', '/leads')).status).toBe(200);
 	});
 
-	it('setFaults(route, null) removes that route\'s faults', async () => {
+	it("setFaults(route, null) removes that route's faults", async () => {
 		sim.control.setFaults('GET /leads', { rate5xx: 1 });
 		sim.control.setFaults('GET /leads', null);
 		expect((await client.api('GET', '/leads')).status).toBe(200);
@@ -130,7 +138,9 @@ describe('injected faults', () => {
 	});
 
 	it('refuses an unknown route key and rates outside 0..1', () => {
-		expect(() => sim.control.setFaults('GET /nothing', { rate5xx: 1 })).toThrow(/Unknown route key/);
+		expect(() => sim.control.setFaults('GET /nothing', { rate5xx: 1 })).toThrow(
+			/Unknown route key/,
+		);
 		expect(() => sim.control.setFaults('GET /leads', { rate5xx: 2 })).toThrow(/between 0 and 1/);
 	});
 });
@@ -143,7 +153,10 @@ describe('stats', () => {
 		await client.api('GET', '/leads/abc');
 		await client.webhooks('GET');
 		await tokenFor(sim);
-		await send(`${sim.authUrl}/oauth/token`, { method: 'POST', body: { grant_type: 'client_credentials' } });
+		await send(`${sim.authUrl}/oauth/token`, {
+			method: 'POST',
+			body: { grant_type: 'client_credentials' },
+		});
 		const stats = sim.control.stats();
 		expect(stats.tokenRequests).toBe(2);
 		expect(stats.tokensIssued).toBe(1);
@@ -157,7 +170,12 @@ describe('stats', () => {
 		expect(stats.statusesByRoute['POST /leads']).toEqual({ 201: 1, 400: 1 });
 		expect(stats.statusesByRoute['GET /leads/:id']).toEqual({ 404: 1 });
 		sim.control.resetStats();
-		expect(sim.control.stats()).toEqual({ tokenRequests: 0, tokensIssued: 0, byRoute: {}, statusesByRoute: {} });
+		expect(sim.control.stats()).toEqual({
+			tokenRequests: 0,
+			tokensIssued: 0,
+			byRoute: {},
+			statusesByRoute: {},
+		});
 	});
 
 	it('does not count control API calls', async () => {

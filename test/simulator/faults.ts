@@ -10,7 +10,10 @@ import type { RouteFaults } from './types';
 const RATE_FIELDS = ['rate429', 'rate5xx', 'rate5xxAfterEffect', 'dropRate'] as const;
 
 const SERVER_ERRORS: Record<number, [string, string]> = {
-	500: ['internal_error', 'The service failed to process the request (simulated fault); nothing was changed'],
+	500: [
+		'internal_error',
+		'The service failed to process the request (simulated fault); nothing was changed',
+	],
 	502: ['bad_gateway', 'Bad gateway (simulated fault)'],
 	503: ['service_unavailable', 'The service is temporarily unavailable (simulated fault)'],
 };
@@ -81,7 +84,12 @@ function replaceAnswerWith(res: Response, status: number): void {
 	res.send = (() => {
 		res.send = send;
 		res.removeHeader('WWW-Authenticate');
-		sendError(res, status, code, 'The service failed while answering (simulated fault); the request may have been applied');
+		sendError(
+			res,
+			status,
+			code,
+			'The service failed while answering (simulated fault); the request may have been applied',
+		);
 		return res;
 	}) as Response['send'];
 }

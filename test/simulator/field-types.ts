@@ -52,7 +52,9 @@ function isCalendarDate(match: RegExpExecArray | null): boolean {
 	if (!match) return false;
 	const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
 	const date = new Date(Date.UTC(year, month - 1, day));
-	return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+	return (
+		date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+	);
 }
 
 function isHttpUrl(value: string): boolean {
@@ -74,7 +76,9 @@ export function typeProblem(rule: FieldRule, value: unknown): string | null {
 				? null
 				: `${n} must be a number (got ${kindOf(value)} ${shown(value)})`;
 		case 'boolean':
-			return typeof value === 'boolean' ? null : `${n} must be a boolean, true or false (got ${kindOf(value)} ${shown(value)})`;
+			return typeof value === 'boolean'
+				? null
+				: `${n} must be a boolean, true or false (got ${kindOf(value)} ${shown(value)})`;
 		case 'email':
 			return typeof value === 'string' && EMAIL.test(value)
 				? null
@@ -84,7 +88,8 @@ export function typeProblem(rule: FieldRule, value: unknown): string | null {
 				? null
 				: `${n} must be an absolute http(s) URL (got ${shown(value)})`;
 		case 'date':
-			return typeof value === 'string' && (isCalendarDate(DATE.exec(value)) || isCalendarDate(DATETIME.exec(value)))
+			return typeof value === 'string' &&
+				(isCalendarDate(DATE.exec(value)) || isCalendarDate(DATETIME.exec(value)))
 				? null
 				: `${n} must be an ISO 8601 date, YYYY-MM-DD (got ${shown(value)})`;
 		case 'datetime':
@@ -108,6 +113,8 @@ export function typeProblem(rule: FieldRule, value: unknown): string | null {
 		}
 		default:
 			// string, textarea, phone and types the simulator does not know
-			return typeof value === 'string' ? null : `${n} must be a string (got ${kindOf(value)} ${shown(value)})`;
+			return typeof value === 'string'
+				? null
+				: `${n} must be a string (got ${kindOf(value)} ${shown(value)})`;
 	}
 }

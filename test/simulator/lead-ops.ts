@@ -25,9 +25,13 @@ function assemble(
 	base: { id?: string; status?: string; createdAt?: string; updatedAt?: string },
 ): Lead {
 	const now = serviceTimestamp(ctx.personality);
-	const lead: Record<string, unknown> = { id: base.id ?? newLeadId(ctx), companyId: ctx.state.companyId };
+	const lead: Record<string, unknown> = {
+		id: base.id ?? newLeadId(ctx),
+		companyId: ctx.state.companyId,
+	};
 	for (const fieldId of STANDARD_LEAD_FIELD_IDS) {
-		if (fields[fieldId] !== undefined && fields[fieldId] !== null) lead[fieldId] = copyValue(fields[fieldId]);
+		if (fields[fieldId] !== undefined && fields[fieldId] !== null)
+			lead[fieldId] = copyValue(fields[fieldId]);
 	}
 	lead.status = base.status ?? 'active';
 	lead.createdAt = base.createdAt ?? now;
@@ -43,7 +47,10 @@ function nextUpdatedAt(ctx: SimContext, previous: string): string {
 	const step = timestampResolutionMs(ctx.personality);
 	const now = Math.floor(Date.now() / step) * step;
 	const before = Date.parse(previous);
-	return serviceTimestamp(ctx.personality, Number.isNaN(before) || now > before ? now : before + step);
+	return serviceTimestamp(
+		ctx.personality,
+		Number.isNaN(before) || now > before ? now : before + step,
+	);
 }
 
 /** API create: `write` is already validated. */
@@ -59,7 +66,8 @@ export function updateLead(ctx: SimContext, lead: Lead, write: LeadWrite): Lead 
 	const target = lead as unknown as Record<string, unknown>;
 	for (const [key, value] of Object.entries(write.set)) target[key] = copyValue(value);
 	for (const key of write.unset) delete target[key];
-	for (const [key, value] of Object.entries(write.customSet)) lead.customFields[key] = copyValue(value);
+	for (const [key, value] of Object.entries(write.customSet))
+		lead.customFields[key] = copyValue(value);
 	for (const key of write.customUnset) delete lead.customFields[key];
 	lead.updatedAt = nextUpdatedAt(ctx, lead.updatedAt);
 	ctx.deliveries.emit('lead/update', lead.id);
@@ -116,7 +124,8 @@ const PLATFORMS = ['hubspot', 'salesforce', 'pipedrive', 'other'];
 
 /** Inserts leads without events; missing fields get plausible values. Fast enough for 50,000. */
 export function seedLeads(ctx: SimContext, input: Array<Partial<Lead>> | number): Lead[] {
-	const items: Array<Partial<Lead>> = typeof input === 'number' ? Array.from({ length: input }, () => ({})) : input;
+	const items: Array<Partial<Lead>> =
+		typeof input === 'number' ? Array.from({ length: input }, () => ({})) : input;
 	const now = serviceTimestamp(ctx.personality);
 	const org = ctx.defaults.organization.id;
 	const agent = ctx.defaults.agents[0]?.id;
@@ -136,7 +145,8 @@ export function seedLeads(ctx: SimContext, input: Array<Partial<Lead>> | number)
 			partnerOrganizationId: org,
 			agentId: agent,
 		};
-		if (item.id !== undefined && ctx.state.leads.has(item.id)) throw new Error(`Lead ${item.id} already exists`);
+		if (item.id !== undefined && ctx.state.leads.has(item.id))
+			throw new Error(`Lead ${item.id} already exists`);
 		const lead = assemble(ctx, { ...defaults, ...standard }, custom, {
 			id: item.id,
 			status: item.status,

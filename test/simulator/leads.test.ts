@@ -22,16 +22,28 @@ describe('get lead', () => {
 		const answer = await client.api('GET', `/leads/${created.id}`);
 		expect(answer.status).toBe(200);
 		expect(answer.body.data).toEqual(created);
-		expectError(await client.api('GET', '/leads/000000000000000000000000'), 404, 'not_found', /000000000000000000000000/);
+		expectError(
+			await client.api('GET', '/leads/000000000000000000000000'),
+			404,
+			'not_found',
+			/000000000000000000000000/,
+		);
 	});
 });
 
 describe('update lead', () => {
 	it('changes only the given fields, merges customFields, bumps updatedAt', async () => {
 		const created = (
-			await client.api('POST', '/leads', validLead(sim, { value: 10, customFields: { industry: 'saas', employeeCount: 5 } }))
+			await client.api(
+				'POST',
+				'/leads',
+				validLead(sim, { value: 10, customFields: { industry: 'saas', employeeCount: 5 } }),
+			)
 		).body.data;
-		const answer = await client.api('PATCH', `/leads/${created.id}`, { value: 99, customFields: { employeeCount: 50 } });
+		const answer = await client.api('PATCH', `/leads/${created.id}`, {
+			value: 99,
+			customFields: { employeeCount: 50 },
+		});
 		expect(answer.status).toBe(200);
 		expect(answer.body.data).toEqual({
 			...created,
@@ -44,12 +56,25 @@ describe('update lead', () => {
 	});
 
 	it('clears an optional field with null and refuses to clear a required one', async () => {
-		const created = (await client.api('POST', '/leads', validLead(sim, { phone: '123', customFields: { industry: 'saas' } }))).body
-			.data;
-		const cleared = await client.api('PATCH', `/leads/${created.id}`, { phone: null, customFields: { industry: null } });
+		const created = (
+			await client.api(
+				'POST',
+				'/leads',
+				validLead(sim, { phone: '123', customFields: { industry: 'saas' } }),
+			)
+		).body.data;
+		const cleared = await client.api('PATCH', `/leads/${created.id}`, {
+			phone: null,
+			customFields: { industry: null },
+		});
 		expect(cleared.body.data.phone).toBeUndefined();
 		expect(cleared.body.data.customFields).toEqual({});
-		expectError(await client.api('PATCH', `/leads/${created.id}`, { firstName: null }), 400, 'validation_failed', /cannot be cleared/);
+		expectError(
+			await client.api('PATCH', `/leads/${created.id}`, { firstName: null }),
+			400,
+			'validation_failed',
+			/cannot be cleared/,
+		);
 	});
 
 	it('applies the type, picklist and updateable rules', async () => {
@@ -66,7 +91,9 @@ describe('update lead', () => {
 
 	it('checks that a changed agent belongs to the organization', async () => {
 		const created = (await client.api('POST', '/leads', validLead(sim))).body.data;
-		const answer = await client.api('PATCH', `/leads/${created.id}`, { agentId: sim.otherAgent.id });
+		const answer = await client.api('PATCH', `/leads/${created.id}`, {
+			agentId: sim.otherAgent.id,
+		});
 		expectError(answer, 400, 'validation_failed', /does not belong to partner organization/);
 		const moved = await client.api('PATCH', `/leads/${created.id}`, {
 			partnerOrganizationId: sim.otherPartnerOrganization.id,
@@ -78,7 +105,9 @@ describe('update lead', () => {
 	it('answers 404 for an unknown id and 415 for a non-JSON body', async () => {
 		expectError(await client.api('PATCH', '/leads/abc', { value: 1 }), 404, 'not_found', /"abc"/);
 		const created = (await client.api('POST', '/leads', validLead(sim))).body.data;
-		const answer = await client.api('PATCH', `/leads/${created.id}`, undefined, { 'content-type': 'text/plain' });
+		const answer = await client.api('PATCH', `/leads/${created.id}`, undefined, {
+			'content-type': 'text/plain',
+		});
 		expectError(answer, 415, 'unsupported_content_type');
 	});
 });
@@ -87,10 +116,14 @@ describe('list leads', () => {
 	it('pages oldest first with skip and limit; a short page ends the list', async () => {
 		const seeded = sim.control.seedLeads(45);
 		const first = await client.api('GET', '/leads');
-		expect(first.body.data.map((l: { id: string }) => l.id)).toEqual(seeded.slice(0, 20).map((l) => l.id));
+		expect(first.body.data.map((l: { id: string }) => l.id)).toEqual(
+			seeded.slice(0, 20).map((l) => l.id),
+		);
 		const ids: string[] = [];
 		for (let skip = 0; ; skip += 20) {
-			const page = (await client.api('GET', `/leads?skip=${skip}&limit=20`)).body.data as Array<{ id: string }>;
+			const page = (await client.api('GET', `/leads?skip=${skip}&limit=20`)).body.data as Array<{
+				id: string;
+			}>;
 			ids.push(...page.map((l) => l.id));
 			if (page.length < 20) break;
 		}

@@ -1,7 +1,13 @@
 import { Router, type Request, type Response } from 'express';
 
 import type { SimContext } from './context';
-import { schemaInShape, sendCreatedLead, sendListPage, sendServiceData, sendUpdatedLead } from './answers';
+import {
+	schemaInShape,
+	sendCreatedLead,
+	sendListPage,
+	sendServiceData,
+	sendUpdatedLead,
+} from './answers';
 import { ApiError, requireJsonContentType, requireObjectBody } from './errors';
 import { createLead, updateLead } from './lead-ops';
 import { readPageRequest, sliceInOrder } from './paging';
@@ -48,7 +54,9 @@ export function leadsRouter(ctx: SimContext): Router {
 			res.status(200).json(raw.body);
 			return;
 		}
-		sendServiceData(res, 200, { unifiedFields: schemaInShape(ctx.state.schema, ctx.personality.picklistShape) });
+		sendServiceData(res, 200, {
+			unifiedFields: schemaInShape(ctx.state.schema, ctx.personality.picklistShape),
+		});
 	});
 
 	router.post(`${BASE}/leads`, (req, res) => {
@@ -60,7 +68,10 @@ export function leadsRouter(ctx: SimContext): Router {
 	router.get(`${BASE}/leads`, (req, res) => {
 		const page = readPageRequest(req, ctx.personality);
 		const all = ctx.state.leads.all();
-		sendListPage(res, sliceInOrder(all, page, ctx.personality.listOrder), { skip: page.skip, total: all.length });
+		sendListPage(res, sliceInOrder(all, page, ctx.personality.listOrder), {
+			skip: page.skip,
+			total: all.length,
+		});
 	});
 
 	router.get(`${BASE}/leads/:leadId`, (req, res) => {

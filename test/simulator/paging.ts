@@ -34,7 +34,9 @@ export function encodeCursor(offset: number): string {
 
 function decodeCursor(raw: unknown): number | null {
 	if (typeof raw !== 'string' || !raw.startsWith(CURSOR_PREFIX)) return null;
-	const match = /^offset:(\d+)$/.exec(Buffer.from(raw.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8'));
+	const match = /^offset:(\d+)$/.exec(
+		Buffer.from(raw.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8'),
+	);
 	return match ? Number(match[1]) : null;
 }
 
@@ -51,7 +53,10 @@ function integerParam(
 	if (raw === undefined) return fallback;
 	const range = max === Infinity ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
 	if (typeof raw !== 'string' || !/^\d+$/.test(raw)) {
-		problems.push({ field: name, message: `${name} must be ${range} (got ${JSON.stringify(raw)})` });
+		problems.push({
+			field: name,
+			message: `${name} must be ${range} (got ${JSON.stringify(raw)})`,
+		});
 		return fallback;
 	}
 	const value = Number(raw);
@@ -70,22 +75,35 @@ export function readPageRequest(req: Request, personality: Personality): PageReq
 		const offset = decodeCursor(req.query.cursor);
 		if (offset === null) {
 			const message = 'cursor must be the `next` value of a previous list answer, unchanged';
-			throw new ApiError(400, 'validation_failed', `Query validation failed: ${message}`, [{ field: 'cursor', message }]);
+			throw new ApiError(400, 'validation_failed', `Query validation failed: ${message}`, [
+				{ field: 'cursor', message },
+			]);
 		}
 		skip = offset;
 	}
-	return { skip, limit: personality.listPageCap === null ? limit : Math.min(limit, personality.listPageCap) };
+	return {
+		skip,
+		limit: personality.listPageCap === null ? limit : Math.min(limit, personality.listPageCap),
+	};
 }
 
 /** `[skip, skip + limit)` of `items` in the service's order, without copying the whole list. */
-export function sliceInOrder<T>(items: readonly T[], page: PageRequest, order: Personality['listOrder']): T[] {
+export function sliceInOrder<T>(
+	items: readonly T[],
+	page: PageRequest,
+	order: Personality['listOrder'],
+): T[] {
 	if (order === 'oldestFirst') return items.slice(page.skip, page.skip + page.limit);
 	const end = Math.max(0, items.length - page.skip);
 	return items.slice(Math.max(0, end - page.limit), end).reverse();
 }
 
 /** The end hint fields that sit beside `data` (none for 'none'). */
-export function listHintFields(personality: Personality, returned: number, position: PagePosition): Record<string, unknown> {
+export function listHintFields(
+	personality: Personality,
+	returned: number,
+	position: PagePosition,
+): Record<string, unknown> {
 	const after = position.skip + returned;
 	const hasMore = after < position.total;
 	if (personality.listHints === 'hasMore') return { hasMore };

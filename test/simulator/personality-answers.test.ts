@@ -13,13 +13,21 @@ const receivers: Receiver[] = [];
 
 async function simWith(changes: Partial<Personality>) {
 	const personality: Personality = { ...DEFAULT_PERSONALITY, name: 'test', ...changes };
-	const sim = await startSimulator({ seed: 21, allowInsecureLoopbackWebhooks: true, delivery: { baseDelayMs: 5 }, personality });
+	const sim = await startSimulator({
+		seed: 21,
+		allowInsecureLoopbackWebhooks: true,
+		delivery: { baseDelayMs: 5 },
+		personality,
+	});
 	started.push(sim);
 	return { sim, client: apiClient(sim, await tokenFor(sim)) };
 }
 
 afterEach(async () => {
-	await Promise.all([...started.splice(0).map((sim) => sim.close()), ...receivers.splice(0).map((r) => r.close())]);
+	await Promise.all([
+		...started.splice(0).map((sim) => sim.close()),
+		...receivers.splice(0).map((r) => r.close()),
+	]);
 });
 
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -38,26 +46,49 @@ describe('picklistShape', () => {
 		['options-strings', 'options', platform.map((o) => o.value)],
 		['values-objects', 'values', platform],
 		['options-objects', 'options', platform],
-	] as const)('%s: the options sit under %s, and the values still validate', async (shape, key, expected) => {
-		const { sim, client } = await simWith({ picklistShape: shape });
-		const fields = (await client.api('GET', '/schema/lead')).body.data.unifiedFields as Array<Record<string, unknown>>;
-		const entry = fields.find((field) => field.fieldId === 'platform') ?? {};
-		expect(entry[key]).toEqual(expected);
-		for (const other of ['picklistValues', 'options', 'values'].filter((k) => k !== key)) expect(entry[other]).toBeUndefined();
-		expect(fields.find((field) => field.fieldId === 'email')).toEqual(expect.not.objectContaining({ options: expect.anything() }));
-		expect((await client.api('POST', '/leads', validLead(sim, { platform: 'pipedrive' }))).status).toBe(201);
-		expect((await client.api('POST', '/leads', validLead(sim, { platform: 'nope' }))).status).toBe(400);
-	});
+	] as const)(
+		'%s: the options sit under %s, and the values still validate',
+		async (shape, key, expected) => {
+			const { sim, client } = await simWith({ picklistShape: shape });
+			const fields = (await client.api('GET', '/schema/lead')).body.data.unifiedFields as Array<
+				Record<string, unknown>
+			>;
+			const entry = fields.find((field) => field.fieldId === 'platform') ?? {};
+			expect(entry[key]).toEqual(expected);
+			for (const other of ['picklistValues', 'options', 'values'].filter((k) => k !== key))
+				expect(entry[other]).toBeUndefined();
+			expect(fields.find((field) => field.fieldId === 'email')).toEqual(
+				expect.not.objectContaining({ options: expect.anything() }),
+			);
+			expect(
+				(await client.api('POST', '/leads', validLead(sim, { platform: 'pipedrive' }))).status,
+			).toBe(201);
+			expect(
+				(await client.api('POST', '/leads', validLead(sim, { platform: 'nope' }))).status,
+			).toBe(400);
+		},
+	);
 });
 
 describe('patchAnswer', () => {
 	async function patched(answer: Personality['patchAnswer']) {
 		const { sim, client } = await simWith({ patchAnswer: answer });
-		const created = (await client.api('POST', '/leads', validLead(sim, { notes: 'n', customFields: { industry: 'saas', employeeCount: 5 } })))
-			.body.data;
-		const result = await client.api('PATCH', `/leads/${created.id}`, { value: 99, notes: null, customFields: { employeeCount: 50 } });
+		const created = (
+			await client.api(
+				'POST',
+				'/leads',
+				validLead(sim, { notes: 'n', customFields: { industry: 'saas', employeeCount: 5 } }),
+			)
+		).body.data;
+		const result = await client.api('PATCH', `/leads/${created.id}`, {
+			value: 99,
+			notes: null,
+			customFields: { employeeCount: 50 },
+		});
 		const stored = sim.control.getLead(created.id);
-		expect(stored).toEqual(expect.objectContaining({ value: 99, customFields: { industry: 'saas', employeeCount: 50 } }));
+		expect(stored).toEqual(
+			expect.objectContaining({ value: 99, customFields: { industry: 'saas', employeeCount: 50 } }),
+		);
 		expect(stored?.notes).toBeUndefined();
 		return { result, stored };
 	}
@@ -70,7 +101,13 @@ describe('patchAnswer', () => {
 	it('partial: id, the changed fields (removed ones as null), changed custom fields, updatedAt', async () => {
 		const { result, stored } = await patched('partial');
 		expect(result.status).toBe(200);
-		expect(result.body.data).toEqual({ id: stored?.id, value: 99, notes: null, customFields: { employeeCount: 50 }, updatedAt: stored?.updatedAt });
+		expect(result.body.data).toEqual({
+			id: stored?.id,
+			value: 99,
+			notes: null,
+			customFields: { employeeCount: 50 },
+			updatedAt: stored?.updatedAt,
+		});
 	});
 
 	it.each([
@@ -88,7 +125,9 @@ describe('deleteAnswer', () => {
 		['noContent', 204],
 	] as const)('%s: %i, and the subscription is gone', async (answer, status) => {
 		const { sim, client } = await simWith({ deleteAnswer: answer });
-		const id = (await client.webhooks('POST', '', { topic: 'lead/create', url: 'http://127.0.0.1:9/hook' })).body.data.id;
+		const id = (
+			await client.webhooks('POST', '', { topic: 'lead/create', url: 'http://127.0.0.1:9/hook' })
+		).body.data.id;
 		const result = await client.webhooks('DELETE', `/${id}`);
 		expect(result.status).toBe(status);
 		if (answer === 'ok') expect(result.body.data).toEqual({ id, deleted: true });
@@ -108,7 +147,12 @@ describe('authFailureStatus 403', () => {
 			await send(lead, { headers: { authorization: `Bearer ${sim.defaultKey.clientSecret}` } }),
 			await send(`${sim.authUrl}/oauth/token`, {
 				method: 'POST',
-				body: { grant_type: 'client_credentials', client_id: sim.defaultKey.clientId, client_secret: 'wrong', audience: sim.url },
+				body: {
+					grant_type: 'client_credentials',
+					client_id: sim.defaultKey.clientId,
+					client_secret: 'wrong',
+					audience: sim.url,
+				},
 			}),
 		];
 		sim.control.expireTokens();
@@ -140,7 +184,9 @@ describe('errorBodies', () => {
 		sim.control.setFaults('GET /leads', { rate5xx: 1 });
 		const fault = await client.api('GET', '/leads');
 		expect(fault.headers.get('content-type')).toMatch(/^text\/plain/);
-		expect(fault.text).toMatch(/^(internal_error|bad_gateway|service_unavailable): .*simulated fault/);
+		expect(fault.text).toMatch(
+			/^(internal_error|bad_gateway|service_unavailable): .*simulated fault/,
+		);
 	});
 
 	it('html: a text/html page with the escaped message, also when an applied create loses its answer', async () => {
@@ -166,7 +212,9 @@ describe('ids and timestamps', () => {
 	] as const)('%s: lead, seeded lead and subscription ids', async (ids, pattern) => {
 		const { sim, client } = await simWith({ ids });
 		const lead = (await client.api('POST', '/leads', validLead(sim))).body.data;
-		const sub = (await client.webhooks('POST', '', { topic: 'lead/create', url: 'http://127.0.0.1:9/hook' })).body.data;
+		const sub = (
+			await client.webhooks('POST', '', { topic: 'lead/create', url: 'http://127.0.0.1:9/hook' })
+		).body.data;
 		const seeded = sim.control.seedLeads(3);
 		for (const id of [lead.id, sub.id, ...seeded.map((l) => l.id)]) expect(id).toMatch(pattern);
 		expect((await client.api('GET', `/leads/${lead.id}`)).body.data.id).toBe(lead.id);
@@ -175,23 +223,28 @@ describe('ids and timestamps', () => {
 	it.each([
 		['millis', ISO_MILLIS],
 		['seconds', ISO_SECONDS],
-	] as const)('%s: createdAt, updatedAt (still moving forward) and webhook timestamps', async (timestamps, pattern) => {
-		const { sim, client } = await simWith({ timestamps });
-		const receiver = await startReceiver();
-		receivers.push(receiver);
-		await client.webhooks('POST', '', { topic: 'lead/update', url: receiver.url });
-		const lead = (await client.api('POST', '/leads', validLead(sim))).body.data;
-		await client.api('PATCH', `/leads/${lead.id}`, { value: 1 });
-		const second = (await client.api('GET', `/leads/${lead.id}`)).body.data.updatedAt;
-		await client.api('PATCH', `/leads/${lead.id}`, { value: 2 });
-		const third = (await client.api('GET', `/leads/${lead.id}`)).body.data.updatedAt;
-		expect([lead.createdAt, lead.updatedAt, second, third]).toEqual(Array(4).fill(expect.stringMatching(pattern)));
-		expect(Date.parse(third)).toBeGreaterThan(Date.parse(second));
-		await sim.control.waitForDeliveries(3000);
-		const bodies = (await receiver.waitFor(2)).map((r) => JSON.parse(r.raw.toString('utf8')));
-		for (const body of bodies) expect(body.timestamp).toMatch(pattern);
-		expect(sim.control.deliveries()[0].timestamp).toMatch(pattern);
-	});
+	] as const)(
+		'%s: createdAt, updatedAt (still moving forward) and webhook timestamps',
+		async (timestamps, pattern) => {
+			const { sim, client } = await simWith({ timestamps });
+			const receiver = await startReceiver();
+			receivers.push(receiver);
+			await client.webhooks('POST', '', { topic: 'lead/update', url: receiver.url });
+			const lead = (await client.api('POST', '/leads', validLead(sim))).body.data;
+			await client.api('PATCH', `/leads/${lead.id}`, { value: 1 });
+			const second = (await client.api('GET', `/leads/${lead.id}`)).body.data.updatedAt;
+			await client.api('PATCH', `/leads/${lead.id}`, { value: 2 });
+			const third = (await client.api('GET', `/leads/${lead.id}`)).body.data.updatedAt;
+			expect([lead.createdAt, lead.updatedAt, second, third]).toEqual(
+				Array(4).fill(expect.stringMatching(pattern)),
+			);
+			expect(Date.parse(third)).toBeGreaterThan(Date.parse(second));
+			await sim.control.waitForDeliveries(3000);
+			const bodies = (await receiver.waitFor(2)).map((r) => JSON.parse(r.raw.toString('utf8')));
+			for (const body of bodies) expect(body.timestamp).toMatch(pattern);
+			expect(sim.control.deliveries()[0].timestamp).toMatch(pattern);
+		},
+	);
 });
 
 describe('retryAfter', () => {

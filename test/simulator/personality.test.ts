@@ -1,5 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
-import { DEFAULT_PERSONALITY, PERSONALITIES, personalityNamed, startSimulator, type Personality } from './index';
+import {
+	DEFAULT_PERSONALITY,
+	PERSONALITIES,
+	personalityNamed,
+	startSimulator,
+	type Personality,
+} from './index';
 import { PERSONALITY_ENV_VAR } from './personality';
 import { apiClient, send, tokenFor, validLead } from './test-helpers';
 import type { Simulator } from './types';
@@ -12,9 +18,17 @@ import type { Simulator } from './types';
 
 const started: Simulator[] = [];
 
-async function simWith(changes: Partial<Personality>, options: Parameters<typeof startSimulator>[0] = {}) {
+async function simWith(
+	changes: Partial<Personality>,
+	options: Parameters<typeof startSimulator>[0] = {},
+) {
 	const personality: Personality = { ...DEFAULT_PERSONALITY, name: 'test', ...changes };
-	const sim = await startSimulator({ seed: 12, allowInsecureLoopbackWebhooks: true, ...options, personality });
+	const sim = await startSimulator({
+		seed: 12,
+		allowInsecureLoopbackWebhooks: true,
+		...options,
+		personality,
+	});
 	started.push(sim);
 	return { sim, client: apiClient(sim, await tokenFor(sim)) };
 }
@@ -24,7 +38,11 @@ afterEach(async () => {
 });
 
 /** Every lead id in the order GET /leads walks them with skip/limit, and the sizes of the pages. */
-async function walkWithSkip(client: ReturnType<typeof apiClient>, limit: number, bodies: Personality['bodies']) {
+async function walkWithSkip(
+	client: ReturnType<typeof apiClient>,
+	limit: number,
+	bodies: Personality['bodies'],
+) {
 	const ids: string[] = [];
 	const sizes: number[] = [];
 	for (let page = 0; page < 100; page++) {
@@ -48,7 +66,12 @@ describe('presets', () => {
 		const variants: Record<string, unknown[]> = {
 			listHints: ['none', 'hasMore', 'next'],
 			bodies: ['wrapped', 'bare'],
-			picklistShape: ['picklistValues-objects', 'options-strings', 'values-objects', 'options-objects'],
+			picklistShape: [
+				'picklistValues-objects',
+				'options-strings',
+				'values-objects',
+				'options-objects',
+			],
 			patchAnswer: ['full', 'partial', 'empty', 'noContent'],
 			deleteAnswer: ['ok', 'noContent'],
 			authFailureStatus: [401, 403],
@@ -73,7 +96,9 @@ describe('presets', () => {
 
 	it('personalityNamed finds a preset and names the known ones for an unknown name', () => {
 		expect(personalityNamed('capped-7-bare-403-text').listPageCap).toBe(7);
-		expect(() => personalityNamed('nope')).toThrow(/Unknown simulator personality "nope".*default.*capped-7-bare-403-text/);
+		expect(() => personalityNamed('nope')).toThrow(
+			/Unknown simulator personality "nope".*default.*capped-7-bare-403-text/,
+		);
 	});
 });
 
@@ -102,9 +127,9 @@ describe('selection', () => {
 
 	it('refuses an unknown name in the option or the variable, and a page cap below 1', async () => {
 		await expect(startSimulator({ personality: 'nope' })).rejects.toThrow(/use one of default, /);
-		await expect(startSimulator({ personality: { ...DEFAULT_PERSONALITY, name: 'zero', listPageCap: 0 } })).rejects.toThrow(
-			/"zero": listPageCap must be null or a positive integer \(got 0\)/,
-		);
+		await expect(
+			startSimulator({ personality: { ...DEFAULT_PERSONALITY, name: 'zero', listPageCap: 0 } }),
+		).rejects.toThrow(/"zero": listPageCap must be null or a positive integer \(got 0\)/);
 		process.env[PERSONALITY_ENV_VAR] = 'also-nope';
 		await expect(startSimulator()).rejects.toThrow(/"also-nope"/);
 	});
@@ -115,16 +140,33 @@ describe('bodies', () => {
 		const { sim, client } = await simWith({ bodies: 'bare' });
 		const created = await client.api('POST', '/leads', validLead(sim));
 		expect(created.status).toBe(201);
-		expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String), firstName: 'Ada', status: 'active' }));
+		expect(created.body).toEqual(
+			expect.objectContaining({ id: expect.any(String), firstName: 'Ada', status: 'active' }),
+		);
 		expect(created.body.data).toBeUndefined();
 		expect((await client.api('GET', `/leads/${created.body.id}`)).body).toEqual(created.body);
 		expect((await client.api('GET', '/leads')).body).toEqual([created.body]);
 		expect((await client.api('GET', '/schema/lead')).body.unifiedFields.length).toBeGreaterThan(5);
-		const sub = await client.webhooks('POST', '', { topic: 'lead/create', url: 'http://127.0.0.1:9/hook' });
-		expect(sub.body).toEqual(expect.objectContaining({ id: expect.any(String), signingSecret: expect.any(String) }));
+		const sub = await client.webhooks('POST', '', {
+			topic: 'lead/create',
+			url: 'http://127.0.0.1:9/hook',
+		});
+		expect(sub.body).toEqual(
+			expect.objectContaining({ id: expect.any(String), signingSecret: expect.any(String) }),
+		);
 		const subs = await client.webhooks('GET');
-		expect(subs.body).toEqual([{ id: sub.body.id, topic: 'lead/create', url: 'http://127.0.0.1:9/hook', createdAt: sub.body.createdAt }]);
-		expect((await client.webhooks('DELETE', `/${sub.body.id}`)).body).toEqual({ id: sub.body.id, deleted: true });
+		expect(subs.body).toEqual([
+			{
+				id: sub.body.id,
+				topic: 'lead/create',
+				url: 'http://127.0.0.1:9/hook',
+				createdAt: sub.body.createdAt,
+			},
+		]);
+		expect((await client.webhooks('DELETE', `/${sub.body.id}`)).body).toEqual({
+			id: sub.body.id,
+			deleted: true,
+		});
 		// The control API keeps its own envelope.
 		expect((await send(`${sim.controlUrl}/leads`)).body.data).toHaveLength(1);
 	});
@@ -133,7 +175,11 @@ describe('bodies', () => {
 		const { sim, client } = await simWith({ bodies: 'wrapped', leadCreateStatus: 200 });
 		const created = await client.api('POST', '/leads', validLead(sim));
 		expect(created.status).toBe(200);
-		expect(created.body).toEqual({ data: expect.objectContaining({ firstName: 'Ada' }), context: { requestId: created.headers.get('x-request-id') }, status: 200 });
+		expect(created.body).toEqual({
+			data: expect.objectContaining({ firstName: 'Ada' }),
+			context: { requestId: created.headers.get('x-request-id') },
+			status: 200,
+		});
 	});
 });
 
@@ -162,7 +208,9 @@ describe('listPageCap and listHints', () => {
 		const { sim, client } = await simWith({ listPageCap: 20, listHints: 'hasMore' });
 		sim.control.seedLeads(40);
 		const pages = await Promise.all(
-			[0, 20, 40, 60].map(async (skip) => (await client.api('GET', `/leads?skip=${skip}&limit=50`)).body),
+			[0, 20, 40, 60].map(
+				async (skip) => (await client.api('GET', `/leads?skip=${skip}&limit=50`)).body,
+			),
 		);
 		expect(pages.map((page) => [page.data.length, page.hasMore])).toEqual([
 			[20, true],
@@ -182,7 +230,10 @@ describe('listPageCap and listHints', () => {
 		for (let page = 0; page < 20 && answer.body.next !== null; page++) {
 			ids.push(...answer.body.data.map((lead: { id: string }) => lead.id));
 			cursors.push(answer.body.next);
-			answer = await client.api('GET', `/leads?limit=100&cursor=${encodeURIComponent(answer.body.next)}`);
+			answer = await client.api(
+				'GET',
+				`/leads?limit=100&cursor=${encodeURIComponent(answer.body.next)}`,
+			);
 		}
 		ids.push(...answer.body.data.map((lead: { id: string }) => lead.id));
 		expect(answer.body.next).toBeNull();
@@ -200,10 +251,21 @@ describe('listPageCap and listHints', () => {
 	});
 
 	it('subscriptions page the same way when the personality pages them (default limit 20, cap, hints)', async () => {
-		const { client } = await simWith({ listPageCap: 7, listHints: 'hasMore', pagesSubscriptions: true });
+		const { client } = await simWith({
+			listPageCap: 7,
+			listHints: 'hasMore',
+			pagesSubscriptions: true,
+		});
 		const ids: string[] = [];
 		for (let i = 0; i < 23; i++) {
-			ids.push((await client.webhooks('POST', '', { topic: 'lead/create', url: `http://127.0.0.1:9/hook/${i}` })).body.data.id);
+			ids.push(
+				(
+					await client.webhooks('POST', '', {
+						topic: 'lead/create',
+						url: `http://127.0.0.1:9/hook/${i}`,
+					})
+				).body.data.id,
+			);
 		}
 		const first = await client.webhooks('GET');
 		expect([first.body.data.length, first.body.hasMore]).toEqual([7, true]);
@@ -215,7 +277,11 @@ describe('listPageCap and listHints', () => {
 		}
 		expect(walked).toEqual(ids);
 		const { client: unpaged } = await simWith({ listPageCap: 7, pagesSubscriptions: false });
-		for (let i = 0; i < 23; i++) await unpaged.webhooks('POST', '', { topic: 'lead/create', url: `http://127.0.0.1:9/h/${i}` });
+		for (let i = 0; i < 23; i++)
+			await unpaged.webhooks('POST', '', {
+				topic: 'lead/create',
+				url: `http://127.0.0.1:9/h/${i}`,
+			});
 		expect((await unpaged.webhooks('GET')).body.data).toHaveLength(23);
 	});
 
@@ -223,7 +289,8 @@ describe('listPageCap and listHints', () => {
 		const { sim, client } = await simWith({ listPageCap: 30, pagesSubscriptions: true });
 		sim.control.seedLeads(50);
 		expect((await client.api('GET', '/leads')).body.data).toHaveLength(20);
-		for (let i = 0; i < 25; i++) await client.webhooks('POST', '', { topic: 'lead/update', url: `http://127.0.0.1:9/s/${i}` });
+		for (let i = 0; i < 25; i++)
+			await client.webhooks('POST', '', { topic: 'lead/update', url: `http://127.0.0.1:9/s/${i}` });
 		expect((await client.webhooks('GET')).body.data).toHaveLength(20);
 	});
 });

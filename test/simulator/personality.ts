@@ -23,7 +23,11 @@ export interface Personality {
 	/** success bodies `{data, context:{requestId}, status}` or the bare object/array; token answer unchanged */
 	bodies: 'wrapped' | 'bare';
 	/** how schema entries carry picklist options */
-	picklistShape: 'picklistValues-objects' | 'options-strings' | 'values-objects' | 'options-objects';
+	picklistShape:
+		| 'picklistValues-objects'
+		| 'options-strings'
+		| 'values-objects'
+		| 'options-objects';
 	/** lead PATCH answers the whole lead / id + changed fields + updatedAt / 200 with an empty body / 204 */
 	patchAnswer: 'full' | 'partial' | 'empty' | 'noContent';
 	/** subscription DELETE answers 200 `{id, deleted:true}` / 204 without a body */
@@ -50,7 +54,8 @@ export interface Personality {
 
 export const DEFAULT_PERSONALITY: Personality = Object.freeze({
 	name: 'default',
-	description: 'The simulator as DESIGN.md decides: wrapped bodies, limit honoured up to 100, 401, JSON errors, 24-hex ids',
+	description:
+		'The simulator as DESIGN.md decides: wrapped bodies, limit honoured up to 100, 401, JSON errors, 24-hex ids',
 	listPageCap: null,
 	listHints: 'none',
 	bodies: 'wrapped',
@@ -128,7 +133,8 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-7-next-partial-uuid',
-		description: 'Pages of at most 7 with a `next` cursor, partial PATCH answers, text/plain errors, UUIDs, Retry-After as an HTTP date',
+		description:
+			'Pages of at most 7 with a `next` cursor, partial PATCH answers, text/plain errors, UUIDs, Retry-After as an HTTP date',
 		listPageCap: 7,
 		listHints: 'next',
 		bodies: 'wrapped',
@@ -159,7 +165,9 @@ export function personalityNamed(name: string): Personality {
 function checked(personality: Personality): Personality {
 	const cap = personality.listPageCap;
 	if (cap !== null && !(Number.isInteger(cap) && cap >= 1)) {
-		throw new Error(`Personality "${personality.name}": listPageCap must be null or a positive integer (got ${String(cap)})`);
+		throw new Error(
+			`Personality "${personality.name}": listPageCap must be null or a positive integer (got ${String(cap)})`,
+		);
 	}
 	return personality;
 }

@@ -12,7 +12,8 @@ export class RateLimiter {
 
 	private static normalise(rate: number | null | undefined): number | null {
 		if (rate === null || rate === undefined) return null;
-		if (!Number.isFinite(rate) || rate <= 0) throw new Error(`Rate limit must be a positive number (got ${rate})`);
+		if (!Number.isFinite(rate) || rate <= 0)
+			throw new Error(`Rate limit must be a positive number (got ${rate})`);
 		return rate;
 	}
 

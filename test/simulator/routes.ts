@@ -30,7 +30,10 @@ const PATTERNS: Array<[RegExp, string]> = [
 	[/^\/(?:prod|dev)\/1\.0\/api\/company\/[^/]+\/leads\/?$/, '/leads'],
 	[/^\/(?:prod|dev)\/1\.0\/api\/company\/[^/]+\/leads\/[^/]+\/?$/, '/leads/:id'],
 	[/^\/(?:prod|dev)\/1\.0\/webhooks\/companies\/[^/]+\/subscriptions\/?$/, '/subscriptions'],
-	[/^\/(?:prod|dev)\/1\.0\/webhooks\/companies\/[^/]+\/subscriptions\/[^/]+\/?$/, '/subscriptions/:id'],
+	[
+		/^\/(?:prod|dev)\/1\.0\/webhooks\/companies\/[^/]+\/subscriptions\/[^/]+\/?$/,
+		'/subscriptions/:id',
+	],
 	[/^\/auth\/oauth\/token\/?$/, '/oauth/token'],
 ];
 

@@ -136,6 +136,8 @@ export function allowedValues(entry: SchemaField): string[] | undefined {
 	const raw = entry.picklistValues ?? entry.options ?? entry.values;
 	if (!Array.isArray(raw)) return undefined;
 	return raw.map((item: unknown) =>
-		typeof item === 'object' && item !== null ? String((item as { value?: unknown }).value) : String(item),
+		typeof item === 'object' && item !== null
+			? String((item as { value?: unknown }).value)
+			: String(item),
 	);
 }

@@ -31,7 +31,13 @@ import type { Environment, Simulator, SimulatorControl, SimulatorOptions } from 
  */
 
 function resolveOptions(options: SimulatorOptions): ResolvedOptions {
-	const delivery = { maxAttempts: 6, baseDelayMs: 1000, timeoutMs: 10_000, concurrency: 8, ...options.delivery };
+	const delivery = {
+		maxAttempts: 6,
+		baseDelayMs: 1000,
+		timeoutMs: 10_000,
+		concurrency: 8,
+		...options.delivery,
+	};
 	if (!(delivery.maxAttempts >= 1)) throw new Error('delivery.maxAttempts must be at least 1');
 	if (!(delivery.concurrency >= 1)) throw new Error('delivery.concurrency must be at least 1');
 	const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
@@ -55,7 +61,9 @@ function loopbackHost(host: string | undefined): { listen: string; inUrl: string
 		return { listen, inUrl: listen };
 	}
 	if (value === '::1' || value === '[::1]') return { listen: '::1', inUrl: '[::1]' };
-	throw new Error(`The simulator listens on loopback only; host "${value}" is not a loopback address`);
+	throw new Error(
+		`The simulator listens on loopback only; host "${value}" is not a loopback address`,
+	);
 }
 
 function createDefaults(ids: Prng, options: SimulatorOptions, selfServe: boolean): SimDefaults {
@@ -74,11 +82,19 @@ function createDefaults(ids: Prng, options: SimulatorOptions, selfServe: boolean
 			{ id: ids.hex(24), partnerOrganizationId: organization.id, name: 'Bob Agent' },
 		],
 		otherOrganization,
-		otherAgent: { id: ids.hex(24), partnerOrganizationId: otherOrganization.id, name: 'Carol Agent' },
+		otherAgent: {
+			id: ids.hex(24),
+			partnerOrganizationId: otherOrganization.id,
+			name: 'Carol Agent',
+		},
 	};
 }
 
-function buildApp(ctx: SimContext, control: SimulatorControl, info: () => unknown): express.Express {
+function buildApp(
+	ctx: SimContext,
+	control: SimulatorControl,
+	info: () => unknown,
+): express.Express {
 	const app = express();
 	app.disable('x-powered-by');
 	// No ETag: a 50,000-lead list should not be hashed, and 304s would hide real answers.
@@ -89,7 +105,9 @@ function buildApp(ctx: SimContext, control: SimulatorControl, info: () => unknow
 	app.use(usePersonality(ctx.personality));
 	app.use(trafficMiddleware(ctx.faults, ctx.stats));
 	app.use(AUTH_PATH, tokenRouter(ctx));
-	for (const [environment, path] of Object.entries(ENVIRONMENT_PATHS) as Array<[Environment, string]>) {
+	for (const [environment, path] of Object.entries(ENVIRONMENT_PATHS) as Array<
+		[Environment, string]
+	>) {
 		const api = Router();
 		api.use(requireBearer(ctx, environment));
 		api.use(jsonBody);
@@ -123,7 +141,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	const faultDice = new Prng(resolved.seed ^ 0x5bd1e995);
 	const deliveryDice = new Prng(resolved.seed ^ 0x27d4eb2f);
 	const companyId = options.companyId ?? ids.hex(24);
-	if (!HEX24.test(companyId)) throw new Error(`companyId must be 24 lowercase hex characters (got "${companyId}")`);
+	if (!HEX24.test(companyId))
+		throw new Error(`companyId must be 24 lowercase hex characters (got "${companyId}")`);
 
 	const state = new SimState(companyId, resolved.schema);
 	const urls: SimUrls = { origin: '', url: '', devUrl: '', authUrl: '', controlUrl: '' };

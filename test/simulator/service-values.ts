@@ -22,7 +22,11 @@ function idFrom(ids: Prng, format: Personality['ids']): string {
 }
 
 /** A new lead or subscription id that `taken` does not know yet. */
-export function newServiceId(ids: Prng, personality: Personality, taken: (id: string) => boolean): string {
+export function newServiceId(
+	ids: Prng,
+	personality: Personality,
+	taken: (id: string) => boolean,
+): string {
 	let id = idFrom(ids, personality.ids);
 	while (taken(id)) id = idFrom(ids, personality.ids);
 	return id;

@@ -67,7 +67,8 @@ export function cloneLead(lead: Lead): Lead {
 
 function structuredCloneShallow(values: Record<string, unknown>): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
-	for (const [key, value] of Object.entries(values)) out[key] = Array.isArray(value) ? [...value] : value;
+	for (const [key, value] of Object.entries(values))
+		out[key] = Array.isArray(value) ? [...value] : value;
 	return out;
 }
 
@@ -92,8 +93,10 @@ export class SimState {
 	}
 
 	addKey(key: ApiKey): void {
-		if (this.keys.has(key.clientId)) throw new Error(`A key with client id ${key.clientId} already exists`);
-		if (this.keysBySecret.has(key.clientSecret)) throw new Error('A key with that client secret already exists');
+		if (this.keys.has(key.clientId))
+			throw new Error(`A key with client id ${key.clientId} already exists`);
+		if (this.keysBySecret.has(key.clientSecret))
+			throw new Error('A key with that client secret already exists');
 		this.keys.set(key.clientId, key);
 		this.keysBySecret.set(key.clientSecret, key);
 	}
@@ -103,7 +106,8 @@ export class SimState {
 		if (!key) return;
 		this.keys.delete(clientId);
 		this.keysBySecret.delete(key.clientSecret);
-		for (const [token, record] of this.tokens) if (record.clientId === clientId) this.tokens.delete(token);
+		for (const [token, record] of this.tokens)
+			if (record.clientId === clientId) this.tokens.delete(token);
 		this.deleteSubscriptionsOf(clientId);
 	}
 
@@ -119,7 +123,8 @@ export class SimState {
 	}
 
 	addOrganization(org: PartnerOrganization): void {
-		if (this.organizations.has(org.id)) throw new Error(`Partner organization ${org.id} already exists`);
+		if (this.organizations.has(org.id))
+			throw new Error(`Partner organization ${org.id} already exists`);
 		this.organizations.set(org.id, org);
 	}
 

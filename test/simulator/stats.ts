@@ -22,7 +22,8 @@ export class StatsRecorder {
 			if (data !== this.data) return;
 			const statuses = (data.statusesByRoute[route] ??= {});
 			statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
-			if (route === TOKEN_ROUTE && res.statusCode >= 200 && res.statusCode < 300) data.tokensIssued++;
+			if (route === TOKEN_ROUTE && res.statusCode >= 200 && res.statusCode < 300)
+				data.tokensIssued++;
 		});
 	}
 

@@ -10,7 +10,11 @@ let client: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
 	strict = await startSimulator({ personality: 'default', seed: 4 });
-	loose = await startSimulator({ personality: 'default', seed: 5, allowInsecureLoopbackWebhooks: true });
+	loose = await startSimulator({
+		personality: 'default',
+		seed: 5,
+		allowInsecureLoopbackWebhooks: true,
+	});
 });
 afterAll(async () => {
 	await strict.close();
@@ -47,7 +51,9 @@ describe('create subscription', () => {
 	it('refuses payment topics as inactive', async () => {
 		const answer = await client.webhooks('POST', '', { topic: 'payment/create', url: HTTPS_URL });
 		expectError(answer, 400, 'inactive_topic', /Payment topics are inactive/);
-		expect(answer.body.error.details).toEqual([{ field: 'topic', message: answer.body.error.message }]);
+		expect(answer.body.error.details).toEqual([
+			{ field: 'topic', message: answer.body.error.message },
+		]);
 	});
 
 	it('refuses an unknown topic, listing the topics', async () => {
@@ -58,7 +64,10 @@ describe('create subscription', () => {
 	it('names missing topic and url', async () => {
 		const answer = await client.webhooks('POST', '', {});
 		expectError(answer, 400, 'validation_failed', /topic is required/);
-		expect(answer.body.error.details.map((d: { field: string }) => d.field)).toEqual(['topic', 'url']);
+		expect(answer.body.error.details.map((d: { field: string }) => d.field)).toEqual([
+			'topic',
+			'url',
+		]);
 	});
 
 	it.each([
@@ -73,21 +82,37 @@ describe('create subscription', () => {
 	});
 
 	it('refuses http://127.0.0.1 unless started with allowInsecureLoopbackWebhooks, and says so', async () => {
-		const answer = await client.webhooks('POST', '', { topic: 'lead/create', url: 'http://127.0.0.1:9/hook' });
+		const answer = await client.webhooks('POST', '', {
+			topic: 'lead/create',
+			url: 'http://127.0.0.1:9/hook',
+		});
 		expectError(answer, 400, 'invalid_url', /must be HTTPS.*allowInsecureLoopbackWebhooks/);
 	});
 
 	it('accepts http loopback URLs with allowInsecureLoopbackWebhooks, but not other http URLs', async () => {
 		const looseClient = apiClient(loose, await tokenFor(loose));
-		for (const url of ['http://127.0.0.1:9/hook', 'http://localhost:9/hook', 'http://[::1]:9/hook']) {
-			expect((await looseClient.webhooks('POST', '', { topic: 'lead/create', url })).status).toBe(200);
+		for (const url of [
+			'http://127.0.0.1:9/hook',
+			'http://localhost:9/hook',
+			'http://[::1]:9/hook',
+		]) {
+			expect((await looseClient.webhooks('POST', '', { topic: 'lead/create', url })).status).toBe(
+				200,
+			);
 		}
-		const remote = await looseClient.webhooks('POST', '', { topic: 'lead/create', url: 'http://hooks.example.com/x' });
+		const remote = await looseClient.webhooks('POST', '', {
+			topic: 'lead/create',
+			url: 'http://hooks.example.com/x',
+		});
 		expectError(remote, 400, 'invalid_url', /must be HTTPS/);
 	});
 
 	it('requires a JSON body', async () => {
-		const answer = await strictRequest('POST', 'topic=lead/create', 'application/x-www-form-urlencoded');
+		const answer = await strictRequest(
+			'POST',
+			'topic=lead/create',
+			'application/x-www-form-urlencoded',
+		);
 		expectError(answer, 415, 'unsupported_content_type');
 	});
 });
@@ -101,31 +126,51 @@ async function strictRequest(method: string, rawBody: string, contentType: strin
 }
 
 describe('list and delete', () => {
-	it('lists only the calling key\'s subscriptions, never the secret', async () => {
+	it("lists only the calling key's subscriptions, never the secret", async () => {
 		const other = apiClient(strict, await tokenFor(strict, strict.control.createKey()));
-		const mine = (await client.webhooks('POST', '', { topic: 'lead/create', url: HTTPS_URL })).body.data;
+		const mine = (await client.webhooks('POST', '', { topic: 'lead/create', url: HTTPS_URL })).body
+			.data;
 		await other.webhooks('POST', '', { topic: 'lead/update', url: `${HTTPS_URL}/other` });
 		const answer = await client.webhooks('GET');
 		expect(answer.status).toBe(200);
 		expect(answer.body.status).toBe(200);
-		expect(answer.body.data).toEqual([{ id: mine.id, topic: 'lead/create', url: HTTPS_URL, createdAt: mine.createdAt }]);
+		expect(answer.body.data).toEqual([
+			{ id: mine.id, topic: 'lead/create', url: HTTPS_URL, createdAt: mine.createdAt },
+		]);
 		expect(answer.text).not.toContain('whsec_');
 		expect((await other.webhooks('GET')).body.data).toHaveLength(1);
 	});
 
-	it('deletes the caller\'s subscription: {id, deleted: true}, then 404', async () => {
-		const created = (await client.webhooks('POST', '', { topic: 'lead/create', url: HTTPS_URL })).body.data;
+	it("deletes the caller's subscription: {id, deleted: true}, then 404", async () => {
+		const created = (await client.webhooks('POST', '', { topic: 'lead/create', url: HTTPS_URL }))
+			.body.data;
 		const answer = await client.webhooks('DELETE', `/${created.id}`);
 		expect(answer.status).toBe(200);
-		expect(answer.body).toEqual(expect.objectContaining({ status: 200, data: { id: created.id, deleted: true } }));
+		expect(answer.body).toEqual(
+			expect.objectContaining({ status: 200, data: { id: created.id, deleted: true } }),
+		);
 		expect((await client.webhooks('GET')).body.data).toEqual([]);
-		expectError(await client.webhooks('DELETE', `/${created.id}`), 404, 'not_found', new RegExp(created.id));
+		expectError(
+			await client.webhooks('DELETE', `/${created.id}`),
+			404,
+			'not_found',
+			new RegExp(created.id),
+		);
 	});
 
 	it('does not let another key delete a subscription (404, and it stays)', async () => {
-		const created = (await client.webhooks('POST', '', { topic: 'lead/create', url: HTTPS_URL })).body.data;
-		const other = apiClient(strict, await tokenFor(strict, strict.control.createKey({ selfServe: false })));
-		expectError(await other.webhooks('DELETE', `/${created.id}`), 404, 'not_found', /not found for this API key/);
+		const created = (await client.webhooks('POST', '', { topic: 'lead/create', url: HTTPS_URL }))
+			.body.data;
+		const other = apiClient(
+			strict,
+			await tokenFor(strict, strict.control.createKey({ selfServe: false })),
+		);
+		expectError(
+			await other.webhooks('DELETE', `/${created.id}`),
+			404,
+			'not_found',
+			/not found for this API key/,
+		);
 		expect(strict.control.listSubscriptions().map((s) => s.id)).toEqual([created.id]);
 	});
 

@@ -2,7 +2,13 @@ import { Router, type Response } from 'express';
 
 import type { SimContext } from './context';
 import { sendListPage, sendServiceData, sendSubscriptionDeleted } from './answers';
-import { ApiError, requireJsonContentType, requireObjectBody, validationError, type ErrorDetail } from './errors';
+import {
+	ApiError,
+	requireJsonContentType,
+	requireObjectBody,
+	validationError,
+	type ErrorDetail,
+} from './errors';
 import { randomSecret } from './ids';
 import { readPageRequest, sliceInOrder } from './paging';
 import { newServiceId, serviceTimestamp } from './service-values';
@@ -22,7 +28,9 @@ const BASE = '/1.0/webhooks/companies/:companyId/subscriptions';
 
 export function isLoopbackHostname(hostname: string): boolean {
 	const host = hostname.toLowerCase();
-	return host === 'localhost' || host === '[::1]' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+	return (
+		host === 'localhost' || host === '[::1]' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host)
+	);
 }
 
 function urlProblem(raw: string, allowInsecureLoopback: boolean): string | null {
@@ -33,7 +41,8 @@ function urlProblem(raw: string, allowInsecureLoopback: boolean): string | null 
 		return `The receiver URL must be an absolute HTTPS URL, e.g. https://example.com/webhook (got ${JSON.stringify(raw)})`;
 	}
 	if (url.protocol === 'https:') return null;
-	if (url.protocol === 'http:' && allowInsecureLoopback && isLoopbackHostname(url.hostname)) return null;
+	if (url.protocol === 'http:' && allowInsecureLoopback && isLoopbackHostname(url.hostname))
+		return null;
 	const hint =
 		url.protocol === 'http:' && isLoopbackHostname(url.hostname)
 			? '; the simulator accepts http:// loopback URLs only when started with allowInsecureLoopbackWebhooks (--allow-insecure-loopback-webhooks)'
@@ -48,8 +57,10 @@ function keyOf(res: Response): ApiKey {
 function validateSubscription(body: Record<string, unknown>, allowInsecureLoopback: boolean) {
 	const { topic, url } = body;
 	const missing: ErrorDetail[] = [];
-	if (typeof topic !== 'string' || topic === '') missing.push({ field: 'topic', message: 'topic is required (a string)' });
-	if (typeof url !== 'string' || url === '') missing.push({ field: 'url', message: 'url is required (a string)' });
+	if (typeof topic !== 'string' || topic === '')
+		missing.push({ field: 'topic', message: 'topic is required (a string)' });
+	if (typeof url !== 'string' || url === '')
+		missing.push({ field: 'url', message: 'url is required (a string)' });
 	if (missing.length > 0) throw validationError(missing, 'Subscription');
 	const topicText = topic as string;
 	if (!(LEAD_TOPICS as readonly string[]).includes(topicText)) {
@@ -62,7 +73,8 @@ function validateSubscription(body: Record<string, unknown>, allowInsecureLoopba
 		throw new ApiError(400, 'invalid_topic', message, [{ field: 'topic', message }]);
 	}
 	const problem = urlProblem(url as string, allowInsecureLoopback);
-	if (problem) throw new ApiError(400, 'invalid_url', problem, [{ field: 'url', message: problem }]);
+	if (problem)
+		throw new ApiError(400, 'invalid_url', problem, [{ field: 'url', message: problem }]);
 	return { topic: topicText as LeadTopic, url: url as string };
 }
 
@@ -71,8 +83,13 @@ export function subscriptionsRouter(ctx: SimContext): Router {
 
 	router.post(BASE, (req, res) => {
 		requireJsonContentType(req);
-		const { topic, url } = validateSubscription(requireObjectBody(req), ctx.options.allowInsecureLoopbackWebhooks);
-		const id = newServiceId(ctx.ids, ctx.personality, (taken) => ctx.state.subscriptions.has(taken));
+		const { topic, url } = validateSubscription(
+			requireObjectBody(req),
+			ctx.options.allowInsecureLoopbackWebhooks,
+		);
+		const id = newServiceId(ctx.ids, ctx.personality, (taken) =>
+			ctx.state.subscriptions.has(taken),
+		);
 		const subscription: Subscription = {
 			id,
 			topic,
@@ -93,7 +110,10 @@ export function subscriptionsRouter(ctx: SimContext): Router {
 			.map(({ id, topic, url, createdAt }) => ({ id, topic, url, createdAt }));
 		if (!ctx.personality.pagesSubscriptions) return sendServiceData(res, 200, mine);
 		const page = readPageRequest(req, ctx.personality);
-		sendListPage(res, sliceInOrder(mine, page, 'oldestFirst'), { skip: page.skip, total: mine.length });
+		sendListPage(res, sliceInOrder(mine, page, 'oldestFirst'), {
+			skip: page.skip,
+			total: mine.length,
+		});
 	});
 
 	router.delete(`${BASE}/:subscriptionId`, (req, res) => {

@@ -17,7 +17,12 @@ export interface Answer {
 
 export async function send(
 	url: string,
-	init: { method?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string } = {},
+	init: {
+		method?: string;
+		headers?: Record<string, string>;
+		body?: unknown;
+		rawBody?: string;
+	} = {},
 ): Promise<Answer> {
 	const headers: Record<string, string> = { ...init.headers };
 	let payload: string | undefined = init.rawBody;
@@ -54,7 +59,8 @@ export async function tokenFor(
 			audience: baseOf(sim, environment),
 		},
 	});
-	if (answer.status !== 200) throw new Error(`token request failed: ${answer.status} ${answer.text}`);
+	if (answer.status !== 200)
+		throw new Error(`token request failed: ${answer.status} ${answer.text}`);
 	return answer.body.access_token as string;
 }
 
@@ -64,9 +70,17 @@ export function apiClient(sim: Simulator, token: string, environment: Environmen
 	const auth = { authorization: `Bearer ${token}` };
 	return {
 		api: (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-			send(`${base}/1.0/api/company/${sim.companyId}${path}`, { method, body, headers: { ...auth, ...headers } }),
+			send(`${base}/1.0/api/company/${sim.companyId}${path}`, {
+				method,
+				body,
+				headers: { ...auth, ...headers },
+			}),
 		webhooks: (method: string, path = '', body?: unknown) =>
-			send(`${base}/1.0/webhooks/companies/${sim.companyId}/subscriptions${path}`, { method, body, headers: auth }),
+			send(`${base}/1.0/webhooks/companies/${sim.companyId}/subscriptions${path}`, {
+				method,
+				body,
+				headers: auth,
+			}),
 	};
 }
 
@@ -91,7 +105,10 @@ export function detail(answer: Answer, field: string): string {
 	return details.find((d) => d.field === field)?.message ?? '';
 }
 
-export function validLead(sim: Simulator, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function validLead(
+	sim: Simulator,
+	extra: Record<string, unknown> = {},
+): Record<string, unknown> {
 	return {
 		firstName: 'Ada',
 		lastName: 'Lovelace',
@@ -111,7 +128,10 @@ export interface Received {
 }
 
 /** What the receiver answers: a status, a status after a delay, or 'hang' (never answer). Called per request, in order. */
-export type Responder = (request: Received, index: number) => number | 'hang' | { status: number; delayMs: number };
+export type Responder = (
+	request: Received,
+	index: number,
+) => number | 'hang' | { status: number; delayMs: number };
 
 /** A webhook receiver on 127.0.0.1 that keeps the exact raw bytes of every request. */
 export async function startReceiver(responder: Responder = () => 200) {
@@ -140,7 +160,8 @@ export async function startReceiver(responder: Responder = () => 200) {
 				held.push(res);
 				return;
 			}
-			const { status, delayMs } = typeof answer === 'number' ? { status: answer, delayMs: 0 } : answer;
+			const { status, delayMs } =
+				typeof answer === 'number' ? { status: answer, delayMs: 0 } : answer;
 			const reply = () => res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
 			if (delayMs > 0) setTimeout(reply, delayMs);
 			else reply();
@@ -163,7 +184,10 @@ export async function startReceiver(responder: Responder = () => 200) {
 		async waitFor(count: number, timeoutMs = 3000): Promise<Received[]> {
 			const deadline = Date.now() + timeoutMs;
 			while (received.length < count) {
-				if (Date.now() > deadline) throw new Error(`receiver got ${received.length} of ${count} requests in ${timeoutMs} ms`);
+				if (Date.now() > deadline)
+					throw new Error(
+						`receiver got ${received.length} of ${count} requests in ${timeoutMs} ms`,
+					);
 				await sleep(5);
 			}
 			return received;

@@ -89,28 +89,46 @@ function takeValue(
 ): void {
 	const target = rule.custom ? write.customSet : write.set;
 	if (mode === 'create' && !rule.creatable) {
-		problems.push({ field: rule.fieldId, message: `${fieldName(rule)} cannot be set on create (creatable is false in the lead schema)` });
+		problems.push({
+			field: rule.fieldId,
+			message: `${fieldName(rule)} cannot be set on create (creatable is false in the lead schema)`,
+		});
 		return;
 	}
 	if (mode === 'update' && !rule.updateable) {
-		problems.push({ field: rule.fieldId, message: `${fieldName(rule)} cannot be changed (updateable is false in the lead schema)` });
+		problems.push({
+			field: rule.fieldId,
+			message: `${fieldName(rule)} cannot be changed (updateable is false in the lead schema)`,
+		});
 		return;
 	}
 	if (value === null) {
 		if (mode === 'create') return; // null on create = not given
 		if (rule.required) {
-			problems.push({ field: rule.fieldId, message: `${fieldName(rule)} is required and cannot be cleared` });
+			problems.push({
+				field: rule.fieldId,
+				message: `${fieldName(rule)} is required and cannot be cleared`,
+			});
 		} else (rule.custom ? write.customUnset : write.unset).push(rule.fieldId);
 		return;
 	}
 	if (mode === 'update' && rule.required && isBlank(value)) {
-		problems.push({ field: rule.fieldId, message: `${fieldName(rule)} is required and cannot be empty` });
+		problems.push({
+			field: rule.fieldId,
+			message: `${fieldName(rule)} is required and cannot be empty`,
+		});
 		return;
 	}
 	const problem = typeProblem(rule, value);
 	if (problem) problems.push({ field: rule.fieldId, message: problem });
 	// defineProperty: a field id such as __proto__ must stay a plain key, not change the prototype
-	else Object.defineProperty(target, rule.fieldId, { value, enumerable: true, writable: true, configurable: true });
+	else
+		Object.defineProperty(target, rule.fieldId, {
+			value,
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
 }
 
 function readBody(body: Record<string, unknown>, ctx: WriteContext, mode: Mode) {
@@ -125,7 +143,10 @@ function readBody(body: Record<string, unknown>, ctx: WriteContext, mode: Mode) 
 		} else if (!rule) {
 			problems.push(unknownFieldProblem(key));
 		} else if (rule.custom) {
-			problems.push({ field: key, message: `"${key}" is a custom field: send it under customFields (customFields.${key})` });
+			problems.push({
+				field: key,
+				message: `"${key}" is a custom field: send it under customFields (customFields.${key})`,
+			});
 		} else {
 			takeValue(rule, value, mode, write, problems);
 		}
@@ -133,15 +154,24 @@ function readBody(body: Record<string, unknown>, ctx: WriteContext, mode: Mode) 
 	const custom = body.customFields;
 	if (custom !== undefined && custom !== null) {
 		if (typeof custom !== 'object' || Array.isArray(custom)) {
-			problems.push({ field: 'customFields', message: 'customFields must be an object keyed by fieldId' });
+			problems.push({
+				field: 'customFields',
+				message: 'customFields must be an object keyed by fieldId',
+			});
 		} else {
 			for (const [key, value] of Object.entries(custom as Record<string, unknown>)) {
 				if (value === undefined) continue;
 				const rule = rules.get(key);
 				if (!rule) {
-					problems.push({ field: key, message: `Unknown custom field "${key}": customFields.${key} is not in the lead schema` });
+					problems.push({
+						field: key,
+						message: `Unknown custom field "${key}": customFields.${key} is not in the lead schema`,
+					});
 				} else if (!rule.custom) {
-					problems.push({ field: key, message: `"${key}" is a standard field: send it at the top level, not under customFields` });
+					problems.push({
+						field: key,
+						message: `"${key}" is a standard field: send it at the top level, not under customFields`,
+					});
 				} else {
 					takeValue(rule, value, mode, write, problems);
 				}
@@ -160,7 +190,10 @@ function checkCredit(
 	reported: Set<string>,
 ): void {
 	if (ctx.selfServe) {
-		for (const [field, value] of [['partnerOrganizationId', orgId], ['agentId', agentId]] as const) {
+		for (const [field, value] of [
+			['partnerOrganizationId', orgId],
+			['agentId', agentId],
+		] as const) {
 			if (isBlank(value) && !reported.has(field)) {
 				problems.push({ field, message: `${field} is required when using a self-serve API key` });
 				reported.add(field);
@@ -169,7 +202,10 @@ function checkCredit(
 	}
 	const org = typeof orgId === 'string' && orgId !== '' ? ctx.organizations.get(orgId) : undefined;
 	if (typeof orgId === 'string' && orgId !== '' && !org && !reported.has('partnerOrganizationId')) {
-		problems.push({ field: 'partnerOrganizationId', message: `Partner organization "${orgId}" does not exist` });
+		problems.push({
+			field: 'partnerOrganizationId',
+			message: `Partner organization "${orgId}" does not exist`,
+		});
 	}
 	if (typeof agentId !== 'string' || agentId === '' || reported.has('agentId')) return;
 	const agent = ctx.agents.get(agentId);
@@ -199,14 +235,22 @@ export function validateLeadCreate(body: Record<string, unknown>, ctx: WriteCont
 	return write;
 }
 
-export function validateLeadUpdate(body: Record<string, unknown>, existing: Lead, ctx: WriteContext): LeadWrite {
+export function validateLeadUpdate(
+	body: Record<string, unknown>,
+	existing: Lead,
+	ctx: WriteContext,
+): LeadWrite {
 	const { write, problems } = readBody(body, ctx, 'update');
 	const touchesCredit = ['partnerOrganizationId', 'agentId'].some(
 		(field) => field in write.set || write.unset.includes(field),
 	);
 	if (touchesCredit) {
 		const result = (field: 'partnerOrganizationId' | 'agentId') =>
-			write.unset.includes(field) ? undefined : field in write.set ? write.set[field] : existing[field];
+			write.unset.includes(field)
+				? undefined
+				: field in write.set
+					? write.set[field]
+					: existing[field];
 		const reported = new Set(problems.map((p) => p.field));
 		checkCredit(result('partnerOrganizationId'), result('agentId'), ctx, problems, reported);
 	}

@@ -31,7 +31,11 @@ describe('transport: 429, 5xx and lost connections', () => {
 
 	it('under a 30% share of 429s, 300 requests all succeed', async () => {
 		sim.control.setFaults('GET /schema/lead', { rate429: 0.3, retryAfterSeconds: 0 });
-		const items = Array.from({ length: 300 }, () => ({ method: 'GET', path: '/schema/lead', what: 'lead schema' }));
+		const items = Array.from({ length: 300 }, () => ({
+			method: 'GET',
+			path: '/schema/lead',
+			what: 'lead schema',
+		}));
 		const run = await harness.runNode({ type: 'test.transportProbe', parameters: {}, items });
 		expect(run.error).toBeUndefined();
 		expect(run.items).toHaveLength(300);
@@ -42,7 +46,12 @@ describe('transport: 429, 5xx and lost connections', () => {
 
 	it('a 429 on a create is retried (nothing was applied) and creates exactly one lead', async () => {
 		sim.control.setFaults('POST /leads', { rate429: 0.5, retryAfterSeconds: 0 });
-		const items = Array.from({ length: 40 }, (_, n) => ({ method: 'POST', path: '/leads', body: leadBody(sim, n), what: 'lead' }));
+		const items = Array.from({ length: 40 }, (_, n) => ({
+			method: 'POST',
+			path: '/leads',
+			body: leadBody(sim, n),
+			what: 'lead',
+		}));
 		const run = await harness.runNode({ type: 'test.transportProbe', parameters: {}, items });
 		expect(run.error).toBeUndefined();
 		expect(sim.control.listLeads()).toHaveLength(40);
@@ -50,7 +59,11 @@ describe('transport: 429, 5xx and lost connections', () => {
 
 	it('5xx on GET is retried until it succeeds', async () => {
 		sim.control.setFaults('GET /schema/lead', { rate5xx: 0.3 });
-		const items = Array.from({ length: 50 }, () => ({ method: 'GET', path: '/schema/lead', what: 'lead schema' }));
+		const items = Array.from({ length: 50 }, () => ({
+			method: 'GET',
+			path: '/schema/lead',
+			what: 'lead schema',
+		}));
 		const run = await harness.runNode({ type: 'test.transportProbe', parameters: {}, items });
 		expect(run.error).toBeUndefined();
 		expect(sim.control.stats().statusesByRoute['GET /schema/lead'][200]).toBe(50);
@@ -58,8 +71,18 @@ describe('transport: 429, 5xx and lost connections', () => {
 
 	it('with 5xx injected on create, the simulator receives no duplicate lead', async () => {
 		sim.control.setFaults('POST /leads', { rate5xxAfterEffect: 0.3, rate5xx: 0.1 });
-		const items = Array.from({ length: 100 }, (_, n) => ({ method: 'POST', path: '/leads', body: leadBody(sim, n), what: 'lead' }));
-		const run = await harness.runNode({ type: 'test.transportProbe', parameters: {}, items, continueOnFail: true });
+		const items = Array.from({ length: 100 }, (_, n) => ({
+			method: 'POST',
+			path: '/leads',
+			body: leadBody(sim, n),
+			what: 'lead',
+		}));
+		const run = await harness.runNode({
+			type: 'test.transportProbe',
+			parameters: {},
+			items,
+			continueOnFail: true,
+		});
 		expect(run.items).toHaveLength(100);
 		const failed = run.items.filter((item) => item.json.error);
 		expect(failed.length).toBeGreaterThan(0);
@@ -83,7 +106,11 @@ describe('transport: 429, 5xx and lost connections', () => {
 
 		sim.control.clearFaults();
 		sim.control.setFaults('GET /schema/lead', { dropRate: 0.3 });
-		const items = Array.from({ length: 30 }, () => ({ method: 'GET', path: '/schema/lead', what: 'lead schema' }));
+		const items = Array.from({ length: 30 }, () => ({
+			method: 'GET',
+			path: '/schema/lead',
+			what: 'lead schema',
+		}));
 		const reads = await harness.runNode({ type: 'test.transportProbe', parameters: {}, items });
 		expect(reads.error).toBeUndefined();
 	});
@@ -92,7 +119,13 @@ describe('transport: 429, 5xx and lost connections', () => {
 		const run = await harness.runNode({
 			type: 'test.transportProbe',
 			parameters: {},
-			items: [{ method: 'GET', path: '/leads/ffffffffffffffffffffffff', what: 'lead ffffffffffffffffffffffff' }],
+			items: [
+				{
+					method: 'GET',
+					path: '/leads/ffffffffffffffffffffffff',
+					what: 'lead ffffffffffffffffffffffff',
+				},
+			],
 			continueOnFail: true,
 		});
 		expect(run.items[0].json.error).toMatch(/lead ffffffffffffffffffffffff does not exist/);
@@ -123,17 +156,44 @@ describe('transport: error mapping of answers the node cannot get from its own c
 			headers: { Authorization: `Bearer ${sim.defaultKey.clientSecret}` },
 		});
 		const text = await response.text();
-		const data: unknown = response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
-		const failure = readHttpFailure({ response: { status: response.status, data, headers: Object.fromEntries(response.headers) } });
-		const node = { id: 'n', name: 'Partner Leads', type: 'x', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
-		const error = serviceError(node, failure, { method: 'GET', what: 'lead schema', environment: 'Production' }, [sim.defaultKey.clientSecret]);
+		const data: unknown = response.headers.get('content-type')?.includes('json')
+			? JSON.parse(text)
+			: text;
+		const failure = readHttpFailure({
+			response: { status: response.status, data, headers: Object.fromEntries(response.headers) },
+		});
+		const node = {
+			id: 'n',
+			name: 'Partner Leads',
+			type: 'x',
+			typeVersion: 1,
+			position: [0, 0] as [number, number],
+			parameters: {},
+		};
+		const error = serviceError(
+			node,
+			failure,
+			{ method: 'GET', what: 'lead schema', environment: 'Production' },
+			[sim.defaultKey.clientSecret],
+		);
 		expect(error.message).toMatch(/Client Secret was sent as the bearer token/);
-		expect(JSON.stringify({ message: error.message, description: error.description, context: error.context })).not.toContain(sim.defaultKey.clientSecret);
+		expect(
+			JSON.stringify({
+				message: error.message,
+				description: error.description,
+				context: error.context,
+			}),
+		).not.toContain(sim.defaultKey.clientSecret);
 	});
 
 	it('Retry-After is read as seconds or as an HTTP date', () => {
 		expect(retryAfterMs('3')).toBe(3000);
-		expect(retryAfterMs(new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString(), Date.UTC(2030, 0, 1, 0, 0, 0))).toBe(10000);
+		expect(
+			retryAfterMs(
+				new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString(),
+				Date.UTC(2030, 0, 1, 0, 0, 0),
+			),
+		).toBe(10000);
 		expect(retryAfterMs('soon')).toBeUndefined();
 		expect(retryAfterMs(undefined)).toBeUndefined();
 	});

@@ -8,13 +8,29 @@ import type { Simulator } from '../simulator/types';
 
 const schemaRequest = { method: 'GET', path: '/schema/lead', what: 'lead schema' };
 
-function probe(harness: N8nHarness, items: object[], continueOnFail = false, credential = harness.credential): Promise<NodeRun> {
-	return harness.runNode({ type: 'test.transportProbe', parameters: {}, items: items as never, continueOnFail, credential });
+function probe(
+	harness: N8nHarness,
+	items: object[],
+	continueOnFail = false,
+	credential = harness.credential,
+): Promise<NodeRun> {
+	return harness.runNode({
+		type: 'test.transportProbe',
+		parameters: {},
+		items: items as never,
+		continueOnFail,
+		credential,
+	});
 }
 
 /** Every text a user or a log could see of a run: messages, descriptions, the whole error. */
 function visibleText(run: NodeRun): string {
-	return JSON.stringify([run.error ?? null, run.error?.message ?? '', run.error?.description ?? '', run.items.map((item) => item.json)]);
+	return JSON.stringify([
+		run.error ?? null,
+		run.error?.message ?? '',
+		run.error?.description ?? '',
+		run.items.map((item) => item.json),
+	]);
 }
 
 describe('credential: cached client-credentials token', () => {
@@ -28,7 +44,10 @@ describe('credential: cached client-credentials token', () => {
 	it('500 authenticated requests across five executions cost exactly one token request', async () => {
 		const harness = new N8nHarness(sim);
 		for (let execution = 0; execution < 5; execution++) {
-			const run = await probe(harness, Array.from({ length: 100 }, () => schemaRequest));
+			const run = await probe(
+				harness,
+				Array.from({ length: 100 }, () => schemaRequest),
+			);
 			expect(run.error).toBeUndefined();
 			expect(run.items).toHaveLength(100);
 		}
@@ -46,7 +65,10 @@ describe('credential: cached client-credentials token', () => {
 		const firstToken = harness.storedCredential()?.accessToken;
 		sim.control.expireTokens();
 
-		const run = await probe(harness, Array.from({ length: 20 }, () => schemaRequest));
+		const run = await probe(
+			harness,
+			Array.from({ length: 20 }, () => schemaRequest),
+		);
 		expect(run.error).toBeUndefined();
 		expect(run.items).toHaveLength(20);
 		const stats = sim.control.stats();
@@ -78,7 +100,9 @@ describe('credential: cached client-credentials token', () => {
 			const renewalDueAt = Number(harness.storedCredential()?.renewalDueAt);
 			const issuedToken = harness.storedCredential()?.accessToken;
 			expect(renewalDueAt).toBeGreaterThan(Date.now());
-			await new Promise((resolve) => setTimeout(resolve, Math.max(0, renewalDueAt - Date.now() + 50)));
+			await new Promise((resolve) =>
+				setTimeout(resolve, Math.max(0, renewalDueAt - Date.now() + 50)),
+			);
 			const run = await probe(harness, [schemaRequest, schemaRequest]);
 			expect(run.error).toBeUndefined();
 			const stats = shortLived.control.stats();
@@ -93,7 +117,11 @@ describe('credential: cached client-credentials token', () => {
 
 	it('parallel requests with no token yet share one token exchange', async () => {
 		const harness = new N8nHarness(sim);
-		const runs = await Promise.all([probe(harness, [schemaRequest]), probe(harness, [schemaRequest]), probe(harness, [schemaRequest])]);
+		const runs = await Promise.all([
+			probe(harness, [schemaRequest]),
+			probe(harness, [schemaRequest]),
+			probe(harness, [schemaRequest]),
+		]);
 		for (const run of runs) expect(run.error).toBeUndefined();
 		expect(sim.control.stats().tokenRequests).toBe(1);
 	});
@@ -108,7 +136,11 @@ describe('credential: a token issuer that fails for a while', () => {
 	beforeEach(() => sim.control.reset());
 
 	it('token requests answered 429 or 5xx are retried, and the runs succeed', async () => {
-		sim.control.setFaults('POST /oauth/token', { rate429: 0.3, rate5xx: 0.2, retryAfterSeconds: 0 });
+		sim.control.setFaults('POST /oauth/token', {
+			rate429: 0.3,
+			rate5xx: 0.2,
+			retryAfterSeconds: 0,
+		});
 		const harness = new N8nHarness(sim);
 		for (let execution = 0; execution < 10; execution++) {
 			sim.control.expireTokens();
@@ -117,7 +149,9 @@ describe('credential: a token issuer that fails for a while', () => {
 		}
 		const statuses = sim.control.stats().statusesByRoute['POST /oauth/token'];
 		expect(statuses[200]).toBe(10);
-		expect((statuses[429] ?? 0) + (statuses[500] ?? 0) + (statuses[502] ?? 0) + (statuses[503] ?? 0)).toBeGreaterThan(0);
+		expect(
+			(statuses[429] ?? 0) + (statuses[500] ?? 0) + (statuses[502] ?? 0) + (statuses[503] ?? 0),
+		).toBeGreaterThan(0);
 	});
 
 	it('an issuer that keeps failing gives up after a bounded number of tries and says it is temporary', async () => {
@@ -129,9 +163,13 @@ describe('credential: a token issuer that fails for a while', () => {
 	});
 
 	it('a wrong secret is not retried', async () => {
-		const run = await probe(new N8nHarness(sim, { clientSecret: 'wrong-secret-value-123456' }), [schemaRequest]);
+		const run = await probe(new N8nHarness(sim, { clientSecret: 'wrong-secret-value-123456' }), [
+			schemaRequest,
+		]);
 		expect(run.error?.message).toMatch(/rejected the 'Client ID' or 'Client Secret'/);
-		expect(run.error?.description).toMatch(/^Copy both again .*Open the Partner Referral Service API credential, change it/);
+		expect(run.error?.description).toMatch(
+			/^Copy both again .*Open the Partner Referral Service API credential, change it/,
+		);
 		expect(sim.control.stats().tokenRequests).toBe(1);
 	});
 });
@@ -176,7 +214,10 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 		const run = await probe(harness, [schemaRequest]);
 		expect(run.error?.message).toMatch(/another environment/);
 		expect(run.error?.description).toMatch(/Audience/);
-		expectNoSecrets(visibleText(run), [sim.defaultKey.clientSecret, harness.storedCredential()?.accessToken as string]);
+		expectNoSecrets(visibleText(run), [
+			sim.defaultKey.clientSecret,
+			harness.storedCredential()?.accessToken as string,
+		]);
 	});
 
 	it('an audience that belongs to no environment is refused by the issuer with its own message', async () => {
@@ -199,7 +240,11 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 	});
 
 	it('a plain-http address for another host fails the run before any request, naming the field', async () => {
-		const addresses: Array<Record<string, string>> = [{ baseUrl: 'http://10.1.2.3:8080' }, { authUrl: 'http://auth.example.com' }, { baseUrl: 'http://[2001:db8::1]' }];
+		const addresses: Array<Record<string, string>> = [
+			{ baseUrl: 'http://10.1.2.3:8080' },
+			{ authUrl: 'http://auth.example.com' },
+			{ baseUrl: 'http://[2001:db8::1]' },
+		];
 		for (const overrides of addresses) {
 			sim.control.resetStats();
 			const run = await probe(new N8nHarness(sim, overrides), [schemaRequest]);
@@ -227,7 +272,8 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 		const harness = new N8nHarness(sim, { clientSecret: 'wrong-secret-value-123456' });
 		const run = await probe(harness, [schemaRequest, schemaRequest], true);
 		expect(run.items).toHaveLength(2);
-		for (const item of run.items) expect(String(item.json.error)).toMatch(/'Client ID' or 'Client Secret'/);
+		for (const item of run.items)
+			expect(String(item.json.error)).toMatch(/'Client ID' or 'Client Secret'/);
 		expectNoSecrets(visibleText(run), ['wrong-secret-value-123456']);
 	});
 });
@@ -243,34 +289,60 @@ describe('credential test (the Test button)', () => {
 	it('passes with good values and makes a real authenticated call', async () => {
 		const harness = new N8nHarness(sim);
 		const result = await testCredential(harness, simulatorCredentialData(sim));
-		expect(result).toEqual({ status: 'OK', message: expect.stringMatching(/^Connection successful/) });
+		expect(result).toEqual({
+			status: 'OK',
+			message: expect.stringMatching(/^Connection successful/),
+		});
 		expect(sim.control.stats().byRoute['GET /schema/lead']).toBe(1);
 	});
 
 	it('separates a bad secret, a wrong audience, a revoked key and an unknown Company ID', async () => {
 		const harness = new N8nHarness(sim);
-		const badSecret = await testCredential(harness, simulatorCredentialData(sim, { clientSecret: 'not-the-secret-0000' }), 'a');
+		const badSecret = await testCredential(
+			harness,
+			simulatorCredentialData(sim, { clientSecret: 'not-the-secret-0000' }),
+			'a',
+		);
 		expect(badSecret.status).toBe('Error');
 		expect(badSecret.message).toMatch(/'Client ID' or 'Client Secret'/);
 		expect(badSecret.message).not.toContain('not-the-secret-0000');
 
-		const wrongAudience = await testCredential(harness, simulatorCredentialData(sim, { audience: sim.devUrl }), 'b');
+		const wrongAudience = await testCredential(
+			harness,
+			simulatorCredentialData(sim, { audience: sim.devUrl }),
+			'b',
+		);
 		expect(wrongAudience.message).toMatch(/Audience/);
 
 		const key = sim.control.createKey();
 		sim.control.revokeKey(key.clientId);
-		const revoked = await testCredential(harness, simulatorCredentialData(sim, { clientId: key.clientId, clientSecret: key.clientSecret }), 'c');
+		const revoked = await testCredential(
+			harness,
+			simulatorCredentialData(sim, { clientId: key.clientId, clientSecret: key.clientSecret }),
+			'c',
+		);
 		expect(revoked.message).toMatch(/revoked/);
 
-		const unknownCompany = await testCredential(harness, simulatorCredentialData(sim, { companyId: 'bbbbbbbbbbbbbbbbbbbbbbbb' }), 'd');
+		const unknownCompany = await testCredential(
+			harness,
+			simulatorCredentialData(sim, { companyId: 'bbbbbbbbbbbbbbbbbbbbbbbb' }),
+			'd',
+		);
 		expect(unknownCompany.message).toMatch(/Unknown Company ID "bbbbbbbbbbbbbbbbbbbbbbbb"/);
 	});
 
 	it('refuses a plain-http address for another host before sending anything, and allows loopback', async () => {
 		const harness = new N8nHarness(sim);
-		for (const [field, label] of [['baseUrl', 'Production API Base Address'], ['authUrl', 'Token Issuer Address']] as const) {
+		for (const [field, label] of [
+			['baseUrl', 'Production API Base Address'],
+			['authUrl', 'Token Issuer Address'],
+		] as const) {
 			sim.control.resetStats();
-			const result = await testCredential(harness, simulatorCredentialData(sim, { [field]: 'http://api.example.com' }), field);
+			const result = await testCredential(
+				harness,
+				simulatorCredentialData(sim, { [field]: 'http://api.example.com' }),
+				field,
+			);
 			expect(result.status).toBe('Error');
 			expect(result.message).toContain(`'${label}' "http://api.example.com" uses plain http://`);
 			expect(result.message).toMatch(/https:\/\/api\.example\.com/);
@@ -278,6 +350,8 @@ describe('credential test (the Test button)', () => {
 		}
 		// the simulator itself is on plain-http loopback
 		expect(sim.url.startsWith('http://127.0.0.1')).toBe(true);
-		expect((await testCredential(harness, simulatorCredentialData(sim), 'loopback')).status).toBe('OK');
+		expect((await testCredential(harness, simulatorCredentialData(sim), 'loopback')).status).toBe(
+			'OK',
+		);
 	});
 });

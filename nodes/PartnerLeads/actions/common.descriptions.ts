@@ -49,7 +49,14 @@ interface CreditLocator {
 	hint: string;
 }
 
-function creditLocator({ displayName, name, searchListMethod, listPlaceholder, description, hint }: CreditLocator): INodeProperties {
+function creditLocator({
+	displayName,
+	name,
+	searchListMethod,
+	listPlaceholder,
+	description,
+	hint,
+}: CreditLocator): INodeProperties {
 	return {
 		displayName,
 		name,
@@ -107,7 +114,7 @@ const MAPPER_HINTS: Record<LeadWritePurpose, string> = {
 	create:
 		"Fields, labels, required fields and picklist values come from the portal's lead schema, the portal's own fields and its custom ones alike. Empty values are not sent.",
 	update:
-		'Add only the fields to change; empty values are not sent. Fields come from the portal\'s lead schema (those it marks updateable).',
+		"Add only the fields to change; empty values are not sent. Fields come from the portal's lead schema (those it marks updateable).",
 	upsert:
 		'Fields the schema allows only on create (or only on update) are sent only when the lead is created (or updated). Empty values are not sent.',
 };

@@ -31,12 +31,17 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const handler = operations[resource]?.[operation];
 	if (!handler) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported for "${resource}"`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" is not supported for "${resource}"`,
+		);
 	}
 
 	// One schema request per run, however many items need it.
 	let schema: Promise<LeadField[]> | undefined;
-	const run: OperationRun = { leadSchema: async () => await (schema ??= fetchLeadSchema.call(this)) };
+	const run: OperationRun = {
+		leadSchema: async () => await (schema ??= fetchLeadSchema.call(this)),
+	};
 
 	try {
 		return [await handler.execute.call(this, items, run)];

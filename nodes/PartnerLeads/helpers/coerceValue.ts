@@ -26,7 +26,8 @@ export function isEmptyValue(value: unknown): boolean {
 }
 
 function shown(value: unknown): string {
-	const textValue = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+	const textValue =
+		typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
 	return textValue.length > 60 ? `${textValue.slice(0, 57)}...` : textValue;
 }
 
@@ -39,7 +40,9 @@ function kindOf(value: unknown): string {
 
 function isCalendarDate(year: number, month: number, day: number): boolean {
 	const date = new Date(Date.UTC(year, month - 1, day));
-	return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+	return (
+		date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+	);
 }
 
 /** An Invalid Date (e.g. from an expression over a bad input) is refused, not thrown on. */
@@ -60,7 +63,8 @@ function fail(field: LeadField, expected: string, value: unknown, why?: string):
 }
 
 function toNumber(field: LeadField, value: unknown): Coerced {
-	if (typeof value === 'number') return Number.isFinite(value) ? { ok: true, value } : fail(field, 'a number', value);
+	if (typeof value === 'number')
+		return Number.isFinite(value) ? { ok: true, value } : fail(field, 'a number', value);
 	if (typeof value === 'string') {
 		const parsed = Number(value.trim());
 		if (Number.isFinite(parsed)) return { ok: true, value: parsed };
@@ -79,10 +83,17 @@ function toBoolean(field: LeadField, value: unknown): Coerced {
 
 function toDate(field: LeadField, value: unknown): Coerced {
 	const expected = 'a date, YYYY-MM-DD';
-	const raw = value instanceof Date ? validDateText(value) : typeof value === 'string' ? value.trim() : undefined;
+	const raw =
+		value instanceof Date
+			? validDateText(value)
+			: typeof value === 'string'
+				? value.trim()
+				: undefined;
 	if (raw === undefined) return fail(field, expected, value);
 	// n8n's date picker sends a date-time; the service wants the calendar date.
-	const match = DATE_ONLY.exec(raw) ?? (DATE_PREFIX.test(raw) && !Number.isNaN(Date.parse(raw)) ? DATE_PREFIX.exec(raw) : null);
+	const match =
+		DATE_ONLY.exec(raw) ??
+		(DATE_PREFIX.test(raw) && !Number.isNaN(Date.parse(raw)) ? DATE_PREFIX.exec(raw) : null);
 	if (match && isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
 		return { ok: true, value: `${match[1]}-${match[2]}-${match[3]}` };
 	}
@@ -91,24 +102,41 @@ function toDate(field: LeadField, value: unknown): Coerced {
 
 function toDateTime(field: LeadField, value: unknown): Coerced {
 	const expected = 'an ISO 8601 date-time, e.g. 2024-05-01T09:30:00Z';
-	const raw = value instanceof Date ? validDateText(value) : typeof value === 'string' ? value.trim() : undefined;
+	const raw =
+		value instanceof Date
+			? validDateText(value)
+			: typeof value === 'string'
+				? value.trim()
+				: undefined;
 	if (raw === undefined) return fail(field, expected, value);
 	const dateOnly = DATE_ONLY.exec(raw);
 	if (dateOnly && !isCalendarDate(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3]))) {
 		return fail(field, expected, value, `${shown(value)} is not a date`);
 	}
 	// A time without a zone (as n8n's date picker gives it) is read as UTC.
-	const withZone = dateOnly ? `${raw}T00:00:00Z` : DATE_PREFIX.test(raw) && !HAS_ZONE.test(raw) ? `${raw}Z` : raw;
+	const withZone = dateOnly
+		? `${raw}T00:00:00Z`
+		: DATE_PREFIX.test(raw) && !HAS_ZONE.test(raw)
+			? `${raw}Z`
+			: raw;
 	const prefix = DATE_PREFIX.exec(withZone);
 	const time = Date.parse(withZone);
-	if (!prefix || Number.isNaN(time) || !isCalendarDate(Number(prefix[1]), Number(prefix[2]), Number(prefix[3]))) {
+	if (
+		!prefix ||
+		Number.isNaN(time) ||
+		!isCalendarDate(Number(prefix[1]), Number(prefix[2]), Number(prefix[3]))
+	) {
 		return fail(field, expected, value, `${shown(value)} is not a date-time`);
 	}
 	return { ok: true, value: new Date(time).toISOString() };
 }
 
 function allowedList(options: PicklistOption[]): string {
-	return options.map((option) => (option.label !== option.value ? `${option.value} (${option.label})` : option.value)).join(', ');
+	return options
+		.map((option) =>
+			option.label !== option.value ? `${option.value} (${option.label})` : option.value,
+		)
+		.join(', ');
 }
 
 /** The option a value stands for: its value exactly, else its value or label in any letter case. */
@@ -117,7 +145,9 @@ function pickOption(options: PicklistOption[], raw: string): PicklistOption | un
 	const lower = wanted.toLowerCase();
 	return (
 		options.find((option) => option.value === wanted) ??
-		options.find((option) => option.value.toLowerCase() === lower || option.label.toLowerCase() === lower)
+		options.find(
+			(option) => option.value.toLowerCase() === lower || option.label.toLowerCase() === lower,
+		)
 	);
 }
 
@@ -128,14 +158,22 @@ function toPicklist(field: LeadField, value: unknown): Coerced {
 	if (options.length === 0) return { ok: true, value: raw };
 	const option = pickOption(options, raw);
 	if (option) return { ok: true, value: option.value };
-	return { ok: false, problem: `${fieldName(field)} must be one of: ${allowedList(options)} (got ${shown(value)})` };
+	return {
+		ok: false,
+		problem: `${fieldName(field)} must be one of: ${allowedList(options)} (got ${shown(value)})`,
+	};
 }
 
 function toMultiPicklist(field: LeadField, value: unknown): Coerced {
 	const options = field.options ?? [];
-	const expected = options.length > 0 ? `a list of values from: ${allowedList(options)}` : 'a list of values';
+	const expected =
+		options.length > 0 ? `a list of values from: ${allowedList(options)}` : 'a list of values';
 	// A comma-separated text is read as a list, as spreadsheets and forms send it.
-	const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined;
+	const items = Array.isArray(value)
+		? value
+		: typeof value === 'string'
+			? value.split(',')
+			: undefined;
 	if (!items) return fail(field, expected, value);
 	const picked: string[] = [];
 	const unknown: string[] = [];
@@ -176,7 +214,12 @@ function toUrl(field: LeadField, value: unknown): Coerced {
 			// reported below
 		}
 	}
-	return fail(field, 'a full web address such as https://example.com', value, `got ${shown(value)}`);
+	return fail(
+		field,
+		'a full web address such as https://example.com',
+		value,
+		`got ${shown(value)}`,
+	);
 }
 
 function toText(field: LeadField, value: unknown): Coerced {

@@ -13,16 +13,25 @@ export interface ItemPacing {
 export type ItemWork = (itemIndex: number, pacing: ItemPacing) => Promise<INodeExecutionData[]>;
 
 /** Errors carry the item they belong to, so n8n shows it and the user finds the input. */
-export function withItemIndex(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+export function withItemIndex(
+	context: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;
 	}
-	return new NodeOperationError(context.getNode(), error instanceof Error ? error : String(error), { itemIndex });
+	return new NodeOperationError(context.getNode(), error instanceof Error ? error : String(error), {
+		itemIndex,
+	});
 }
 
 /** The item "Continue On Fail" puts in place of a failed one. */
-export function errorItem(error: NodeApiError | NodeOperationError, itemIndex: number): INodeExecutionData {
+export function errorItem(
+	error: NodeApiError | NodeOperationError,
+	itemIndex: number,
+): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.description = error.description;
 	if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
@@ -32,7 +41,9 @@ export function errorItem(error: NodeApiError | NodeOperationError, itemIndex: n
 export function parallelRequestsOption(context: IExecuteFunctions): number {
 	const options = context.getNodeParameter('options', 0, {}) as IDataObject;
 	const wanted = Number(options.parallelRequests ?? 1);
-	return Number.isFinite(wanted) ? Math.min(MAX_PARALLEL_REQUESTS, Math.max(1, Math.floor(wanted))) : 1;
+	return Number.isFinite(wanted)
+		? Math.min(MAX_PARALLEL_REQUESTS, Math.max(1, Math.floor(wanted)))
+		: 1;
 }
 
 /**
@@ -64,7 +75,9 @@ export async function runItems(
 		const task = (async () => {
 			try {
 				const output = await work(itemIndex, pacing);
-				results[itemIndex] = output.map((item) => (item.pairedItem ? item : { ...item, pairedItem: { item: itemIndex } }));
+				results[itemIndex] = output.map((item) =>
+					item.pairedItem ? item : { ...item, pairedItem: { item: itemIndex } },
+				);
 				limiter.onSuccess();
 			} catch (caught) {
 				const error = withItemIndex(this, caught, itemIndex);

@@ -12,12 +12,18 @@ const HAS_ZONE = /(Z|[+-]\d{2}:?\d{2})$/i;
 
 /** n8n's date picker gives a time without a zone; it is read as UTC. */
 function instantOf(node: INode, value: unknown, label: string): number {
-	const raw = typeof value === 'string' ? value.trim() : value instanceof Date ? value.toISOString() : '';
-	const withZone = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : /T/.test(raw) && !HAS_ZONE.test(raw) ? `${raw}Z` : raw;
+	const raw =
+		typeof value === 'string' ? value.trim() : value instanceof Date ? value.toISOString() : '';
+	const withZone = /^\d{4}-\d{2}-\d{2}$/.test(raw)
+		? `${raw}T00:00:00Z`
+		: /T/.test(raw) && !HAS_ZONE.test(raw)
+			? `${raw}Z`
+			: raw;
 	const time = Date.parse(withZone);
 	if (Number.isNaN(time)) {
 		throw new NodeOperationError(node, `'${label}' is not a date: ${JSON.stringify(value)}`, {
-			description: 'Enter an ISO 8601 date or date-time, e.g. 2024-05-01 or 2024-05-01T09:30:00Z (a time without a zone is read as UTC).',
+			description:
+				'Enter an ISO 8601 date or date-time, e.g. 2024-05-01 or 2024-05-01T09:30:00Z (a time without a zone is read as UTC).',
 		});
 	}
 	return time;
@@ -42,7 +48,8 @@ export function leadPredicateFrom(node: INode, filters: IDataObject): LeadPredic
 		});
 	}
 	const status = textOf(filters.status)?.toLowerCase();
-	if (status !== undefined) checks.push((lead) => String(lead.status ?? '').toLowerCase() === status);
+	if (status !== undefined)
+		checks.push((lead) => String(lead.status ?? '').toLowerCase() === status);
 	for (const key of ['partnerOrganizationId', 'agentId'] as const) {
 		const wanted = textOf(filters[key]);
 		if (wanted !== undefined) checks.push((lead) => lead[key] === wanted);

@@ -14,7 +14,9 @@ interface MapperValue {
 }
 
 function asObject(value: unknown): IDataObject | undefined {
-	return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : undefined;
+	return value !== null && typeof value === 'object' && !Array.isArray(value)
+		? (value as IDataObject)
+		: undefined;
 }
 
 /**
@@ -39,7 +41,8 @@ export function readLeadFields(
 	const values: IDataObject = {};
 	for (const field of writableLeadFields(schema, purpose)) {
 		// Own keys only: every object "has" constructor, toString... by inheritance.
-		if (Object.prototype.hasOwnProperty.call(source, field.fieldId)) values[field.fieldId] = source[field.fieldId];
+		if (Object.prototype.hasOwnProperty.call(source, field.fieldId))
+			values[field.fieldId] = source[field.fieldId];
 	}
 	return values;
 }
@@ -48,12 +51,18 @@ export function readLeadFields(
  * Partner organization and agent are node parameters on create and upsert (spec 5.8). When
  * they are empty and Lead Fields maps automatically, the item's own values are used.
  */
-export function readCreditFields(this: IExecuteFunctions, itemIndex: number, item: INodeExecutionData): IDataObject {
+export function readCreditFields(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	item: INodeExecutionData,
+): IDataObject {
 	const mapper = (this.getNodeParameter('leadFields', itemIndex, {}) ?? {}) as MapperValue;
 	const autoMap = mapper.mappingMode === 'autoMapInputData';
 	const values: IDataObject = {};
 	for (const fieldId of CREDIT_FIELD_IDS) {
-		const parameter = this.getNodeParameter(fieldId, itemIndex, '', { extractValue: true }) as unknown;
+		const parameter = this.getNodeParameter(fieldId, itemIndex, '', {
+			extractValue: true,
+		}) as unknown;
 		const value = typeof parameter === 'string' ? parameter.trim() : parameter;
 		if (value !== '' && value !== undefined && value !== null) values[fieldId] = value as string;
 		else if (autoMap && item.json[fieldId] !== undefined) values[fieldId] = item.json[fieldId];
@@ -63,7 +72,9 @@ export function readCreditFields(this: IExecuteFunctions, itemIndex: number, ite
 
 /** Test schemas may leave the credit fields out; they still exist on every lead. */
 export function withCreditFields(schema: LeadField[]): LeadField[] {
-	const missing = CREDIT_FIELD_IDS.filter((fieldId) => !schema.some((field) => field.fieldId === fieldId));
+	const missing = CREDIT_FIELD_IDS.filter(
+		(fieldId) => !schema.some((field) => field.fieldId === fieldId),
+	);
 	return [
 		...schema,
 		...missing.map(
@@ -82,7 +93,10 @@ export function withCreditFields(schema: LeadField[]): LeadField[] {
 }
 
 /** The request body: standard fields at the top, custom ones under `customFields` by fieldId. */
-export function splitStandardAndCustomFields(values: IDataObject, schema: LeadField[]): IDataObject {
+export function splitStandardAndCustomFields(
+	values: IDataObject,
+	schema: LeadField[],
+): IDataObject {
 	const custom = new Set(schema.filter((field) => field.custom).map((field) => field.fieldId));
 	const body: IDataObject = {};
 	const customFields: IDataObject = {};

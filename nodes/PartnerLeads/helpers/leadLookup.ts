@@ -44,7 +44,8 @@ export class LeadLookup {
 	 */
 	remember(key: string, leadId: string, createdAt?: number): void {
 		const known = this.ids.get(key);
-		const older = known?.createdAt !== undefined && createdAt !== undefined && createdAt < known.createdAt;
+		const older =
+			known?.createdAt !== undefined && createdAt !== undefined && createdAt < known.createdAt;
 		if (!known || older) this.ids.set(key, { id: leadId, createdAt });
 	}
 
@@ -55,7 +56,10 @@ export class LeadLookup {
 		for await (const page of pages) {
 			for (const lead of page) {
 				if (!isLead(lead) || lead.id === undefined || lead.id === null) continue;
-				const key = matchKey(leadFieldValue(lead, this.field.fieldId, this.field.custom), this.field);
+				const key = matchKey(
+					leadFieldValue(lead, this.field.fieldId, this.field.custom),
+					this.field,
+				);
 				if (key !== undefined) this.remember(key, String(lead.id), createdAtOf(lead));
 			}
 		}

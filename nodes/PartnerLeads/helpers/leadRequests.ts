@@ -18,7 +18,8 @@ export function leadIdParameter(context: IExecuteFunctions, itemIndex: number): 
 	if (!leadId) {
 		throw new NodeOperationError(context.getNode(), "No lead chosen in 'Lead'", {
 			itemIndex,
-			description: 'Pick a lead from the list, or enter its ID (an expression such as {{ $json.id }} works too).',
+			description:
+				'Pick a lead from the list, or enter its ID (an expression such as {{ $json.id }} works too).',
 		});
 	}
 	return leadId;

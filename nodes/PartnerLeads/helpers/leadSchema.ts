@@ -96,7 +96,9 @@ const TYPE_ALIASES: Record<string, LeadFieldType> = {
 type Loose = Record<string, unknown>;
 
 function asRecord(value: unknown): Loose | undefined {
-	return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Loose) : undefined;
+	return value !== null && typeof value === 'object' && !Array.isArray(value)
+		? (value as Loose)
+		: undefined;
 }
 
 function text(value: unknown): string | undefined {
@@ -114,12 +116,16 @@ function flag(value: unknown, fallback: boolean): boolean {
 
 /** Picklist options as `picklistValues`, `options` or `values`; items as strings or `{ value, label }`. */
 export function readPicklistOptions(entry: Loose): PicklistOption[] | undefined {
-	const raw = [entry.picklistValues, entry.options, entry.values].find(Array.isArray) as unknown[] | undefined;
+	const raw = [entry.picklistValues, entry.options, entry.values].find(Array.isArray) as
+		| unknown[]
+		| undefined;
 	if (!raw) return undefined;
 	const options: PicklistOption[] = [];
 	for (const item of raw) {
 		const record = asRecord(item);
-		const value = record ? text(record.value ?? record.id ?? record.name ?? record.label) : text(item);
+		const value = record
+			? text(record.value ?? record.id ?? record.name ?? record.label)
+			: text(item);
 		if (value === undefined) continue;
 		const label = record ? (text(record.label ?? record.name) ?? value) : value;
 		options.push({ value, label });
@@ -130,7 +136,9 @@ export function readPicklistOptions(entry: Loose): PicklistOption[] | undefined 
 function readType(raw: unknown, hasOptions: boolean): LeadFieldType {
 	const key = typeof raw === 'string' ? raw.trim().toLowerCase().replace(/[\s_]/g, '') : '';
 	// Own keys only: a type named "constructor" or "toString" is unknown, not Object's.
-	const known = Object.prototype.hasOwnProperty.call(TYPE_ALIASES, key) ? TYPE_ALIASES[key] : undefined;
+	const known = Object.prototype.hasOwnProperty.call(TYPE_ALIASES, key)
+		? TYPE_ALIASES[key]
+		: undefined;
 	if (known) return known;
 	// An unknown type with a list of options still behaves like a picklist.
 	return hasOptions ? 'picklist' : 'string';
@@ -189,5 +197,7 @@ export function readLeadSchema(body: unknown): LeadField[] | undefined {
 
 /** "First name (firstName)": how errors name a field, so the user finds it in the portal and in n8n. */
 export function fieldName(field: Pick<LeadField, 'fieldId' | 'label'>): string {
-	return field.label && field.label !== field.fieldId ? `${field.label} (${field.fieldId})` : field.fieldId;
+	return field.label && field.label !== field.fieldId
+		? `${field.label} (${field.fieldId})`
+		: field.fieldId;
 }

@@ -34,12 +34,17 @@ export function isWritableFor(field: LeadField, purpose: LeadWritePurpose): bool
  */
 export function writableLeadFields(fields: LeadField[], purpose: LeadWritePurpose): LeadField[] {
 	return fields.filter(
-		(field) => isWritableFor(field, purpose) && (purpose === 'update' || !CREDIT_FIELD_IDS.includes(field.fieldId)),
+		(field) =>
+			isWritableFor(field, purpose) &&
+			(purpose === 'update' || !CREDIT_FIELD_IDS.includes(field.fieldId)),
 	);
 }
 
 /** The schema as n8n's resource mapper wants it: label, required, type and picklist options. */
-export function leadFieldsFromSchema(fields: LeadField[], purpose: LeadWritePurpose): ResourceMapperField[] {
+export function leadFieldsFromSchema(
+	fields: LeadField[],
+	purpose: LeadWritePurpose,
+): ResourceMapperField[] {
 	return writableLeadFields(fields, purpose).map((field) => {
 		const mapped: ResourceMapperField = {
 			id: field.fieldId,
@@ -52,7 +57,10 @@ export function leadFieldsFromSchema(fields: LeadField[], purpose: LeadWritePurp
 			type: N8N_TYPES[field.type],
 		};
 		if (field.type === 'picklist') {
-			mapped.options = (field.options ?? []).map((option) => ({ name: option.label, value: option.value }));
+			mapped.options = (field.options ?? []).map((option) => ({
+				name: option.label,
+				value: option.value,
+			}));
 		}
 		return mapped;
 	});

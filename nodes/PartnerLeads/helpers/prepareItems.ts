@@ -2,7 +2,9 @@ import type { IExecuteFunctions, NodeApiError, NodeOperationError } from 'n8n-wo
 
 import { withItemIndex } from './itemRunner';
 
-export type Prepared<T> = { ok: true; value: T } | { ok: false; error: NodeApiError | NodeOperationError };
+export type Prepared<T> =
+	| { ok: true; value: T }
+	| { ok: false; error: NodeApiError | NodeOperationError };
 
 /**
  * Reads and checks every item before the first request is sent. Without "Continue On Fail"

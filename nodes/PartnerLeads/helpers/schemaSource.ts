@@ -31,7 +31,12 @@ async function cacheKeyOf(context: PartnerLeadsFunctions): Promise<string | unde
 	try {
 		const connection = connectionFromCredentials(await context.getCredentials(CREDENTIAL_TYPE));
 		const credentialId = context.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? '';
-		return JSON.stringify([credentialId, connection.apiBaseUrl, connection.companyId, connection.clientId]);
+		return JSON.stringify([
+			credentialId,
+			connection.apiBaseUrl,
+			connection.companyId,
+			connection.clientId,
+		]);
 	} catch {
 		// No usable credential: the request itself reports what is wrong with it.
 		return undefined;
@@ -49,8 +54,14 @@ function remember(key: string | undefined, fields: LeadField[]): void {
 }
 
 /** Always asks the service: a run must see the schema as it is now. */
-export async function fetchLeadSchemaResponse(this: PartnerLeadsFunctions): Promise<LeadSchemaResponse> {
-	const body = await apiRequestRaw.call(this, { method: 'GET', path: '/schema/lead', what: 'lead schema' });
+export async function fetchLeadSchemaResponse(
+	this: PartnerLeadsFunctions,
+): Promise<LeadSchemaResponse> {
+	const body = await apiRequestRaw.call(this, {
+		method: 'GET',
+		path: '/schema/lead',
+		what: 'lead schema',
+	});
 	const fields = readLeadSchema(body);
 	if (!fields) {
 		throw new NodeOperationError(this.getNode(), 'The lead schema answer has no list of fields', {

@@ -55,26 +55,36 @@ function notWritableProblem(field: LeadField, purpose: LeadWritePurpose): string
 	if (purpose === 'create') {
 		return `${fieldName(field)} cannot be set when a lead is created (the lead schema marks it not creatable)`;
 	}
-	if (purpose === 'update') return `${fieldName(field)} cannot be changed (the lead schema marks it not updateable)`;
+	if (purpose === 'update')
+		return `${fieldName(field)} cannot be changed (the lead schema marks it not updateable)`;
 	return `${fieldName(field)} can be neither set nor changed (the lead schema marks it read-only)`;
 }
 
 /** Spec section 4, create rule 1: every field the schema marks required must have a value. */
-export function missingRequiredFields(values: IDataObject, schema: LeadField[], reported = new Set<string>()): string[] {
+export function missingRequiredFields(
+	values: IDataObject,
+	schema: LeadField[],
+	reported = new Set<string>(),
+): string[] {
 	return schema
 		.filter(
 			(field) =>
 				field.required &&
 				field.creatable &&
 				// Own values only: an inherited one (a field named "constructor") is no value.
-				(!Object.prototype.hasOwnProperty.call(values, field.fieldId) || isEmptyValue(values[field.fieldId])) &&
+				(!Object.prototype.hasOwnProperty.call(values, field.fieldId) ||
+					isEmptyValue(values[field.fieldId])) &&
 				!reported.has(field.fieldId),
 		)
 		.map((field) => `${fieldName(field)} is required but has no value`);
 }
 
 /** The values a create or an update may send; the others are left out. */
-export function writableValues(values: IDataObject, schema: LeadField[], purpose: 'create' | 'update'): IDataObject {
+export function writableValues(
+	values: IDataObject,
+	schema: LeadField[],
+	purpose: 'create' | 'update',
+): IDataObject {
 	const byId = new Map(schema.map((field) => [field.fieldId, field]));
 	const kept: IDataObject = {};
 	for (const [key, value] of Object.entries(values)) {
@@ -85,11 +95,19 @@ export function writableValues(values: IDataObject, schema: LeadField[], purpose
 }
 
 /** The error for an item whose fields do not fit the schema. */
-export function invalidLeadError(node: INode, problems: string[], itemIndex: number): NodeOperationError {
+export function invalidLeadError(
+	node: INode,
+	problems: string[],
+	itemIndex: number,
+): NodeOperationError {
 	const plural = problems.length > 1;
-	return new NodeOperationError(node, `Invalid lead field${plural ? 's' : ''}: ${problems.join('; ')}`, {
-		itemIndex,
-		description:
-			"Change the value in 'Lead Fields' or in the input item. Fields, types and allowed values come from the portal's lead schema; Lead Schema > Get shows it.",
-	});
+	return new NodeOperationError(
+		node,
+		`Invalid lead field${plural ? 's' : ''}: ${problems.join('; ')}`,
+		{
+			itemIndex,
+			description:
+				"Change the value in 'Lead Fields' or in the input item. Fields, types and allowed values come from the portal's lead schema; Lead Schema > Get shows it.",
+		},
+	);
 }

@@ -1,4 +1,8 @@
-import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type {
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
 
 import { isLead } from '../helpers/leadOutput';
 import { MAX_PAGE_SIZE, pagesOf } from '../transport/paging';
@@ -18,7 +22,11 @@ async function creditedIds(
 	organizationId?: string,
 ): Promise<Map<string, number>> {
 	const counts = new Map<string, number>();
-	const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads', limit: CREDIT_SEARCH_LEADS });
+	const pages = pagesOf.call(context, {
+		path: '/leads',
+		what: 'list of leads',
+		limit: CREDIT_SEARCH_LEADS,
+	});
 	for await (const page of pages) {
 		for (const lead of page) {
 			if (!isLead(lead)) continue;
@@ -36,7 +44,10 @@ function listed(counts: Map<string, number>, filter?: string): INodeListSearchRe
 	const results: INodeListSearchItems[] = [...counts]
 		.filter(([id]) => id.toLowerCase().includes(wanted))
 		.sort(([, a], [, b]) => b - a)
-		.map(([id, leads]) => ({ name: `${id} (on ${leads} ${leads === 1 ? 'lead' : 'leads'})`, value: id }));
+		.map(([id, leads]) => ({
+			name: `${id} (on ${leads} ${leads === 1 ? 'lead' : 'leads'})`,
+			value: id,
+		}));
 	return { results };
 }
 
@@ -49,7 +60,9 @@ function chosenOrganization(context: ILoadOptionsFunctions): string | undefined 
 		return undefined;
 	}
 	// an expression cannot be resolved here: then every agent is offered
-	return typeof value === 'string' && value.trim() !== '' && !value.startsWith('=') ? value.trim() : undefined;
+	return typeof value === 'string' && value.trim() !== '' && !value.startsWith('=')
+		? value.trim()
+		: undefined;
 }
 
 export async function searchPartnerOrganizations(
@@ -59,6 +72,9 @@ export async function searchPartnerOrganizations(
 	return listed(await creditedIds(this, 'partnerOrganizationId'), filter);
 }
 
-export async function searchAgents(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchAgents(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	return listed(await creditedIds(this, 'agentId', chosenOrganization(this)), filter);
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
 
 import { isLead } from '../helpers/leadOutput';
 import { ListReader } from '../transport/paging';
@@ -9,7 +14,9 @@ const LEADS_PER_SEARCH = 500;
 const RESULTS_PER_SEARCH = 50;
 
 function leadLabel(lead: IDataObject): string {
-	const name = [lead.firstName, lead.lastName].filter((part) => typeof part === 'string' && part.trim() !== '').join(' ');
+	const name = [lead.firstName, lead.lastName]
+		.filter((part) => typeof part === 'string' && part.trim() !== '')
+		.join(' ');
 	const email = typeof lead.email === 'string' ? lead.email : '';
 	if (name && email) return `${name} <${email}>`;
 	return name || email || String(lead.id);
@@ -37,7 +44,11 @@ export async function searchLeads(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const wanted = (filter ?? '').trim().toLowerCase();
-	const reader = new ListReader<unknown>(this, { path: '/leads', what: 'list of leads', resumeToken: paginationToken });
+	const reader = new ListReader<unknown>(this, {
+		path: '/leads',
+		what: 'list of leads',
+		resumeToken: paginationToken,
+	});
 	const results: INodeListSearchItems[] = [];
 	let read = 0;
 	while (results.length < RESULTS_PER_SEARCH && read < LEADS_PER_SEARCH) {
@@ -45,7 +56,13 @@ export async function searchLeads(
 		if (page === undefined) break;
 		read += page.length;
 		for (const lead of page) {
-			if (!isLead(lead) || lead.id === undefined || lead.id === null || (wanted && !matches(lead, wanted))) continue;
+			if (
+				!isLead(lead) ||
+				lead.id === undefined ||
+				lead.id === null ||
+				(wanted && !matches(lead, wanted))
+			)
+				continue;
 			results.push({ name: leadLabel(lead), value: String(lead.id) });
 		}
 	}

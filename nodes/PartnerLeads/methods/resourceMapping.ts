@@ -15,7 +15,10 @@ const EMPTY_NOTICE: Record<LeadWritePurpose, string> = {
  * user who refreshes after changing the portal's schema must see the change. The answer also
  * refreshes the copy the other dropdowns reuse.
  */
-async function fieldsFor(context: ILoadOptionsFunctions, purpose: LeadWritePurpose): Promise<ResourceMapperFields> {
+async function fieldsFor(
+	context: ILoadOptionsFunctions,
+	purpose: LeadWritePurpose,
+): Promise<ResourceMapperFields> {
 	const fields = leadFieldsFromSchema(await fetchLeadSchema.call(context), purpose);
 	return fields.length > 0 ? { fields } : { fields, emptyFieldsNotice: EMPTY_NOTICE[purpose] };
 }
@@ -26,11 +29,15 @@ export async function getLeadFields(this: ILoadOptionsFunctions): Promise<Resour
 }
 
 /** Lead > Update: updateable fields, none required. */
-export async function getLeadFieldsForUpdate(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+export async function getLeadFieldsForUpdate(
+	this: ILoadOptionsFunctions,
+): Promise<ResourceMapperFields> {
 	return await fieldsFor(this, 'update');
 }
 
 /** Lead > Create or Update: fields that can be set either way; required as on create. */
-export async function getLeadFieldsForUpsert(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+export async function getLeadFieldsForUpsert(
+	this: ILoadOptionsFunctions,
+): Promise<ResourceMapperFields> {
 	return await fieldsFor(this, 'upsert');
 }

@@ -1,4 +1,8 @@
-import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type {
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
 
 import { isLead } from '../helpers/leadOutput';
 import { topicName } from '../helpers/topicNames';
@@ -8,8 +12,15 @@ import { allOf } from '../transport/paging';
  * The subscription picker of Webhook Subscription > Delete: the subscriptions of the
  * credential's key (listed without their secrets), read like every other list, page by page.
  */
-export async function searchSubscriptions(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const subscriptions = await allOf.call(this, { api: 'webhooks', path: '', what: 'list of webhook subscriptions' });
+export async function searchSubscriptions(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
+	const subscriptions = await allOf.call(this, {
+		api: 'webhooks',
+		path: '',
+		what: 'list of webhook subscriptions',
+	});
 	const words = (filter ?? '').trim().toLowerCase().split(/\s+/).filter(Boolean);
 	const results: INodeListSearchItems[] = [];
 	for (const subscription of subscriptions) {

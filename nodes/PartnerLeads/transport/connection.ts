@@ -44,7 +44,8 @@ export class CredentialProblemError extends Error {
 		super(message);
 		recentProblems.delete(message);
 		recentProblems.set(message, { temporary, fix });
-		if (recentProblems.size > RECENT_PROBLEMS_LIMIT) recentProblems.delete(recentProblems.keys().next().value as string);
+		if (recentProblems.size > RECENT_PROBLEMS_LIMIT)
+			recentProblems.delete(recentProblems.keys().next().value as string);
 	}
 }
 
@@ -62,7 +63,9 @@ export function isCredentialProblem(error: unknown): error is CredentialProblemE
 }
 
 /** A credential problem that reached us re-wrapped, by its message: whether it was temporary. */
-export function credentialProblemByMessage(message: unknown): { temporary: boolean; fix: string } | undefined {
+export function credentialProblemByMessage(
+	message: unknown,
+): { temporary: boolean; fix: string } | undefined {
 	if (typeof message !== 'string') return undefined;
 	return recentProblems.get(message);
 }
@@ -81,14 +84,21 @@ export function isLoopbackHost(hostname: string): boolean {
 	const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
 	if (host === 'localhost' || host === '::1') return true;
 	const octets = host.split('.');
-	return octets.length === 4 && octets[0] === '127' && octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255);
+	return (
+		octets.length === 4 &&
+		octets[0] === '127' &&
+		octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255)
+	);
 }
 
 /**
  * Secrets (the Client Secret to the token issuer, the access token to the API) travel only
  * over HTTPS; plain http only to this machine itself.
  */
-export function plainHttpProblem(address: string, fieldLabel: string): CredentialProblemError | undefined {
+export function plainHttpProblem(
+	address: string,
+	fieldLabel: string,
+): CredentialProblemError | undefined {
 	const url = URL.canParse(address) ? new URL(address) : undefined;
 	if (!url || url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return undefined;
 	return new CredentialProblemError(
@@ -100,10 +110,16 @@ export function plainHttpProblem(address: string, fieldLabel: string): Credentia
 function assertHttpUrl(value: string, fieldLabel: string): void {
 	const url = URL.canParse(value) ? new URL(value) : undefined;
 	if (!url) {
-		throw new CredentialProblemError(`'${fieldLabel}' "${value}" is not a valid address.`, 'Enter it with https://, e.g. https://api.example.com');
+		throw new CredentialProblemError(
+			`'${fieldLabel}' "${value}" is not a valid address.`,
+			'Enter it with https://, e.g. https://api.example.com',
+		);
 	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-		throw new CredentialProblemError(`'${fieldLabel}' is not a web address.`, 'Enter it with https://, e.g. https://api.example.com');
+		throw new CredentialProblemError(
+			`'${fieldLabel}' is not a web address.`,
+			'Enter it with https://, e.g. https://api.example.com',
+		);
 	}
 	const plainHttp = plainHttpProblem(value, `'${fieldLabel}'`);
 	if (plainHttp) throw plainHttp;
@@ -113,21 +129,32 @@ function assertHttpUrl(value: string, fieldLabel: string): void {
  * Reads and checks the credential values, so a typo gets a message naming the field
  * instead of a failed request.
  */
-export function connectionFromCredentials(credentials: ICredentialDataDecryptedObject): ServiceConnection {
+export function connectionFromCredentials(
+	credentials: ICredentialDataDecryptedObject,
+): ServiceConnection {
 	const environment: EnvironmentName =
 		credentials.environment === 'nonProduction' ? 'nonProduction' : 'production';
 	const baseFieldLabel =
-		environment === 'production' ? 'Production API Base Address' : 'Non-Production API Base Address';
+		environment === 'production'
+			? 'Production API Base Address'
+			: 'Non-Production API Base Address';
 	const apiBaseUrl = trimTrailingSlashes(
 		readString(credentials, environment === 'production' ? 'baseUrl' : 'devBaseUrl'),
 	);
 	if (!apiBaseUrl) {
-		throw new CredentialProblemError(`'${baseFieldLabel}' is empty.`, 'Fill it in the credential, or choose the other environment.');
+		throw new CredentialProblemError(
+			`'${baseFieldLabel}' is empty.`,
+			'Fill it in the credential, or choose the other environment.',
+		);
 	}
 	assertHttpUrl(apiBaseUrl, baseFieldLabel);
 
 	const authUrl = trimTrailingSlashes(readString(credentials, 'authUrl'));
-	if (!authUrl) throw new CredentialProblemError("'Token Issuer Address' is empty.", 'Fill it in the credential.');
+	if (!authUrl)
+		throw new CredentialProblemError(
+			"'Token Issuer Address' is empty.",
+			'Fill it in the credential.',
+		);
 	assertHttpUrl(authUrl, 'Token Issuer Address');
 
 	const companyId = readString(credentials, 'companyId');
@@ -138,7 +165,11 @@ export function connectionFromCredentials(credentials: ICredentialDataDecryptedO
 		);
 	}
 	const clientId = readString(credentials, 'clientId');
-	if (!clientId) throw new CredentialProblemError("'Client ID' is empty.", 'Copy it from Portal Setup > Other > Developer / API Keys.');
+	if (!clientId)
+		throw new CredentialProblemError(
+			"'Client ID' is empty.",
+			'Copy it from Portal Setup > Other > Developer / API Keys.',
+		);
 
 	const audienceOverride = trimTrailingSlashes(readString(credentials, 'audience'));
 	return {

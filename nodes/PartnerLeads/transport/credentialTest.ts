@@ -6,7 +6,11 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { connectionFromCredentials, credentialProblemText, isCredentialProblem } from './connection';
+import {
+	connectionFromCredentials,
+	credentialProblemText,
+	isCredentialProblem,
+} from './connection';
 import { describeFailure } from './errors';
 import { readHttpFailure } from './failure';
 import { redactSecrets } from './redact';
@@ -34,7 +38,13 @@ function asHttpRequestHelper(context: ICredentialTestFunctions): IHttpRequestHel
 	return {
 		helpers: {
 			httpRequest: async (options: IHttpRequestOptions) =>
-				await context.helpers.request({ method: options.method, uri: options.url, headers: options.headers, body: options.body, json: true }),
+				await context.helpers.request({
+					method: options.method,
+					uri: options.url,
+					headers: options.headers,
+					body: options.body,
+					json: true,
+				}),
 		},
 	} as IHttpRequestHelper;
 }
@@ -51,7 +61,12 @@ export async function partnerLeadsApiTest(
 		connection = connectionFromCredentials(data);
 		accessToken = (await requestAccessToken(asHttpRequestHelper(this), data)).accessToken;
 	} catch (error) {
-		return failed(isCredentialProblem(error) ? credentialProblemText(error) : `The test stopped unexpectedly: ${(error as Error).message}`, [clientSecret]);
+		return failed(
+			isCredentialProblem(error)
+				? credentialProblemText(error)
+				: `The test stopped unexpectedly: ${(error as Error).message}`,
+			[clientSecret],
+		);
 	}
 	const secrets = [clientSecret, accessToken];
 	try {
@@ -70,7 +85,12 @@ export async function partnerLeadsApiTest(
 			);
 		}
 		const environment = connection.environment === 'production' ? 'Production' : 'Non-Production';
-		const [message, description] = describeFailure(failure, { method: 'GET', what: 'lead schema', environment, companyId: connection.companyId });
+		const [message, description] = describeFailure(failure, {
+			method: 'GET',
+			what: 'lead schema',
+			environment,
+			companyId: connection.companyId,
+		});
 		return failed(`${message}. ${description}`, secrets);
 	}
 	return { status: 'OK', message: 'Connection successful: the key can read this portal' };

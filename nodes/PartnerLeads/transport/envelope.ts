@@ -24,7 +24,10 @@ export function readListPage<T>(body: unknown): ListPage<T> {
 	if (body !== null && typeof body === 'object') {
 		const record = body as Record<string, unknown>;
 		const data = unwrapEnvelope<unknown>(record);
-		const nested = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
+		const nested =
+			data !== null && typeof data === 'object' && !Array.isArray(data)
+				? (data as Record<string, unknown>)
+				: undefined;
 		const items = Array.isArray(data)
 			? data
 			: Array.isArray(nested?.items)
@@ -35,7 +38,8 @@ export function readListPage<T>(body: unknown): ListPage<T> {
 						? nested.data
 						: [];
 		const hint = record.hasMore ?? nested?.hasMore;
-		const next = 'next' in record ? record.next : nested && 'next' in nested ? nested.next : undefined;
+		const next =
+			'next' in record ? record.next : nested && 'next' in nested ? nested.next : undefined;
 		const hasMore = typeof hint === 'boolean' ? hint : next === null ? false : undefined;
 		return { items: items as T[], hasMore };
 	}

@@ -22,7 +22,9 @@ const AUTH_CAUSES =
 
 function detailsText(details: ServiceErrorBody['details']): string {
 	return details
-		.map((detail) => (detail.field ? `${detail.field}: ${detail.message ?? 'invalid'}` : (detail.message ?? '')))
+		.map((detail) =>
+			detail.field ? `${detail.field}: ${detail.message ?? 'invalid'}` : (detail.message ?? ''),
+		)
 		.filter(Boolean)
 		.join('; ');
 }
@@ -38,7 +40,11 @@ function authReason(body: ServiceErrorBody, status: number): string | undefined 
 	return undefined;
 }
 
-function authMessage(body: ServiceErrorBody, status: number, subject: RequestSubject): [string, string] {
+function authMessage(
+	body: ServiceErrorBody,
+	status: number,
+	subject: RequestSubject,
+): [string, string] {
 	switch (authReason(body, status)) {
 		case 'wrong_audience':
 			return [
@@ -103,7 +109,9 @@ export function describeFailure(failure: HttpFailure, subject: RequestSubject): 
 	if (status === 400 || status === 422) {
 		const fields = detailsText(body.details);
 		return [
-			fields ? `The service rejected the ${subject.what}: ${fields}` : `The service rejected the ${subject.what}: ${body.message ?? 'invalid request'}`,
+			fields
+				? `The service rejected the ${subject.what}: ${fields}`
+				: `The service rejected the ${subject.what}: ${body.message ?? 'invalid request'}`,
 			'Fix the listed fields in the input data or the node parameters and run again.',
 		];
 	}
@@ -114,15 +122,24 @@ export function describeFailure(failure: HttpFailure, subject: RequestSubject): 
 		];
 	}
 	if (status === 409) {
-		return [`The service reported a conflict for the ${subject.what}`, serviceSaid || 'Check the data and run again.'];
+		return [
+			`The service reported a conflict for the ${subject.what}`,
+			serviceSaid || 'Check the data and run again.',
+		];
 	}
 	if (status >= 500) {
 		const repeat = subject.notRepeated
 			? ' The request was not sent again, because it may already have been applied: check with Lead > Get Many before running it again, to avoid a duplicate.'
 			: ' It was retried a few times.';
-		return [`The Partner Referral Service could not handle the request (HTTP ${status})`, `${serviceSaid}${repeat} Try again later.`.trim()];
+		return [
+			`The Partner Referral Service could not handle the request (HTTP ${status})`,
+			`${serviceSaid}${repeat} Try again later.`.trim(),
+		];
 	}
-	return [`The service answered HTTP ${status} for the ${subject.what}`, serviceSaid || 'Check the node parameters.'];
+	return [
+		`The service answered HTTP ${status} for the ${subject.what}`,
+		serviceSaid || 'Check the node parameters.',
+	];
 }
 
 /**
@@ -138,7 +155,10 @@ export function serviceError(
 	itemIndex?: number,
 ): NodeApiError {
 	const [message, description] = describeFailure(failure, subject);
-	const body = failure.status !== undefined ? readServiceErrorBody(failure.body, failure.requestIdHeader) : undefined;
+	const body =
+		failure.status !== undefined
+			? readServiceErrorBody(failure.body, failure.requestIdHeader)
+			: undefined;
 	const requestId = body?.requestId ? ` Request ID: ${body.requestId}.` : '';
 	const safeMessage = redactSecrets(message, secrets);
 	const safeDescription = redactSecrets(`${description}${requestId}`, secrets);
@@ -146,7 +166,10 @@ export function serviceError(
 		message: safeMessage,
 		serviceCode: body?.code ?? null,
 		requestId: body?.requestId ?? null,
-		details: (body?.details ?? []).map((detail) => ({ field: detail.field ?? null, message: detail.message ?? null })),
+		details: (body?.details ?? []).map((detail) => ({
+			field: detail.field ?? null,
+			message: detail.message ?? null,
+		})),
 	};
 	return new NodeApiError(node, errorResponse, {
 		message: safeMessage,

@@ -25,7 +25,9 @@ export interface HttpFailure {
 type Loose = Record<string, unknown> | undefined;
 
 function asRecord(value: unknown): Loose {
-	return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+	return value !== null && typeof value === 'object'
+		? (value as Record<string, unknown>)
+		: undefined;
 }
 
 function headerValue(headers: unknown, name: string): string | undefined {
@@ -67,7 +69,11 @@ export function readHttpFailure(error: unknown): HttpFailure {
 	// n8n 1.x drops the cause: our credential problem is known by its message.
 	const rewrapped = credentialProblemByMessage(outer?.message);
 	if (rewrapped) {
-		return { credentialProblem: String(outer?.message), credentialProblemTemporary: rewrapped.temporary, credentialProblemFix: rewrapped.fix };
+		return {
+			credentialProblem: String(outer?.message),
+			credentialProblemTemporary: rewrapped.temporary,
+			credentialProblemFix: rewrapped.fix,
+		};
 	}
 	for (const candidate of candidates) {
 		const response = asRecord(candidate?.response);
@@ -134,7 +140,7 @@ function readTextErrorBody(body: string, requestIdHeader?: string): ServiceError
 	const coded = LEADING_CODE.exec(text);
 	return {
 		code: coded?.[1],
-		message: (coded?.[2] || text) || undefined,
+		message: coded?.[2] || text || undefined,
 		details: [],
 		requestId: requestIdHeader,
 	};
@@ -151,7 +157,12 @@ export function readServiceErrorBody(body: unknown, requestIdHeader?: string): S
 				const item = asRecord(entry);
 				return {
 					field: typeof item?.field === 'string' ? item.field : undefined,
-					message: typeof item?.message === 'string' ? item.message : typeof entry === 'string' ? entry : undefined,
+					message:
+						typeof item?.message === 'string'
+							? item.message
+							: typeof entry === 'string'
+								? entry
+								: undefined,
 				};
 			})
 		: [];

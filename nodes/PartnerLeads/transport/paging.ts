@@ -63,7 +63,8 @@ export class ListReader<T> {
 		private readonly context: PartnerLeadsFunctions,
 		private readonly request: PagingRequest,
 	) {
-		this.remaining = request.limit === undefined ? Infinity : Math.max(0, Math.floor(request.limit));
+		this.remaining =
+			request.limit === undefined ? Infinity : Math.max(0, Math.floor(request.limit));
 		const resume = /^(\d+)(?::(.*))?$/s.exec(request.resumeToken ?? '');
 		if (resume) {
 			this.position = Number(resume[1]);
@@ -108,7 +109,8 @@ export class ListReader<T> {
 		if (skip === 0) this.firstId ??= firstId;
 		// Asked to skip, answered from the start again: the service does not page this list,
 		// so its first answer held all of it.
-		else if (firstId !== undefined && firstId === this.firstId && this.stepBack === 0) return this.end();
+		else if (firstId !== undefined && firstId === this.firstId && this.stepBack === 0)
+			return this.end();
 
 		let start = 0;
 		if (anchored) {
@@ -116,7 +118,10 @@ export class ListReader<T> {
 			if (lastRead === -1 && skip > 0) {
 				// The anchor and everything re-read with it are gone: records behind the position
 				// were deleted. Step back until a record read before turns up, then walk forward.
-				this.stepBack = this.stepBack === 0 ? Math.max(1, Math.min(10, Math.floor(this.largestPage / 2))) : this.stepBack * 2;
+				this.stepBack =
+					this.stepBack === 0
+						? Math.max(1, Math.min(10, Math.floor(this.largestPage / 2)))
+						: this.stepBack * 2;
 				this.walkBackPages = Math.ceil(this.stepBack / Math.max(1, this.largestPage - 1)) + 1;
 				return undefined;
 			}
@@ -165,14 +170,19 @@ export class ListReader<T> {
 }
 
 /** The records of a list, a page at a time, each once (see ListReader). */
-export async function* pagesOf<T>(this: PartnerLeadsFunctions, request: PagingRequest): AsyncGenerator<T[]> {
+export async function* pagesOf<T>(
+	this: PartnerLeadsFunctions,
+	request: PagingRequest,
+): AsyncGenerator<T[]> {
 	const reader = new ListReader<T>(this, request);
-	for (let page = await reader.nextPage(); page !== undefined; page = await reader.nextPage()) yield page;
+	for (let page = await reader.nextPage(); page !== undefined; page = await reader.nextPage())
+		yield page;
 }
 
 /** The whole list (or its first `limit` records) in one array. */
 export async function allOf<T>(this: PartnerLeadsFunctions, request: PagingRequest): Promise<T[]> {
 	const records: T[] = [];
-	for await (const page of pagesOf.call(this, request) as AsyncGenerator<T[]>) records.push(...page);
+	for await (const page of pagesOf.call(this, request) as AsyncGenerator<T[]>)
+		records.push(...page);
 	return records;
 }

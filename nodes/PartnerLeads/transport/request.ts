@@ -11,14 +11,23 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import type { ServiceConnection } from './connection';
-import { connectionFromCredentials, CREDENTIAL_TYPE, isCredentialProblem, secretsOf } from './connection';
+import {
+	connectionFromCredentials,
+	CREDENTIAL_TYPE,
+	isCredentialProblem,
+	secretsOf,
+} from './connection';
 import { unwrapEnvelope } from './envelope';
 import { serviceError } from './errors';
 import type { HttpFailure } from './failure';
 import { readHttpFailure } from './failure';
 import { backoffMs, isServerError, RETRY_POLICY, retryAfterMs } from './retry-policy';
 
-export type PartnerLeadsFunctions = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
+export type PartnerLeadsFunctions =
+	| IExecuteFunctions
+	| ILoadOptionsFunctions
+	| IHookFunctions
+	| IWebhookFunctions;
 
 export interface ApiRequest {
 	method: IHttpRequestMethods;
@@ -68,7 +77,11 @@ async function credentialsForRequest(
 	if (!details?.id) return undefined;
 	const data = await context.getCredentials(CREDENTIAL_TYPE);
 	const renewAfter = Number(data.renewalDueAt);
-	const nearExpiry = typeof data.accessToken === 'string' && data.accessToken !== '' && renewAfter > 0 && Date.now() >= renewAfter;
+	const nearExpiry =
+		typeof data.accessToken === 'string' &&
+		data.accessToken !== '' &&
+		renewAfter > 0 &&
+		Date.now() >= renewAfter;
 	return {
 		credentialsDecrypted: {
 			id: details.id,
@@ -85,7 +98,11 @@ async function credentialsForRequest(
  */
 const refusedDespiteFreshToken = new WeakSet<object>();
 
-export function serviceUrl(connection: ServiceConnection, api: 'rest' | 'webhooks', path: string): string {
+export function serviceUrl(
+	connection: ServiceConnection,
+	api: 'rest' | 'webhooks',
+	path: string,
+): string {
 	const company = encodeURIComponent(connection.companyId);
 	return api === 'rest'
 		? `${connection.apiBaseUrl}/1.0/api/company/${company}${path}`
@@ -93,7 +110,10 @@ export function serviceUrl(connection: ServiceConnection, api: 'rest' | 'webhook
 }
 
 /** Sends one request with retries; returns the body as the service sent it. */
-export async function apiRequestRaw(this: PartnerLeadsFunctions, request: ApiRequest): Promise<unknown> {
+export async function apiRequestRaw(
+	this: PartnerLeadsFunctions,
+	request: ApiRequest,
+): Promise<unknown> {
 	let connection: ServiceConnection;
 	try {
 		connection = await connectionFor(this);
@@ -101,7 +121,13 @@ export async function apiRequestRaw(this: PartnerLeadsFunctions, request: ApiReq
 		const failure: HttpFailure = isCredentialProblem(error)
 			? { credentialProblem: error.message, credentialProblemFix: error.fix }
 			: readHttpFailure(error);
-		throw serviceError(this.getNode(), failure, { method: request.method, what: request.what, environment: '' }, [], request.itemIndex);
+		throw serviceError(
+			this.getNode(),
+			failure,
+			{ method: request.method, what: request.what, environment: '' },
+			[],
+			request.itemIndex,
+		);
 	}
 	const options: IHttpRequestOptions = {
 		method: request.method,
@@ -142,11 +168,15 @@ export async function apiRequestRaw(this: PartnerLeadsFunctions, request: ApiReq
 		if (failure.status === 429) {
 			request.onRateLimited?.();
 			const wait = Math.min(
-				retryAfterMs(failure.retryAfter) ?? backoffMs(RETRY_POLICY.rateLimitBaseDelayMs, rateLimitRetries),
+				retryAfterMs(failure.retryAfter) ??
+					backoffMs(RETRY_POLICY.rateLimitBaseDelayMs, rateLimitRetries),
 				RETRY_POLICY.maxSingleWaitMs,
 			);
 			const budget = request.rateLimitBudgetMs ?? RETRY_POLICY.maxRateLimitWaitMs;
-			if (rateLimitRetries < RETRY_POLICY.maxRateLimitRetries && rateLimitWaitedMs + wait <= budget) {
+			if (
+				rateLimitRetries < RETRY_POLICY.maxRateLimitRetries &&
+				rateLimitWaitedMs + wait <= budget
+			) {
 				rateLimitRetries++;
 				rateLimitWaitedMs += wait;
 				// Retry-After: 0 means now: a zero-length timer still costs a timer turn (~1 ms).
@@ -183,6 +213,9 @@ export async function apiRequestRaw(this: PartnerLeadsFunctions, request: ApiReq
 }
 
 /** Sends one request with retries; returns the payload without the service's envelope. */
-export async function apiRequest<T = unknown>(this: PartnerLeadsFunctions, request: ApiRequest): Promise<T> {
+export async function apiRequest<T = unknown>(
+	this: PartnerLeadsFunctions,
+	request: ApiRequest,
+): Promise<T> {
 	return unwrapEnvelope<T>(await apiRequestRaw.call(this, request));
 }

@@ -23,7 +23,11 @@ export function retryAfterMs(header: string | undefined, now = Date.now()): numb
 }
 
 /** Exponential backoff with full jitter: a random wait in [0, base * 2^attempt]. */
-export function backoffMs(baseMs: number, attempt: number, random: () => number = Math.random): number {
+export function backoffMs(
+	baseMs: number,
+	attempt: number,
+	random: () => number = Math.random,
+): number {
 	const ceiling = Math.min(baseMs * 2 ** attempt, RETRY_POLICY.maxSingleWaitMs);
 	return Math.round(random() * ceiling);
 }

@@ -74,10 +74,16 @@ function tokenFailureMessage(error: unknown, tokenUrl: string, audience: string)
 		];
 	}
 	if (failure.status === 429) {
-		return [`The token issuer kept rate limiting this key (HTTP 429), also after waiting.${said}${requestId}`, 'Try again in a moment.'];
+		return [
+			`The token issuer kept rate limiting this key (HTTP 429), also after waiting.${said}${requestId}`,
+			'Try again in a moment.',
+		];
 	}
 	if (failure.status >= 500) {
-		return [`The token issuer at ${tokenUrl} kept answering HTTP ${failure.status}, also after retries.${said}${requestId}`, 'Try again in a moment.'];
+		return [
+			`The token issuer at ${tokenUrl} kept answering HTTP ${failure.status}, also after retries.${said}${requestId}`,
+			'Try again in a moment.',
+		];
 	}
 	return [
 		`The token issuer at ${tokenUrl} answered HTTP ${failure.status}.${said}${requestId}`,
@@ -108,10 +114,15 @@ export async function requestAccessToken(
 	const connection = connectionFromCredentials(credentials);
 	const clientSecret = typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '';
 	if (!clientSecret) {
-		throw new CredentialProblemError("'Client Secret' is empty.", 'Copy it from the portal when you create the key.');
+		throw new CredentialProblemError(
+			"'Client Secret' is empty.",
+			'Copy it from the portal when you create the key.',
+		);
 	}
 	const flightKey = createHash('sha256')
-		.update(JSON.stringify([connection.tokenUrl, connection.clientId, connection.audience, clientSecret]))
+		.update(
+			JSON.stringify([connection.tokenUrl, connection.clientId, connection.audience, clientSecret]),
+		)
 		.digest('hex');
 	const inFlight = tokenRequestsInFlight.get(flightKey);
 	if (inFlight) return await inFlight;
@@ -141,10 +152,19 @@ export async function requestAccessToken(
 			const failure = readHttpFailure(thrown);
 			const temporary = isTemporaryFailure(failure);
 			if (!temporary || attempt >= TOKEN_RETRY.attempts) {
-				const [message, fix] = tokenFailureMessage(thrown, connection.tokenUrl, connection.audience);
+				const [message, fix] = tokenFailureMessage(
+					thrown,
+					connection.tokenUrl,
+					connection.audience,
+				);
 				throw new CredentialProblemError(redactSecrets(message, [clientSecret]), fix, temporary);
 			}
-			await sleep(Math.min(retryAfterMs(failure.retryAfter) ?? backoffMs(TOKEN_RETRY.baseDelayMs, attempt - 1), TOKEN_RETRY.maxWaitMs));
+			await sleep(
+				Math.min(
+					retryAfterMs(failure.retryAfter) ?? backoffMs(TOKEN_RETRY.baseDelayMs, attempt - 1),
+					TOKEN_RETRY.maxWaitMs,
+				),
+			);
 		}
 		const accessToken = (response as { access_token?: unknown } | undefined)?.access_token;
 		if (typeof accessToken !== 'string' || accessToken.length === 0) {
@@ -153,7 +173,10 @@ export async function requestAccessToken(
 				"Check the 'Token Issuer Address' in the credential.",
 			);
 		}
-		return { accessToken, renewAfter: renewAfterFor((response as { expires_in?: unknown }).expires_in) };
+		return {
+			accessToken,
+			renewAfter: renewAfterFor((response as { expires_in?: unknown }).expires_in),
+		};
 	})();
 	tokenRequestsInFlight.set(flightKey, exchange);
 	try {

@@ -10,7 +10,10 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
 export async function buildPackage(timeoutMs: number): Promise<void> {
 	log('building the package (npm run build)');
-	const started = startProcess('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+	const started = startProcess('npm', ['run', 'build', '--silent'], {
+		cwd: REPO_ROOT,
+		stdio: ['ignore', 'inherit', 'inherit'],
+	});
 	const outcome = await exitWithin(started, timeoutMs);
 	if (outcome === 'timeout') {
 		throw new Error(`npm run build did not finish within ${Math.round(timeoutMs / 1000)} s`);

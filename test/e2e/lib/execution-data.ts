@@ -4,14 +4,18 @@ import type { ExecutionDetail, ExecutionSummary, N8nRest } from './n8n-rest';
 import { pollUntil } from './wait';
 
 /** The JSON of every item a node output on its first output, over all its runs. */
-export function nodeOutput(execution: ExecutionDetail, nodeName: string): Array<Record<string, unknown>> {
+export function nodeOutput(
+	execution: ExecutionDetail,
+	nodeName: string,
+): Array<Record<string, unknown>> {
 	const resultData = isRecord(execution.data.resultData) ? execution.data.resultData : {};
 	const runData = isRecord(resultData.runData) ? resultData.runData : {};
 	const runs = runData[nodeName];
 	if (!Array.isArray(runs)) return [];
 	const items: Array<Record<string, unknown>> = [];
 	for (const run of runs) {
-		const main = isRecord(run) && isRecord(run.data) && Array.isArray(run.data.main) ? run.data.main : [];
+		const main =
+			isRecord(run) && isRecord(run.data) && Array.isArray(run.data.main) ? run.data.main : [];
 		const first: unknown = main[0];
 		if (!Array.isArray(first)) continue;
 		for (const item of first) if (isRecord(item) && isRecord(item.json)) items.push(item.json);
@@ -51,6 +55,10 @@ export async function waitForExecutions(
 			if (executions.length < count) return undefined;
 			return executions.every((execution) => DONE.has(execution.status)) ? executions : undefined;
 		},
-		{ timeoutMs, intervalMs: 300, what: `${count} finished execution(s) of workflow ${workflowId}` },
+		{
+			timeoutMs,
+			intervalMs: 300,
+			what: `${count} finished execution(s) of workflow ${workflowId}`,
+		},
 	);
 }

@@ -18,7 +18,9 @@ export interface PackageManifest {
 }
 
 export function readManifest(packageDir: string): PackageManifest {
-	const manifest = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as PackageManifest;
+	const manifest = JSON.parse(
+		readFileSync(path.join(packageDir, 'package.json'), 'utf8'),
+	) as PackageManifest;
 	if (!manifest.n8n) throw new Error(`${packageDir}/package.json has no "n8n" attribute`);
 	return manifest;
 }
@@ -28,9 +30,12 @@ export function assertBuilt(packageDir: string): PackageManifest {
 	const manifest = readManifest(packageDir);
 	const listed = [...(manifest.n8n.nodes ?? []), ...(manifest.n8n.credentials ?? [])];
 	const missing = listed.filter((file) => !existsSync(path.join(packageDir, file)));
-	if (listed.length === 0) throw new Error('the package.json "n8n" attribute lists no nodes or credentials');
+	if (listed.length === 0)
+		throw new Error('the package.json "n8n" attribute lists no nodes or credentials');
 	if (missing.length > 0) {
-		throw new Error(`the build output is missing ${missing.join(', ')} (did \`npm run build\` succeed?)`);
+		throw new Error(
+			`the build output is missing ${missing.join(', ')} (did \`npm run build\` succeed?)`,
+		);
 	}
 	return manifest;
 }

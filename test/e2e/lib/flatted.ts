@@ -5,13 +5,17 @@
  */
 export function parseFlatted(text: string): unknown {
 	// Strings become String objects so references (inside objects) and plain values can be told apart.
-	const entries = JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? new String(value) : value)) as unknown[];
-	if (!Array.isArray(entries) || entries.length === 0) throw new Error('not flatted data: expected a non-empty array');
+	const entries = JSON.parse(text, (_key, value: unknown) =>
+		typeof value === 'string' ? new String(value) : value,
+	) as unknown[];
+	if (!Array.isArray(entries) || entries.length === 0)
+		throw new Error('not flatted data: expected a non-empty array');
 	const revived = new Set<object>();
 
 	const resolve = (entry: unknown): unknown => {
 		if (entry instanceof String) return entry.valueOf();
-		if (entry !== null && typeof entry === 'object') return revive(entry as Record<string, unknown>);
+		if (entry !== null && typeof entry === 'object')
+			return revive(entry as Record<string, unknown>);
 		return entry;
 	};
 

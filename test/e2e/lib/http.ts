@@ -10,7 +10,12 @@ export interface HttpResponse {
 
 export async function httpRequest(
 	url: string,
-	init: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {},
+	init: {
+		method?: string;
+		headers?: Record<string, string>;
+		body?: string;
+		timeoutMs?: number;
+	} = {},
 ): Promise<HttpResponse> {
 	const response = await fetch(url, {
 		method: init.method ?? 'GET',

@@ -11,7 +11,9 @@ export const LEAD_TOPIC_COUNT = 3;
 
 /** The subscriptions the trigger with this webhook id holds on the simulator. */
 export function subscriptionsOf(sim: Simulator, webhookId: string): Subscription[] {
-	return sim.control.listSubscriptions().filter((subscription) => subscription.url.includes(webhookId));
+	return sim.control
+		.listSubscriptions()
+		.filter((subscription) => subscription.url.includes(webhookId));
 }
 
 /**
@@ -37,9 +39,14 @@ export async function activateLeadTrigger(
 }
 
 /** A delivery exactly as the service signs it (v2 over the raw body, legacy over the sorted fields). */
-export async function signedDelivery(subscription: Subscription, leadId: string, timestamp: string) {
+export async function signedDelivery(
+	subscription: Subscription,
+	leadId: string,
+	timestamp: string,
+) {
 	const body = JSON.stringify({ id: leadId, topic: subscription.topic, timestamp });
-	const hmac = (data: string) => createHmac('sha256', subscription.signingSecret).update(data).digest('hex');
+	const hmac = (data: string) =>
+		createHmac('sha256', subscription.signingSecret).update(data).digest('hex');
 	return await httpRequest(subscription.url, {
 		method: 'POST',
 		headers: {

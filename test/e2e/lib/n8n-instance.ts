@@ -72,11 +72,19 @@ export function n8nEnvironment(
 	const webhookUrl = `http://127.0.0.1:${port}/`;
 	const versionSpecific: Record<string, string> =
 		major >= 2
-			? { N8N_WEBHOOK_URL: webhookUrl, N8N_RUNNERS_BROKER_PORT: String(ports.broker), N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1' }
+			? {
+					N8N_WEBHOOK_URL: webhookUrl,
+					N8N_RUNNERS_BROKER_PORT: String(ports.broker),
+					N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+				}
 			: { WEBHOOK_URL: webhookUrl, N8N_RUNNERS_ENABLED: 'false' };
 	const inherited = Object.fromEntries(
 		Object.entries(process.env).filter(
-			([name]) => !name.startsWith('N8N_') && !name.startsWith('DB_') && !name.startsWith('npm_') && name !== 'NODE_OPTIONS',
+			([name]) =>
+				!name.startsWith('N8N_') &&
+				!name.startsWith('DB_') &&
+				!name.startsWith('npm_') &&
+				name !== 'NODE_OPTIONS',
 		),
 	);
 	return {
@@ -110,7 +118,11 @@ export function n8nEnvironment(
 	};
 }
 
-async function waitUntilReady(baseUrl: string, started: StartedProcess, timeoutMs: number): Promise<void> {
+async function waitUntilReady(
+	baseUrl: string,
+	started: StartedProcess,
+	timeoutMs: number,
+): Promise<void> {
 	let exitCode: number | string | undefined;
 	void started.exited.then((code) => {
 		exitCode = code;
@@ -122,9 +134,13 @@ async function waitUntilReady(baseUrl: string, started: StartedProcess, timeoutM
 			if (!health.ok) return undefined;
 			// /healthz answers before the REST routes exist; readiness waits for them (404 where it does
 			// not exist), and /rest/settings answering JSON shows the REST API is mounted.
-			const readiness = await fetch(`${baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
+			const readiness = await fetch(`${baseUrl}/healthz/readiness`, {
+				signal: AbortSignal.timeout(2_000),
+			});
 			if (readiness.status !== 200 && readiness.status !== 404) return undefined;
-			const settings = await fetch(`${baseUrl}/rest/settings`, { signal: AbortSignal.timeout(5_000) });
+			const settings = await fetch(`${baseUrl}/rest/settings`, {
+				signal: AbortSignal.timeout(5_000),
+			});
 			const type = settings.headers.get('content-type') ?? '';
 			return settings.ok && type.includes('json') ? 'ready' : undefined;
 		},
@@ -136,7 +152,9 @@ async function waitUntilReady(baseUrl: string, started: StartedProcess, timeoutM
 export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	const { runtime } = options;
 	const major = Number(runtime.version.split('.')[0]);
-	const root = options.reuse?.root ?? mkdtempSync(path.join(os.tmpdir(), `partner-leads-e2e-n8n-${runtime.version}-`));
+	const root =
+		options.reuse?.root ??
+		mkdtempSync(path.join(os.tmpdir(), `partner-leads-e2e-n8n-${runtime.version}-`));
 	const userFolder = path.join(root, 'user');
 	mkdirSync(userFolder, { recursive: true });
 	mkdirSync(path.join(root, 'home'), { recursive: true });
@@ -165,11 +183,21 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		}
 	};
 
-	const environment = n8nEnvironment(root, userFolder, { main: port, broker: brokerPort }, major, encryptionKey);
+	const environment = n8nEnvironment(
+		root,
+		userFolder,
+		{ main: port, broker: brokerPort },
+		major,
+		encryptionKey,
+	);
 	let started: StartedProcess | undefined;
 	const launch = async () => {
 		log(`starting n8n ${runtime.version} on ${baseUrl} (log: ${logFile})`);
-		const launched = startProcess(runtime.node, [runtime.n8nBin, 'start'], { cwd: root, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+		const launched = startProcess(runtime.node, [runtime.n8nBin, 'start'], {
+			cwd: root,
+			env: environment,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		launched.child.stdout?.on('data', onOutput);
 		launched.child.stderr?.on('data', onOutput);
 		started = launched;

@@ -52,7 +52,12 @@ export class N8nRest {
 	constructor(readonly baseUrl: string) {}
 
 	/** `POST /rest/owner/setup`: the first user of a new instance; also issues the session cookie. */
-	async setupOwner(owner: { email: string; password: string; firstName: string; lastName: string }): Promise<void> {
+	async setupOwner(owner: {
+		email: string;
+		password: string;
+		firstName: string;
+		lastName: string;
+	}): Promise<void> {
 		await this.call('POST', '/rest/owner/setup', owner);
 	}
 
@@ -74,7 +79,11 @@ export class N8nRest {
 	}
 
 	/** `POST /rest/credentials` {name, type, data} → the stored credential (data not returned). */
-	async createCredential(name: string, type: string, data: Record<string, unknown>): Promise<{ id: string }> {
+	async createCredential(
+		name: string,
+		type: string,
+		data: Record<string, unknown>,
+	): Promise<{ id: string }> {
 		const created = await this.call('POST', '/rest/credentials', { name, type, data });
 		return { id: stringField(created, 'id') };
 	}
@@ -87,7 +96,10 @@ export class N8nRest {
 		data: Record<string, unknown>;
 	}): Promise<CredentialTestResult> {
 		const result = await this.call('POST', '/rest/credentials/test', { credentials: credential });
-		return { status: stringField(result, 'status'), message: isRecord(result) ? String(result.message ?? '') : '' };
+		return {
+			status: stringField(result, 'status'),
+			message: isRecord(result) ? String(result.message ?? '') : '',
+		};
 	}
 
 	/**
@@ -102,16 +114,22 @@ export class N8nRest {
 		credentials: Record<string, { id: string; name: string }>;
 		filter?: string;
 	}): Promise<Array<{ name: string; value: string }>> {
-		const answer = await this.call('POST', '/rest/dynamic-node-parameters/resource-locator-results', {
-			nodeTypeAndVersion: { name: request.nodeType, version: 1 },
-			methodName: request.methodName,
-			path: request.path,
-			currentNodeParameters: request.currentNodeParameters,
-			credentials: request.credentials,
-			filter: request.filter,
-		});
+		const answer = await this.call(
+			'POST',
+			'/rest/dynamic-node-parameters/resource-locator-results',
+			{
+				nodeTypeAndVersion: { name: request.nodeType, version: 1 },
+				methodName: request.methodName,
+				path: request.path,
+				currentNodeParameters: request.currentNodeParameters,
+				credentials: request.credentials,
+				filter: request.filter,
+			},
+		);
 		const results = isRecord(answer) && Array.isArray(answer.results) ? answer.results : [];
-		return results.filter(isRecord).map((result) => ({ name: String(result.name), value: String(result.value) }));
+		return results
+			.filter(isRecord)
+			.map((result) => ({ name: String(result.name), value: String(result.value) }));
 	}
 
 	/**
@@ -120,7 +138,9 @@ export class N8nRest {
 	 * 2.x validates it with a zod DTO that has no `active` and drops it.
 	 */
 	async createWorkflow(workflow: object): Promise<WorkflowSummary> {
-		return workflowSummary(await this.call('POST', '/rest/workflows', { ...workflow, active: false }));
+		return workflowSummary(
+			await this.call('POST', '/rest/workflows', { ...workflow, active: false }),
+		);
 	}
 
 	/** `GET /rest/workflows` → the names of the workflows the user sees (first 250). */
@@ -141,7 +161,9 @@ export class N8nRest {
 
 	/** `GET /rest/workflows/:id` as n8n answers it (nodes, static data, everything), as JSON text. */
 	async workflowJson(id: string): Promise<string> {
-		return JSON.stringify(await this.call('GET', `/rest/workflows/${id}`, undefined, { raw: true }));
+		return JSON.stringify(
+			await this.call('GET', `/rest/workflows/${id}`, undefined, { raw: true }),
+		);
 	}
 
 	async getWorkflow(id: string): Promise<WorkflowSummary> {
@@ -155,13 +177,20 @@ export class N8nRest {
 	 * 2.x hands the activation to its workflow publication service and registers them a moment later.
 	 */
 	async activateWorkflow(workflow: WorkflowSummary): Promise<WorkflowSummary> {
-		if (!workflow.versionId) throw new Error(`workflow ${workflow.id} has no versionId to activate`);
-		return workflowSummary(await this.call('POST', `/rest/workflows/${workflow.id}/activate`, { versionId: workflow.versionId }));
+		if (!workflow.versionId)
+			throw new Error(`workflow ${workflow.id} has no versionId to activate`);
+		return workflowSummary(
+			await this.call('POST', `/rest/workflows/${workflow.id}/activate`, {
+				versionId: workflow.versionId,
+			}),
+		);
 	}
 
 	/** `POST /rest/workflows/:id/deactivate` {} (2.x accepts an optional expectedChecksum; 1.x reads no body). */
 	async deactivateWorkflow(workflow: WorkflowSummary): Promise<WorkflowSummary> {
-		return workflowSummary(await this.call('POST', `/rest/workflows/${workflow.id}/deactivate`, {}));
+		return workflowSummary(
+			await this.call('POST', `/rest/workflows/${workflow.id}/deactivate`, {}),
+		);
 	}
 
 	/** `GET /rest/executions?filter={"workflowId":…}` → {results, count, …}; newest first. */
@@ -183,7 +212,11 @@ export class N8nRest {
 	}
 
 	/** Calls a production webhook of an active workflow (no session needed). */
-	async callWebhook(path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResponse> {
+	async callWebhook(
+		path: string,
+		body: unknown,
+		headers: Record<string, string> = {},
+	): Promise<HttpResponse> {
 		return await httpRequest(`${this.baseUrl}/webhook/${path}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json', ...headers },
@@ -193,8 +226,16 @@ export class N8nRest {
 	}
 
 	/** One REST call; unwraps n8n's `{data: …}` envelope unless `raw`. */
-	private async call(method: string, path: string, body?: unknown, options: { raw?: boolean } = {}): Promise<unknown> {
-		const headers: Record<string, string> = { accept: 'application/json', 'browser-id': this.browserId };
+	private async call(
+		method: string,
+		path: string,
+		body?: unknown,
+		options: { raw?: boolean } = {},
+	): Promise<unknown> {
+		const headers: Record<string, string> = {
+			accept: 'application/json',
+			'browser-id': this.browserId,
+		};
 		if (body !== undefined) headers['content-type'] = 'application/json';
 		if (this.cookie) headers.cookie = this.cookie;
 		const response = await httpRequest(`${this.baseUrl}${path}`, {
@@ -204,7 +245,8 @@ export class N8nRest {
 			timeoutMs: 60_000,
 		});
 		this.keepSessionCookie(response.headers);
-		if (response.status < 200 || response.status >= 300) throw new N8nRestError(method, path, response.status, response.text);
+		if (response.status < 200 || response.status >= 300)
+			throw new N8nRestError(method, path, response.status, response.text);
 		if (options.raw) return response.json;
 		return isRecord(response.json) && 'data' in response.json ? response.json.data : response.json;
 	}
@@ -223,13 +265,18 @@ function namesOf(types: unknown): string[] {
 }
 
 function stringField(value: unknown, field: string): string {
-	if (!isRecord(value) || value[field] === undefined) throw new Error(`answer has no ${field}: ${JSON.stringify(value)?.slice(0, 300)}`);
+	if (!isRecord(value) || value[field] === undefined)
+		throw new Error(`answer has no ${field}: ${JSON.stringify(value)?.slice(0, 300)}`);
 	return String(value[field]);
 }
 
 function workflowNamesOf(list: unknown): string[] {
 	// 2.x answers a page {count, data}; 1.x a plain array
-	const items = Array.isArray(list) ? list : isRecord(list) && Array.isArray(list.data) ? list.data : [];
+	const items = Array.isArray(list)
+		? list
+		: isRecord(list) && Array.isArray(list.data)
+			? list.data
+			: [];
 	return items.filter(isRecord).map((item) => String(item.name));
 }
 
@@ -239,7 +286,9 @@ function workflowSummary(value: unknown): WorkflowSummary {
 		id: stringField(value, 'id'),
 		versionId: typeof value.versionId === 'string' ? value.versionId : undefined,
 		// 2.x keeps `active` and adds `activeVersionId`; either marks an active workflow.
-		active: value.active === true || (typeof value.activeVersionId === 'string' && value.activeVersionId !== ''),
+		active:
+			value.active === true ||
+			(typeof value.activeVersionId === 'string' && value.activeVersionId !== ''),
 	};
 }
 

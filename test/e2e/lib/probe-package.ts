@@ -52,7 +52,10 @@ export function writeProbePackage(packagesFolder: string): string {
 	mkdirSync(path.join(dir, 'dist', 'nodes', 'E2eProbe'), { recursive: true });
 	mkdirSync(path.join(dir, 'dist', 'credentials'), { recursive: true });
 	writeFileSync(path.join(dir, 'dist', 'nodes', 'E2eProbe', 'E2eProbe.node.js'), NODE_SOURCE);
-	writeFileSync(path.join(dir, 'dist', 'credentials', 'E2eProbeApi.credentials.js'), CREDENTIAL_SOURCE);
+	writeFileSync(
+		path.join(dir, 'dist', 'credentials', 'E2eProbeApi.credentials.js'),
+		CREDENTIAL_SOURCE,
+	);
 	const manifest = {
 		name: PROBE_PACKAGE,
 		version: '0.0.1',

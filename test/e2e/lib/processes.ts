@@ -14,7 +14,11 @@ export interface StartedProcess {
 	exited: Promise<number | string>;
 }
 
-export function startProcess(command: string, args: string[], options: SpawnOptions): StartedProcess {
+export function startProcess(
+	command: string,
+	args: string[],
+	options: SpawnOptions,
+): StartedProcess {
 	// eslint-disable-next-line @n8n/community-nodes/no-dangerous-functions -- the e2e runner starts n8n itself; never shipped
 	const child = spawn(command, args, { ...options, detached: true });
 	running.add(child);
@@ -72,7 +76,10 @@ export function killAllNow(): void {
 }
 
 /** The exit code (or signal name); after `timeoutMs` the process is stopped and 'timeout' is returned. */
-export async function exitWithin(started: StartedProcess, timeoutMs: number): Promise<number | string> {
+export async function exitWithin(
+	started: StartedProcess,
+	timeoutMs: number,
+): Promise<number | string> {
 	let timer: NodeJS.Timeout | undefined;
 	const timedOut = new Promise<'timeout'>((resolve) => {
 		timer = setTimeout(() => resolve('timeout'), timeoutMs);

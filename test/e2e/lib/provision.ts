@@ -20,7 +20,10 @@ const SCRIPT = path.join(REPO_ROOT, 'scripts', 'e2e', 'provide-n8n.sh');
  * Provides every version in one call (the script installs what is missing and reuses its cache).
  * Its own progress goes to our stderr; its stdout lines `N8N_E2E_RUNTIME <version> <node> <bin>` are parsed.
  */
-export async function provideRuntimes(versions: string[], timeoutMs: number): Promise<Map<string, N8nRuntime>> {
+export async function provideRuntimes(
+	versions: string[],
+	timeoutMs: number,
+): Promise<Map<string, N8nRuntime>> {
 	log(`providing n8n ${versions.join(', ')} (cached outside the repository)`);
 	const started = startProcess('bash', [SCRIPT, ...versions], {
 		cwd: REPO_ROOT,
@@ -32,17 +35,22 @@ export async function provideRuntimes(versions: string[], timeoutMs: number): Pr
 	});
 	const outcome = await exitWithin(started, timeoutMs);
 	if (outcome === 'timeout') {
-		throw new Error(`provisioning n8n did not finish within ${Math.round(timeoutMs / 1000)} s (${SCRIPT})`);
+		throw new Error(
+			`provisioning n8n did not finish within ${Math.round(timeoutMs / 1000)} s (${SCRIPT})`,
+		);
 	}
-	if (outcome !== 0) throw new Error(`provisioning n8n failed (exit ${outcome}); see the [provide-n8n] lines above`);
+	if (outcome !== 0)
+		throw new Error(`provisioning n8n failed (exit ${outcome}); see the [provide-n8n] lines above`);
 
 	const runtimes = new Map<string, N8nRuntime>();
 	for (const line of stdout.split('\n')) {
 		const [tag, version, node, n8nBin] = line.trim().split(' ');
-		if (tag === 'N8N_E2E_RUNTIME' && version && node && n8nBin) runtimes.set(version, { version, node, n8nBin });
+		if (tag === 'N8N_E2E_RUNTIME' && version && node && n8nBin)
+			runtimes.set(version, { version, node, n8nBin });
 	}
 	for (const version of versions) {
-		if (!runtimes.has(version)) throw new Error(`provisioning reported no runtime for n8n ${version}`);
+		if (!runtimes.has(version))
+			throw new Error(`provisioning reported no runtime for n8n ${version}`);
 	}
 	return runtimes;
 }

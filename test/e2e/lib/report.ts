@@ -51,7 +51,13 @@ export class Report {
 	summary(): string {
 		const recorded = new Set(this.results.map((result) => result.name));
 		for (const name of this.planned) {
-			if (!recorded.has(name)) this.record({ name, passed: false, durationMs: 0, error: 'not run: the run ended before it' });
+			if (!recorded.has(name))
+				this.record({
+					name,
+					passed: false,
+					durationMs: 0,
+					error: 'not run: the run ended before it',
+				});
 		}
 		const lines = ['', '== e2e summary'];
 		for (const result of this.results) {
@@ -66,7 +72,9 @@ export class Report {
 	private record(result: CheckResult): void {
 		this.results.push(result);
 		const seconds = (result.durationMs / 1000).toFixed(1);
-		log(`${result.passed ? 'PASS' : 'FAIL'} ${result.name} (${seconds} s)${result.error ? `\n     ${result.error}` : ''}`);
+		log(
+			`${result.passed ? 'PASS' : 'FAIL'} ${result.name} (${seconds} s)${result.error ? `\n     ${result.error}` : ''}`,
+		);
 	}
 }
 

@@ -24,7 +24,10 @@ export async function startService(): Promise<Simulator> {
 }
 
 /** Credential data pointing at the simulator, with the default key (or another secret). */
-export function credentialData(sim: Simulator, overrides: Record<string, string> = {}): Record<string, unknown> {
+export function credentialData(
+	sim: Simulator,
+	overrides: Record<string, string> = {},
+): Record<string, unknown> {
 	const data: Record<string, unknown> = simulatorCredentialData(sim, overrides);
 	// n8n fills the hidden access token itself
 	delete data.accessToken;

@@ -16,7 +16,10 @@ export interface PollOptions {
  * Calls `probe` until it returns something other than undefined, or fails after `timeoutMs`.
  * A probe that throws counts as "not yet"; its last error is part of the timeout message.
  */
-export async function pollUntil<T>(probe: () => Promise<T | undefined> | T | undefined, options: PollOptions): Promise<T> {
+export async function pollUntil<T>(
+	probe: () => Promise<T | undefined> | T | undefined,
+	options: PollOptions,
+): Promise<T> {
 	const deadline = Date.now() + options.timeoutMs;
 	const interval = options.intervalMs ?? 250;
 	let lastError: unknown;
@@ -30,17 +33,26 @@ export async function pollUntil<T>(probe: () => Promise<T | undefined> | T | und
 		}
 		if (Date.now() >= deadline) {
 			const reason = lastError instanceof Error ? `; last error: ${lastError.message}` : '';
-			throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what}${reason}`);
+			throw new Error(
+				`timed out after ${options.timeoutMs} ms waiting for ${options.what}${reason}`,
+			);
 		}
 		await sleep(interval);
 	}
 }
 
 /** Rejects when `promise` does not settle within `timeoutMs`. */
-export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+export async function withTimeout<T>(
+	promise: Promise<T>,
+	timeoutMs: number,
+	what: string,
+): Promise<T> {
 	let timer: NodeJS.Timeout | undefined;
 	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms: ${what}`)), timeoutMs);
+		timer = setTimeout(
+			() => reject(new Error(`timed out after ${timeoutMs} ms: ${what}`)),
+			timeoutMs,
+		);
 	});
 	try {
 		return await Promise.race([promise, timeout]);

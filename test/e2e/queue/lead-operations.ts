@@ -24,13 +24,27 @@ export const leadOperationsOnWorkers: QueueScenario = {
 		sim.control.resetStats();
 		let runs = 0;
 		const runTogether = async (count: number) => {
-			const answers = await Promise.all(Array.from({ length: count }, async () => await runThroughWebhook(webhooks, webhookPath, { leads: INPUT_LEADS })));
+			const answers = await Promise.all(
+				Array.from(
+					{ length: count },
+					async () => await runThroughWebhook(webhooks, webhookPath, { leads: INPUT_LEADS }),
+				),
+			);
 			runs += count;
-			for (const answer of answers) assert.equal(answer.status, 200, `a run answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+			for (const answer of answers)
+				assert.equal(
+					answer.status,
+					200,
+					`a run answered ${answer.status}: ${answer.text.slice(0, 200)}`,
+				);
 			const executions = await waitForExecutions(rest, created.id, runs, 90_000);
 			for (const summary of executions) {
 				const execution = await rest.getExecution(summary.id);
-				assert.equal(execution.status, 'success', `execution ${summary.id} ended ${execution.status}: ${executionError(execution) ?? ''}`);
+				assert.equal(
+					execution.status,
+					'success',
+					`execution ${summary.id} ended ${execution.status}: ${executionError(execution) ?? ''}`,
+				);
 			}
 		};
 		await runTogether(2);
@@ -38,15 +52,25 @@ export const leadOperationsOnWorkers: QueueScenario = {
 		await runTogether(2);
 		const tokensForSixRuns = sim.control.stats().tokenRequests;
 		figures.set('token requests for 6 runs over 2 workers', tokensForSixRuns);
-		assert.ok(tokensForSixRuns >= 1 && tokensForSixRuns <= 2, `6 runs asked for ${tokensForSixRuns} tokens`);
+		assert.ok(
+			tokensForSixRuns >= 1 && tokensForSixRuns <= 2,
+			`6 runs asked for ${tokensForSixRuns} tokens`,
+		);
 
 		sim.control.expireTokens();
 		sim.control.resetStats();
 		await runTogether(4);
 		const tokensAfterExpiry = sim.control.stats().tokenRequests;
 		figures.set('token requests after an expiry, 4 runs at once on 2 workers', tokensAfterExpiry);
-		assert.ok(tokensAfterExpiry >= 1 && tokensAfterExpiry <= 4, `after the expiry, 4 runs asked for ${tokensAfterExpiry} tokens`);
-		assert.equal(sim.control.listLeads().length, leadsBefore + runs * INPUT_LEADS.length, 'a lead is missing or was created twice');
+		assert.ok(
+			tokensAfterExpiry >= 1 && tokensAfterExpiry <= 4,
+			`after the expiry, 4 runs asked for ${tokensAfterExpiry} tokens`,
+		);
+		assert.equal(
+			sim.control.listLeads().length,
+			leadsBefore + runs * INPUT_LEADS.length,
+			'a lead is missing or was created twice',
+		);
 		await rest.deactivateWorkflow(created);
 	},
 };

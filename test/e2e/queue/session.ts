@@ -22,15 +22,27 @@ import { leadOperationsOnWorkers } from './lead-operations';
 import { restartInQueueMode, workerKilledMidRun } from './restart-and-crash';
 import { triggerInQueueMode } from './trigger';
 
-export const QUEUE_SCENARIOS: QueueScenario[] = [leadOperationsOnWorkers, triggerInQueueMode, restartInQueueMode, workerKilledMidRun];
+export const QUEUE_SCENARIOS: QueueScenario[] = [
+	leadOperationsOnWorkers,
+	triggerInQueueMode,
+	restartInQueueMode,
+	workerKilledMidRun,
+];
 
 const label = (version: string) => `[n8n ${version} queue mode]`;
 
 export function plannedQueueChecks(version: string, scenarios: QueueScenario[]): string[] {
-	return [`${label(version)} cluster: PostgreSQL, Redis, main, 2 workers, 2 webhook processes behind nginx`, ...scenarios.map((scenario) => `${label(version)} ${scenario.name}`)];
+	return [
+		`${label(version)} cluster: PostgreSQL, Redis, main, 2 workers, 2 webhook processes behind nginx`,
+		...scenarios.map((scenario) => `${label(version)} ${scenario.name}`),
+	];
 }
 
-export async function runQueueMode(runtime: N8nRuntime, scenarios: QueueScenario[], report: Report): Promise<void> {
+export async function runQueueMode(
+	runtime: N8nRuntime,
+	scenarios: QueueScenario[],
+	report: Report,
+): Promise<void> {
 	const [clusterCheck] = plannedQueueChecks(runtime.version, []);
 	const failedBefore = report.failed;
 	let sim: Simulator | undefined;
@@ -40,28 +52,64 @@ export async function runQueueMode(runtime: N8nRuntime, scenarios: QueueScenario
 		let context: QueueContext | undefined;
 		await report.check(clusterCheck!, async () => {
 			sim = await startService();
-			cluster = await startQueueCluster({ runtime, prepareUserFolder: (folder) => installPackageInto(folder, REPO_ROOT) });
+			cluster = await startQueueCluster({
+				runtime,
+				prepareUserFolder: (folder) => installPackageInto(folder, REPO_ROOT),
+			});
 			const rest = new N8nRest(cluster.main.baseUrl);
-			const owner = { email: 'e2e-owner@example.com', password: `E2e-${randomBytes(9).toString('hex')}-Pw1`, firstName: 'E2E', lastName: 'Owner' };
+			const owner = {
+				email: 'e2e-owner@example.com',
+				password: `E2e-${randomBytes(9).toString('hex')}-Pw1`,
+				firstName: 'E2E',
+				lastName: 'Owner',
+			};
 			await rest.setupOwner(owner);
 			await rest.login(owner.email, owner.password);
-			assert.ok((await rest.nodeTypeNames()).some((name) => name.startsWith('n8n-nodes-partner-leads.')), 'the main process did not load the package');
+			assert.ok(
+				(await rest.nodeTypeNames()).some((name) => name.startsWith('n8n-nodes-partner-leads.')),
+				'the main process did not load the package',
+			);
 			const name = 'e2e partner leads (queue mode)';
 			const stored = await rest.createCredential(name, CREDENTIAL_TYPE, credentialData(sim));
-			context = { cluster, rest, webhooks: new N8nRest(cluster.balancerUrl), sim, credential: { id: stored.id, name }, owner, figures };
+			context = {
+				cluster,
+				rest,
+				webhooks: new N8nRest(cluster.balancerUrl),
+				sim,
+				credential: { id: stored.id, name },
+				owner,
+				figures,
+			};
 		});
 		for (const scenario of scenarios) {
 			if (!context) {
-				report.fail(`${label(runtime.version)} ${scenario.name}`, 'not run: the cluster did not start');
+				report.fail(
+					`${label(runtime.version)} ${scenario.name}`,
+					'not run: the cluster did not start',
+				);
 				continue;
 			}
-			await report.check(`${label(runtime.version)} ${scenario.name}`, () => scenario.run(context!));
+			await report.check(`${label(runtime.version)} ${scenario.name}`, () =>
+				scenario.run(context!),
+			);
 		}
 	} finally {
-		if (figures.size > 0) log(`${label(runtime.version)} figures:\n  ${[...figures].map(([name, value]) => `${name}: ${value}`).join('\n  ')}`);
+		if (figures.size > 0)
+			log(
+				`${label(runtime.version)} figures:\n  ${[...figures].map(([name, value]) => `${name}: ${value}`).join('\n  ')}`,
+			);
 		const keepFiles = report.failed > failedBefore || process.env.N8N_E2E_KEEP_FILES === '1';
-		if (cluster) await withTimeout(cluster.stop({ keepFiles }), 60_000, 'stopping the queue-mode cluster').catch((error: unknown) => log(describe(error)));
-		if (keepFiles && cluster) log(`${label(runtime.version)} kept the processes' folders, e.g. ${cluster.main.logFile}`);
-		if (sim) await withTimeout(sim.close(), 10_000, 'closing the simulator').catch((error: unknown) => log(describe(error)));
+		if (cluster)
+			await withTimeout(
+				cluster.stop({ keepFiles }),
+				60_000,
+				'stopping the queue-mode cluster',
+			).catch((error: unknown) => log(describe(error)));
+		if (keepFiles && cluster)
+			log(`${label(runtime.version)} kept the processes' folders, e.g. ${cluster.main.logFile}`);
+		if (sim)
+			await withTimeout(sim.close(), 10_000, 'closing the simulator').catch((error: unknown) =>
+				log(describe(error)),
+			);
 	}
 }

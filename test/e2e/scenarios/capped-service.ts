@@ -32,17 +32,32 @@ async function checkAgainst(sim: Simulator, { rest }: ScenarioContext): Promise<
 	const name = 'e2e capped service';
 	const stored = await rest.createCredential(name, CREDENTIAL_TYPE, credentialData(sim));
 	const credential = { id: stored.id, name };
-	const tested = await rest.testCredential({ ...credential, type: CREDENTIAL_TYPE, data: credentialData(sim) });
+	const tested = await rest.testCredential({
+		...credential,
+		type: CREDENTIAL_TYPE,
+		data: credentialData(sim),
+	});
 	assert.equal(tested.status, 'OK', `credential test answered ${tested.status}: ${tested.message}`);
 	const wrongSecret = `wrong-${randomBytes(12).toString('hex')}`;
-	const wrong = await rest.testCredential({ ...credential, type: CREDENTIAL_TYPE, data: credentialData(sim, { clientSecret: wrongSecret }) });
+	const wrong = await rest.testCredential({
+		...credential,
+		type: CREDENTIAL_TYPE,
+		data: credentialData(sim, { clientSecret: wrongSecret }),
+	});
 	assert.equal(wrong.status, 'Error', `credential test of a wrong secret answered ${wrong.status}`);
-	assert.match(wrong.message, /client\s*id|client\s*secret/i, `a 403 from the token issuer is not explained: "${wrong.message}"`);
+	assert.match(
+		wrong.message,
+		/client\s*id|client\s*secret/i,
+		`a 403 from the token issuer is not explained: "${wrong.message}"`,
+	);
 
 	sim.control.seedLeads(LEADS);
 	// newest first: the oldest lead is on the last page
 	const target = sim.control.listLeads()[0]!;
-	const ids = { partnerOrganizationId: sim.defaultPartnerOrganization.id, agentId: sim.defaultAgents[0]!.id };
+	const ids = {
+		partnerOrganizationId: sim.defaultPartnerOrganization.id,
+		agentId: sim.defaultAgents[0]!.id,
+	};
 	const { workflow, webhookPath } = listAndUpsertWorkflow(credential, ids);
 	const created = await rest.createWorkflow(workflow);
 	await rest.activateWorkflow(created);
@@ -51,21 +66,48 @@ async function checkAgainst(sim: Simulator, { rest }: ScenarioContext): Promise<
 			await runThroughWebhook(rest, webhookPath, body);
 			const latest = (await waitForExecutions(rest, created.id, count, 60_000))[0]!;
 			const execution = await rest.getExecution(latest.id);
-			assert.equal(execution.status, 'success', `execution ${latest.id} ended ${execution.status}: ${executionError(execution) ?? ''}`);
+			assert.equal(
+				execution.status,
+				'success',
+				`execution ${latest.id} ended ${execution.status}: ${executionError(execution) ?? ''}`,
+			);
 			return execution;
 		};
 
-		const all = await run({ returnAll: true, limit: 1, email: target.email, firstName: 'Found' }, 1);
+		const all = await run(
+			{ returnAll: true, limit: 1, email: target.email, firstName: 'Found' },
+			1,
+		);
 		const listed = nodeOutput(all, NODE.getMany).map((lead) => String(lead.id));
 		assert.equal(listed.length, LEADS, `Return All gave ${listed.length} of ${LEADS} leads`);
 		assert.equal(new Set(listed).size, LEADS, 'Return All gave a lead twice');
 		const [upserted] = nodeOutput(all, NODE.upsert);
-		assert.equal(upserted?._action, 'updated', `Create or Update did not find the lead on the last page (${String(upserted?._action)})`);
+		assert.equal(
+			upserted?._action,
+			'updated',
+			`Create or Update did not find the lead on the last page (${String(upserted?._action)})`,
+		);
 		assert.equal(upserted?.id, target.id);
-		assert.equal(sim.control.listLeads().filter((lead) => lead.email === target.email).length, 1, 'a duplicate lead was created');
+		assert.equal(
+			sim.control.listLeads().filter((lead) => lead.email === target.email).length,
+			1,
+			'a duplicate lead was created',
+		);
 
-		const some = await run({ returnAll: false, limit: 20, email: `new-${randomBytes(4).toString('hex')}@example.com`, firstName: 'New' }, 2);
-		assert.equal(nodeOutput(some, NODE.getMany).length, 20, 'Limit 20 did not give exactly 20 leads');
+		const some = await run(
+			{
+				returnAll: false,
+				limit: 20,
+				email: `new-${randomBytes(4).toString('hex')}@example.com`,
+				firstName: 'New',
+			},
+			2,
+		);
+		assert.equal(
+			nodeOutput(some, NODE.getMany).length,
+			20,
+			'Limit 20 did not give exactly 20 leads',
+		);
 		assert.equal(nodeOutput(some, NODE.upsert)[0]?._action, 'created');
 		assert.equal(sim.control.listLeads().length, LEADS + 1);
 	} finally {
@@ -74,7 +116,11 @@ async function checkAgainst(sim: Simulator, { rest }: ScenarioContext): Promise<
 
 	// the trigger: subscriptions made on activation, all removed on deactivation (the service answers 204)
 	const trigger = await activateLeadTrigger(rest, sim, credential);
-	assert.equal(trigger.subscriptions.length, 3, `activation made ${trigger.subscriptions.length} subscriptions`);
+	assert.equal(
+		trigger.subscriptions.length,
+		3,
+		`activation made ${trigger.subscriptions.length} subscriptions`,
+	);
 	await rest.deactivateWorkflow(trigger.created);
 	await pollUntil(() => (subscriptionsOf(sim, trigger.webhookId).length === 0 ? true : undefined), {
 		timeoutMs: 30_000,

@@ -13,8 +13,22 @@ import { createAndGetLeadsWorkflow, NODE, type CredentialRef } from '../workflow
 import type { Scenario } from './context';
 
 export const INPUT_LEADS = [
-	{ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', platform: 'hubspot', industry: 'saas', employeeCount: 40 },
-	{ firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', platform: 'salesforce', industry: 'fintech', employeeCount: 1200 },
+	{
+		firstName: 'Ada',
+		lastName: 'Lovelace',
+		email: 'ada@example.com',
+		platform: 'hubspot',
+		industry: 'saas',
+		employeeCount: 40,
+	},
+	{
+		firstName: 'Grace',
+		lastName: 'Hopper',
+		email: 'grace@example.com',
+		platform: 'salesforce',
+		industry: 'fintech',
+		employeeCount: 1200,
+	},
 ];
 
 export interface LeadsRun {
@@ -25,7 +39,11 @@ export interface LeadsRun {
 }
 
 /** Imports and activates the create-and-get workflow; returns a function that runs it once. */
-export async function deployLeadsWorkflow(rest: N8nRest, sim: Simulator, credential: CredentialRef) {
+export async function deployLeadsWorkflow(
+	rest: N8nRest,
+	sim: Simulator,
+	credential: CredentialRef,
+) {
 	const { workflow, webhookPath } = createAndGetLeadsWorkflow(credential, {
 		partnerOrganizationId: sim.defaultPartnerOrganization.id,
 		agentId: sim.defaultAgents[0]!.id,
@@ -41,9 +59,21 @@ export async function deployLeadsWorkflow(rest: N8nRest, sim: Simulator, credent
 		const latest = executions[0]!;
 		const execution = await rest.getExecution(latest.id);
 		const error = executionError(execution);
-		assert.equal(execution.status, 'success', `execution ${latest.id} ended ${execution.status}: ${error ?? response.text.slice(0, 300)}`);
-		assert.equal(response.status, 200, `the webhook answered ${response.status}: ${response.text.slice(0, 300)}`);
-		return { workflowId: created.id, executionId: latest.id, fetched: nodeOutput(execution, NODE.get) };
+		assert.equal(
+			execution.status,
+			'success',
+			`execution ${latest.id} ended ${execution.status}: ${error ?? response.text.slice(0, 300)}`,
+		);
+		assert.equal(
+			response.status,
+			200,
+			`the webhook answered ${response.status}: ${response.text.slice(0, 300)}`,
+		);
+		return {
+			workflowId: created.id,
+			executionId: latest.id,
+			fetched: nodeOutput(execution, NODE.get),
+		};
 	};
 	return { workflow: created, run };
 }
@@ -54,8 +84,16 @@ function assertLeadMatchesInput(stored: Lead, input: (typeof INPUT_LEADS)[number
 	assert.equal(stored.lastName, input.lastName);
 	assert.equal(stored.email, input.email);
 	assert.equal(stored.platform, input.platform);
-	assert.equal(stored.customFields.industry, input.industry, `customFields.industry of ${stored.id}`);
-	assert.equal(Number(stored.customFields.employeeCount), input.employeeCount, `customFields.employeeCount of ${stored.id}`);
+	assert.equal(
+		stored.customFields.industry,
+		input.industry,
+		`customFields.industry of ${stored.id}`,
+	);
+	assert.equal(
+		Number(stored.customFields.employeeCount),
+		input.employeeCount,
+		`customFields.employeeCount of ${stored.id}`,
+	);
 }
 
 export const createAndGetLeads: Scenario = {
@@ -66,7 +104,11 @@ export const createAndGetLeads: Scenario = {
 		const { fetched } = await run();
 
 		const createdInService = sim.control.listLeads().filter((lead) => !before.has(lead.id));
-		assert.equal(createdInService.length, INPUT_LEADS.length, `the service got ${createdInService.length} new leads`);
+		assert.equal(
+			createdInService.length,
+			INPUT_LEADS.length,
+			`the service got ${createdInService.length} new leads`,
+		);
 		assert.equal(fetched.length, INPUT_LEADS.length, `the Get node output ${fetched.length} items`);
 		for (const [index, input] of INPUT_LEADS.entries()) {
 			const item = fetched[index]!;
@@ -74,7 +116,11 @@ export const createAndGetLeads: Scenario = {
 			assert.ok(stored, `the execution holds lead ${String(item.id)}, unknown to the service`);
 			assertLeadMatchesInput(stored, input);
 			// The execution data is the service's lead, field for field (JSON round trip on both sides).
-			assert.deepEqual(item, JSON.parse(JSON.stringify(stored)), `execution data of lead ${stored.id} differs from the service's`);
+			assert.deepEqual(
+				item,
+				JSON.parse(JSON.stringify(stored)),
+				`execution data of lead ${stored.id} differs from the service's`,
+			);
 		}
 		await rest.deactivateWorkflow(workflow);
 	},

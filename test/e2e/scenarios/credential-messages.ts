@@ -41,10 +41,22 @@ async function cases(sim: Simulator): Promise<Case[]> {
 	sim.control.revokeKey(revokedBefore.clientId);
 	const port = await closedPort();
 	return [
-		{ name: 'bad client secret', data: { clientSecret: 'wrong-secret-0123456789' }, expected: /'Client ID' or 'Client Secret'/ },
-		{ name: 'bad client id', data: { clientId: 'no-such-client-id' }, expected: /'Client ID' or 'Client Secret'/ },
+		{
+			name: 'bad client secret',
+			data: { clientSecret: 'wrong-secret-0123456789' },
+			expected: /'Client ID' or 'Client Secret'/,
+		},
+		{
+			name: 'bad client id',
+			data: { clientId: 'no-such-client-id' },
+			expected: /'Client ID' or 'Client Secret'/,
+		},
 		{ name: 'wrong audience', data: { audience: sim.devUrl }, expected: /audience/i },
-		{ name: 'revoked key', data: { clientId: revokedBefore.clientId, clientSecret: revokedBefore.clientSecret }, expected: /revoked/ },
+		{
+			name: 'revoked key',
+			data: { clientId: revokedBefore.clientId, clientSecret: revokedBefore.clientSecret },
+			expected: /revoked/,
+		},
 		{
 			name: 'key revoked after use (stored token refused)',
 			data: { clientId: revokedLater.clientId, clientSecret: revokedLater.clientSecret },
@@ -54,16 +66,41 @@ async function cases(sim: Simulator): Promise<Case[]> {
 				sim.control.expireTokens();
 			},
 		},
-		{ name: 'unknown Company ID', data: { companyId: 'bbbbbbbbbbbbbbbbbbbbbbbb' }, expected: /Unknown Company ID "bbbbbbbbbbbbbbbbbbbbbbbb"/ },
+		{
+			name: 'unknown Company ID',
+			data: { companyId: 'bbbbbbbbbbbbbbbbbbbbbbbb' },
+			expected: /Unknown Company ID "bbbbbbbbbbbbbbbbbbbbbbbb"/,
+		},
 		// the audience stays the real API address, so the token exchange succeeds and the API call cannot connect
-		{ name: 'unreachable API host', data: { baseUrl: `http://127.0.0.1:${port}`, audience: sim.url }, expected: /(reach|connect).*(API Base Address)|API Base Address.*(reach|connect)/is },
-		{ name: 'unreachable token issuer', data: { authUrl: `http://127.0.0.1:${port}/auth` }, expected: /token issuer.*(refused|reach)|(refused|reach).*token issuer/is },
-		{ name: 'plain http API address of another host', data: { baseUrl: 'http://api.example.com' }, expected: /plain http/ },
-		{ name: 'plain http token issuer of another host', data: { authUrl: 'http://auth.example.com' }, expected: /plain http/ },
+		{
+			name: 'unreachable API host',
+			data: { baseUrl: `http://127.0.0.1:${port}`, audience: sim.url },
+			expected: /(reach|connect).*(API Base Address)|API Base Address.*(reach|connect)/is,
+		},
+		{
+			name: 'unreachable token issuer',
+			data: { authUrl: `http://127.0.0.1:${port}/auth` },
+			expected: /token issuer.*(refused|reach)|(refused|reach).*token issuer/is,
+		},
+		{
+			name: 'plain http API address of another host',
+			data: { baseUrl: 'http://api.example.com' },
+			expected: /plain http/,
+		},
+		{
+			name: 'plain http token issuer of another host',
+			data: { authUrl: 'http://auth.example.com' },
+			expected: /plain http/,
+		},
 	];
 }
 
-async function runOnce(rest: N8nRest, workflowId: string, path: string, runs: number): Promise<string | undefined> {
+async function runOnce(
+	rest: N8nRest,
+	workflowId: string,
+	path: string,
+	runs: number,
+): Promise<string | undefined> {
 	await runThroughWebhook(rest, path, {});
 	const [latest] = await waitForExecutions(rest, workflowId, runs, 60_000);
 	return executionError(await rest.getExecution(latest!.id));
@@ -82,7 +119,9 @@ export const credentialMessages: Scenario = {
 				const tested = await rest.testCredential({ ...credential, type: CREDENTIAL_TYPE, data });
 				log(`  credential test, ${each.name}: ${tested.status}: ${tested.message}`);
 				if (tested.status !== 'Error' || !each.expected.test(tested.message)) {
-					failures.push(`credential test, ${each.name}: "${tested.message}" does not match ${each.expected}`);
+					failures.push(
+						`credential test, ${each.name}: "${tested.message}" does not match ${each.expected}`,
+					);
 				}
 			}
 
@@ -92,14 +131,20 @@ export const credentialMessages: Scenario = {
 			let runs = 0;
 			if (each.afterFirstRun) {
 				const first = await runOnce(rest, created.id, webhookPath, ++runs);
-				assert.equal(first, undefined, `${each.name}: the run before the revocation failed: ${first}`);
+				assert.equal(
+					first,
+					undefined,
+					`${each.name}: the run before the revocation failed: ${first}`,
+				);
 				each.afterFirstRun();
 			}
 			const message = await runOnce(rest, created.id, webhookPath, ++runs);
 			log(`  run, ${each.name}: ${message}`);
-			if (!message || !each.expected.test(message)) failures.push(`run, ${each.name}: "${message}" does not match ${each.expected}`);
+			if (!message || !each.expected.test(message))
+				failures.push(`run, ${each.name}: "${message}" does not match ${each.expected}`);
 			for (const secret of [data.clientSecret, sim.defaultKey.clientSecret]) {
-				if (typeof secret === 'string' && message?.includes(secret)) failures.push(`run, ${each.name}: the message holds the client secret`);
+				if (typeof secret === 'string' && message?.includes(secret))
+					failures.push(`run, ${each.name}: the message holds the client secret`);
 			}
 			await rest.deactivateWorkflow(created);
 		}

@@ -15,19 +15,38 @@ export const credentialTest: Scenario = {
 			type: CREDENTIAL_TYPE,
 			data: credentialData(sim),
 		});
-		assert.equal(good.status, 'OK', `credential test of the correct key answered ${good.status}: ${good.message}`);
+		assert.equal(
+			good.status,
+			'OK',
+			`credential test of the correct key answered ${good.status}: ${good.message}`,
+		);
 
 		const wrongSecret = `wrong-${randomBytes(12).toString('hex')}`;
-		const stored = await rest.createCredential('e2e wrong secret', CREDENTIAL_TYPE, credentialData(sim, { clientSecret: wrongSecret }));
+		const stored = await rest.createCredential(
+			'e2e wrong secret',
+			CREDENTIAL_TYPE,
+			credentialData(sim, { clientSecret: wrongSecret }),
+		);
 		const bad = await rest.testCredential({
 			id: stored.id,
 			name: 'e2e wrong secret',
 			type: CREDENTIAL_TYPE,
 			data: credentialData(sim, { clientSecret: wrongSecret }),
 		});
-		assert.equal(bad.status, 'Error', `credential test of a wrong secret answered ${bad.status}: ${bad.message}`);
-		assert.match(bad.message, /client\s*id|client\s*secret/i, `the failure message does not name the client id/secret: "${bad.message}"`);
+		assert.equal(
+			bad.status,
+			'Error',
+			`credential test of a wrong secret answered ${bad.status}: ${bad.message}`,
+		);
+		assert.match(
+			bad.message,
+			/client\s*id|client\s*secret/i,
+			`the failure message does not name the client id/secret: "${bad.message}"`,
+		);
 		assert.ok(!bad.message.includes(wrongSecret), 'the failure message contains the secret');
-		assert.ok(!bad.message.includes(sim.defaultKey.clientSecret), 'the failure message contains a secret');
+		assert.ok(
+			!bad.message.includes(sim.defaultKey.clientSecret),
+			'the failure message contains a secret',
+		);
 	},
 };

@@ -16,7 +16,11 @@ import { runThroughWebhook } from '../lib/run-workflow';
 import { pollUntil } from '../lib/wait';
 import type { Scenario, ScenarioContext } from './context';
 
-const FILES = { form: 'create-lead-from-form.json', sync: 'sync-lead-updates.json', reconcile: 'reconcile-leads-hourly.json' };
+const FILES = {
+	form: 'create-lead-from-form.json',
+	sync: 'sync-lead-updates.json',
+	reconcile: 'reconcile-leads-hourly.json',
+};
 const EXTERNAL_CRM = 'https://crm.example.com';
 
 /** Points the examples' HTTP Request nodes at the receiver, fills the simulator's ids, runs the schedule by webhook. */
@@ -24,13 +28,24 @@ function adjustFor(context: ScenarioContext, receiver: Receiver, reconcilePath: 
 	return (example: ExampleWorkflow): ExampleWorkflow => {
 		const nodes = example.nodes.map((node) => {
 			const parameters = { ...node.parameters };
-			if (typeof parameters.url === 'string') parameters.url = parameters.url.replace(EXTERNAL_CRM, receiver.url);
+			if (typeof parameters.url === 'string')
+				parameters.url = parameters.url.replace(EXTERNAL_CRM, receiver.url);
 			if (parameters.resource === 'lead' && parameters.operation === 'create') {
-				parameters.partnerOrganizationId = { __rl: true, mode: 'id', value: context.sim.defaultPartnerOrganization.id };
+				parameters.partnerOrganizationId = {
+					__rl: true,
+					mode: 'id',
+					value: context.sim.defaultPartnerOrganization.id,
+				};
 				parameters.agentId = { __rl: true, mode: 'id', value: context.sim.defaultAgents[0]!.id };
 			}
 			if (node.type === 'n8n-nodes-base.scheduleTrigger') {
-				return { ...node, type: 'n8n-nodes-base.webhook', typeVersion: 2, webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: reconcilePath } };
+				return {
+					...node,
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2,
+					webhookId: randomUUID(),
+					parameters: { httpMethod: 'POST', path: reconcilePath },
+				};
 			}
 			return { ...node, parameters };
 		});
@@ -39,19 +54,35 @@ function adjustFor(context: ScenarioContext, receiver: Receiver, reconcilePath: 
 	};
 }
 
-async function successfulRun(rest: N8nRest, workflow: WorkflowSummary, count: number, what: string): Promise<void> {
+async function successfulRun(
+	rest: N8nRest,
+	workflow: WorkflowSummary,
+	count: number,
+	what: string,
+): Promise<void> {
 	const executions = await waitForExecutions(rest, workflow.id, count, 60_000);
 	for (const summary of executions.slice(0, count)) {
 		const execution = await rest.getExecution(summary.id);
-		assert.equal(execution.status, 'success', `${what}: execution ${summary.id} ended ${execution.status}: ${executionError(execution) ?? ''}`);
+		assert.equal(
+			execution.status,
+			'success',
+			`${what}: execution ${summary.id} ended ${execution.status}: ${executionError(execution) ?? ''}`,
+		);
 	}
 }
 
-async function receivedWhere(receiver: Receiver, what: string, match: (request: ReceivedRequest) => boolean): Promise<ReceivedRequest> {
+async function receivedWhere(
+	receiver: Receiver,
+	what: string,
+	match: (request: ReceivedRequest) => boolean,
+): Promise<ReceivedRequest> {
 	return await pollUntil(() => receiver.received.find(match), { timeoutMs: 60_000, what });
 }
 
-const bodyOf = (request: ReceivedRequest) => (typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {});
+const bodyOf = (request: ReceivedRequest) =>
+	typeof request.body === 'object' && request.body !== null
+		? (request.body as Record<string, unknown>)
+		: {};
 
 export const examplesRun: Scenario = {
 	name: 'examples: imported with the credential chosen, and run (form → lead, sync incl. a deleted lead, reconciliation)',
@@ -61,7 +92,11 @@ export const examplesRun: Scenario = {
 		const reconcilePath = `e2e-reconcile-${randomUUID()}`;
 		const active: WorkflowSummary[] = [];
 		try {
-			const imported = await importExamples(rest, context.credential, adjustFor(context, receiver, reconcilePath));
+			const imported = await importExamples(
+				rest,
+				context.credential,
+				adjustFor(context, receiver, reconcilePath),
+			);
 			const byFile = (file: string) => {
 				const found = imported.find(({ example }) => example.file === file);
 				assert.ok(found, `examples/${file} was not imported`);
@@ -71,14 +106,27 @@ export const examplesRun: Scenario = {
 			// Form: a submission creates the lead in the portal.
 			const form = byFile(FILES.form);
 			active.push(await rest.activateWorkflow(form.stored));
-			const formNode = form.example.nodes.find((node) => node.type === 'n8n-nodes-base.formTrigger') as { webhookId?: string } | undefined;
+			const formNode = form.example.nodes.find(
+				(node) => node.type === 'n8n-nodes-base.formTrigger',
+			) as { webhookId?: string } | undefined;
 			assert.ok(formNode?.webhookId, 'the form example has no form trigger with a webhook id');
 			const email = `form-${randomUUID().slice(0, 8)}@example.com`;
 			const submission = new FormData();
-			for (const [index, value] of ['Ada', 'Form', email, 'Analytical Engines', 'Referred through the example form'].entries()) submission.append(`field-${index}`, value);
+			for (const [index, value] of [
+				'Ada',
+				'Form',
+				email,
+				'Analytical Engines',
+				'Referred through the example form',
+			].entries())
+				submission.append(`field-${index}`, value);
 			await pollUntil(
 				async () => {
-					const response = await fetch(`${n8n.baseUrl}/form/${formNode.webhookId}`, { method: 'POST', body: submission, signal: AbortSignal.timeout(30_000) });
+					const response = await fetch(`${n8n.baseUrl}/form/${formNode.webhookId}`, {
+						method: 'POST',
+						body: submission,
+						signal: AbortSignal.timeout(30_000),
+					});
 					return response.status === 404 ? undefined : response.status;
 				},
 				{ timeoutMs: 30_000, what: 'the form example to accept a submission' },
@@ -86,28 +134,66 @@ export const examplesRun: Scenario = {
 			await successfulRun(rest, form.stored, 1, 'the form example');
 			const created = sim.control.listLeads().find((lead) => String(lead.email) === email);
 			assert.ok(created, `the form example did not create a lead for ${email}`);
-			assert.equal(created.companyName, 'Analytical Engines', 'the form example did not map Company to the lead');
+			assert.equal(
+				created.companyName,
+				'Analytical Engines',
+				'the form example did not map Company to the lead',
+			);
 
 			// Sync: an update is forwarded with the fetched lead; a lead deleted before the fetch is forwarded as deleted.
 			const sync = byFile(FILES.sync);
 			active.push(await rest.activateWorkflow(sync.stored));
-			const triggerNode = sync.example.nodes.find((node) => node.type.endsWith('.partnerLeadsTrigger')) as { webhookId?: string } | undefined;
+			const triggerNode = sync.example.nodes.find((node) =>
+				node.type.endsWith('.partnerLeadsTrigger'),
+			) as { webhookId?: string } | undefined;
 			assert.ok(triggerNode?.webhookId, 'the sync example has no lead trigger with a webhook id');
 			const ours = (url: string) => url.includes(triggerNode.webhookId!);
-			await pollUntil(() => (sim.control.listSubscriptions().some((subscription) => subscription.topic === 'lead/update' && ours(subscription.url)) ? true : undefined), {
-				timeoutMs: 30_000,
-				what: 'the sync example to subscribe to lead/update',
-			});
+			await pollUntil(
+				() =>
+					sim.control
+						.listSubscriptions()
+						.some((subscription) => subscription.topic === 'lead/update' && ours(subscription.url))
+						? true
+						: undefined,
+				{
+					timeoutMs: 30_000,
+					what: 'the sync example to subscribe to lead/update',
+				},
+			);
 			sim.control.portalUpdateLead(created.id, { notes: 'Updated in the portal' });
-			const forwarded = await receivedWhere(receiver, 'the sync example to forward the updated lead', (request) => bodyOf(request).partnerLeadId === created.id);
-			assert.equal(bodyOf(forwarded).email, email, `the sync example forwarded ${JSON.stringify(forwarded.body)}`);
-			assert.equal(bodyOf(forwarded).deleted, false, `the sync example forwarded ${JSON.stringify(forwarded.body)} (no deleted: false)`);
+			const forwarded = await receivedWhere(
+				receiver,
+				'the sync example to forward the updated lead',
+				(request) => bodyOf(request).partnerLeadId === created.id,
+			);
+			assert.equal(
+				bodyOf(forwarded).email,
+				email,
+				`the sync example forwarded ${JSON.stringify(forwarded.body)}`,
+			);
+			assert.equal(
+				bodyOf(forwarded).deleted,
+				false,
+				`the sync example forwarded ${JSON.stringify(forwarded.body)} (no deleted: false)`,
+			);
 			const [doomed] = sim.control.seedLeads(1);
 			sim.control.portalUpdateLead(doomed!.id, { notes: 'about to go' });
 			sim.control.portalDeleteLead(doomed!.id);
-			const gone = await receivedWhere(receiver, 'the sync example to forward a lead deleted before it was fetched', (request) => bodyOf(request).partnerLeadId === doomed!.id);
-			assert.equal(bodyOf(gone).deleted, true, `the deleted lead was forwarded as ${JSON.stringify(gone.body)}`);
-			assert.equal(bodyOf(gone).email, '', `the deleted lead was forwarded as ${JSON.stringify(gone.body)}`);
+			const gone = await receivedWhere(
+				receiver,
+				'the sync example to forward a lead deleted before it was fetched',
+				(request) => bodyOf(request).partnerLeadId === doomed!.id,
+			);
+			assert.equal(
+				bodyOf(gone).deleted,
+				true,
+				`the deleted lead was forwarded as ${JSON.stringify(gone.body)}`,
+			);
+			assert.equal(
+				bodyOf(gone).email,
+				'',
+				`the deleted lead was forwarded as ${JSON.stringify(gone.body)}`,
+			);
 
 			// Reconciliation: every lead changed in the last two hours is upserted.
 			const reconcile = byFile(FILES.reconcile);
@@ -118,7 +204,10 @@ export const examplesRun: Scenario = {
 			await successfulRun(rest, reconcile.stored, 1, 'the reconciliation example');
 			const upserts = receiver.received.slice(before).filter((request) => request.method === 'PUT');
 			for (const lead of sim.control.listLeads()) {
-				assert.ok(upserts.some((request) => request.path.endsWith(`/${lead.id}`)), `the reconciliation did not upsert lead ${lead.id}`);
+				assert.ok(
+					upserts.some((request) => request.path.endsWith(`/${lead.id}`)),
+					`the reconciliation did not upsert lead ${lead.id}`,
+				);
 			}
 		} finally {
 			for (const workflow of active) await rest.deactivateWorkflow(workflow).catch(() => undefined);

@@ -39,7 +39,11 @@ export const httpRequestNode: Scenario = {
 				},
 			],
 			connections: { [NODE.webhook]: { main: [[{ node: HTTP_NODE, type: 'main', index: 0 }]] } },
-			settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all' },
+			settings: {
+				executionOrder: 'v1',
+				saveDataSuccessExecution: 'all',
+				saveDataErrorExecution: 'all',
+			},
 		});
 		await rest.activateWorkflow(created);
 		const before = sim.control.stats().statusesByRoute['GET /schema/lead']?.[200] ?? 0;
@@ -47,10 +51,17 @@ export const httpRequestNode: Scenario = {
 		await runThroughWebhook(rest, webhookPath, {});
 		const [latest] = await waitForExecutions(rest, created.id, 1, 60_000);
 		const execution = await rest.getExecution(latest!.id);
-		assert.equal(execution.status, 'success', `execution ended ${execution.status}: ${executionError(execution) ?? ''}`);
+		assert.equal(
+			execution.status,
+			'success',
+			`execution ended ${execution.status}: ${executionError(execution) ?? ''}`,
+		);
 		const [output] = nodeOutput(execution, HTTP_NODE);
 		const fields = (output?.data as { unifiedFields?: unknown[] } | undefined)?.unifiedFields;
-		assert.ok(Array.isArray(fields) && fields.length > 0, 'the HTTP Request node did not get the lead schema');
+		assert.ok(
+			Array.isArray(fields) && fields.length > 0,
+			'the HTTP Request node did not get the lead schema',
+		);
 		const after = sim.control.stats().statusesByRoute['GET /schema/lead']?.[200] ?? 0;
 		assert.equal(after - before, 1, 'the service did not answer one authenticated schema request');
 		await rest.deactivateWorkflow(created);

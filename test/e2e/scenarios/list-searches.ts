@@ -11,9 +11,20 @@ export const listSearches: Scenario = {
 		const org = sim.otherPartnerOrganization;
 		const agent = sim.otherAgent;
 		const [lead] = sim.control.seedLeads([
-			{ firstName: 'Listed', lastName: 'Lead', email: 'listed.lead@example.com', partnerOrganizationId: org.id, agentId: agent.id },
+			{
+				firstName: 'Listed',
+				lastName: 'Lead',
+				email: 'listed.lead@example.com',
+				partnerOrganizationId: org.id,
+				agentId: agent.id,
+			},
 		]);
-		const ask = async (methodName: string, path: string, parameters: Record<string, unknown>, filter?: string) =>
+		const ask = async (
+			methodName: string,
+			path: string,
+			parameters: Record<string, unknown>,
+			filter?: string,
+		) =>
 			await rest.resourceLocatorResults({
 				nodeType: ACTION_NODE_TYPE,
 				methodName,
@@ -23,12 +34,23 @@ export const listSearches: Scenario = {
 				filter,
 			});
 
-		const leads = await ask('searchLeads', 'parameters.leadId', { operation: 'get' }, 'listed.lead');
+		const leads = await ask(
+			'searchLeads',
+			'parameters.leadId',
+			{ operation: 'get' },
+			'listed.lead',
+		);
 		assert.deepEqual(leads, [{ name: 'Listed Lead <listed.lead@example.com>', value: lead!.id }]);
 
-		const organizations = await ask('searchPartnerOrganizations', 'parameters.partnerOrganizationId', { operation: 'create' });
+		const organizations = await ask(
+			'searchPartnerOrganizations',
+			'parameters.partnerOrganizationId',
+			{ operation: 'create' },
+		);
 		assert.ok(
-			organizations.some((result) => result.value === org.id && /on \d+ leads?\)$/.test(result.name)),
+			organizations.some(
+				(result) => result.value === org.id && /on \d+ leads?\)$/.test(result.name),
+			),
 			`the partner organization list lacks ${org.id}: ${JSON.stringify(organizations)}`,
 		);
 

@@ -11,13 +11,26 @@ export const nodeTypesListed: Scenario = {
 	async run({ rest, n8n }) {
 		const nodes = await rest.nodeTypeNames();
 		const ours = nodes.filter((name) => name.startsWith('n8n-nodes-partner-leads.'));
-		assert.ok(nodes.includes(ACTION_NODE_TYPE), `${ACTION_NODE_TYPE} not in /types/nodes.json (ours: ${ours.join(', ') || 'none'})`);
-		assert.ok(nodes.includes(TRIGGER_NODE_TYPE), `${TRIGGER_NODE_TYPE} not in /types/nodes.json (ours: ${ours.join(', ') || 'none'})`);
+		assert.ok(
+			nodes.includes(ACTION_NODE_TYPE),
+			`${ACTION_NODE_TYPE} not in /types/nodes.json (ours: ${ours.join(', ') || 'none'})`,
+		);
+		assert.ok(
+			nodes.includes(TRIGGER_NODE_TYPE),
+			`${TRIGGER_NODE_TYPE} not in /types/nodes.json (ours: ${ours.join(', ') || 'none'})`,
+		);
 		const credentials = await rest.credentialTypeNames();
-		assert.ok(credentials.includes(CREDENTIAL_TYPE), `${CREDENTIAL_TYPE} not in /types/credentials.json`);
+		assert.ok(
+			credentials.includes(CREDENTIAL_TYPE),
+			`${CREDENTIAL_TYPE} not in /types/credentials.json`,
+		);
 		const problems = n8n
 			.notableLogLines()
-			.filter((line) => /n8n-nodes-partner-leads|partnerleads/i.test(line) && /(error|warn|fail|skip)/i.test(line));
+			.filter(
+				(line) =>
+					/n8n-nodes-partner-leads|partnerleads/i.test(line) &&
+					/(error|warn|fail|skip)/i.test(line),
+			);
 		assert.deepEqual(problems, [], 'n8n logged problems about our package while loading it');
 	},
 };

@@ -30,15 +30,27 @@ export const restartWithActiveTrigger: Scenario = {
 				{ timeoutMs: 60_000, intervalMs: 500, what },
 			);
 		const first = await deliverOnceRegistered("the trigger's webhook to be registered");
-		assert.equal(first.status, 200, `the first delivery got ${first.status}: ${first.text.slice(0, 200)}`);
+		assert.equal(
+			first.status,
+			200,
+			`the first delivery got ${first.status}: ${first.text.slice(0, 200)}`,
+		);
 		await waitForExecutions(rest, created.id, 1, 30_000);
 		const repeated = await signedDelivery(onUpdate, lead!.id, timestamp);
 		assert.equal(repeated.status, 200, `the repeated delivery got ${repeated.status}`);
 
 		await n8n.restart();
-		const afterRestart = await deliverOnceRegistered("the trigger's webhook to be registered again after the restart");
-		assert.equal(afterRestart.status, 200, `the delivery after the restart got ${afterRestart.status}: ${afterRestart.text.slice(0, 200)}`);
-		const kept = subscriptionsOf(sim, webhookId).map((subscription) => subscription.id).sort();
+		const afterRestart = await deliverOnceRegistered(
+			"the trigger's webhook to be registered again after the restart",
+		);
+		assert.equal(
+			afterRestart.status,
+			200,
+			`the delivery after the restart got ${afterRestart.status}: ${afterRestart.text.slice(0, 200)}`,
+		);
+		const kept = subscriptionsOf(sim, webhookId)
+			.map((subscription) => subscription.id)
+			.sort();
 		assert.deepEqual(kept, subscriptionIds, 'the restart changed the subscriptions');
 
 		sim.control.portalUpdateLead(lead!.id, { value: 7 });
@@ -46,7 +58,11 @@ export const restartWithActiveTrigger: Scenario = {
 		await waitForExecutions(rest, created.id, 2, 30_000);
 		await sleep(1_500); // give a wrongly started run time to show up
 		const executions = await rest.listExecutions(created.id);
-		assert.equal(executions.length, 2, `expected 2 executions (the event before the restart once, one new event), got ${executions.length}`);
+		assert.equal(
+			executions.length,
+			2,
+			`expected 2 executions (the event before the restart once, one new event), got ${executions.length}`,
+		);
 
 		await rest.deactivateWorkflow(created);
 		await pollUntil(() => (subscriptionsOf(sim, webhookId).length === 0 ? true : undefined), {

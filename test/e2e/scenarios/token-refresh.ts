@@ -29,14 +29,26 @@ export const tokenRefresh: Scenario = {
 		// A second run reuses the token n8n stored with the credential.
 		await run();
 		const afterSecond = sim.control.stats();
-		assert.equal(afterSecond.tokenRequests, afterFirst.tokenRequests, 'a run with a valid stored token requested a new one');
+		assert.equal(
+			afterSecond.tokenRequests,
+			afterFirst.tokenRequests,
+			'a run with a valid stored token requested a new one',
+		);
 
 		sim.control.expireTokens();
 		const third = await run();
-		assert.equal(third.fetched.length, INPUT_LEADS.length, 'the run after expiry did not get all leads back');
+		assert.equal(
+			third.fetched.length,
+			INPUT_LEADS.length,
+			'the run after expiry did not get all leads back',
+		);
 		const afterExpiry = sim.control.stats();
 		const newTokenRequests = afterExpiry.tokenRequests - afterSecond.tokenRequests;
-		assert.equal(newTokenRequests, 1, `expected exactly one token request after expiry, saw ${newTokenRequests}`);
+		assert.equal(
+			newTokenRequests,
+			1,
+			`expected exactly one token request after expiry, saw ${newTokenRequests}`,
+		);
 		assert.ok(
 			refusedApiRequests(afterExpiry) > refusedApiRequests(afterSecond),
 			'no request was refused with 401 after expiry: the refresh path was not exercised',
@@ -45,7 +57,11 @@ export const tokenRefresh: Scenario = {
 		const executions = await rest.listExecutions(third.workflowId);
 		assert.equal(executions.length, 3, `expected 3 executions, found ${executions.length}`);
 		const failed = executions.filter((execution) => execution.status !== 'success');
-		assert.deepEqual(failed.map((execution) => `${execution.id}: ${execution.status}`), [], 'failed executions');
+		assert.deepEqual(
+			failed.map((execution) => `${execution.id}: ${execution.status}`),
+			[],
+			'failed executions',
+		);
 		await rest.deactivateWorkflow(workflow);
 	},
 };

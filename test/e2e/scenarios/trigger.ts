@@ -23,15 +23,24 @@ function assertDeliveriesAcknowledged(sim: Simulator, subscriptionIds: Set<strin
 	const byDelivery = new Map<string, boolean>();
 	for (const attempt of sim.control.deliveries()) {
 		if (!subscriptionIds.has(attempt.subscriptionId)) continue;
-		byDelivery.set(attempt.deliveryId, (byDelivery.get(attempt.deliveryId) ?? false) || attempt.acknowledged);
+		byDelivery.set(
+			attempt.deliveryId,
+			(byDelivery.get(attempt.deliveryId) ?? false) || attempt.acknowledged,
+		);
 	}
-	const unacknowledged = [...byDelivery].filter(([, acknowledged]) => !acknowledged).map(([id]) => id);
+	const unacknowledged = [...byDelivery]
+		.filter(([, acknowledged]) => !acknowledged)
+		.map(([id]) => id);
 	assert.deepEqual(unacknowledged, [], 'deliveries n8n never acknowledged');
 }
 
 /** A delivery for a lead event, signed with a key that is not the subscription's secret. */
 async function postForgedDelivery(url: string, leadId: string) {
-	const body = JSON.stringify({ id: leadId, topic: 'lead/create', timestamp: new Date().toISOString() });
+	const body = JSON.stringify({
+		id: leadId,
+		topic: 'lead/create',
+		timestamp: new Date().toISOString(),
+	});
 	const forgedKey = randomBytes(32).toString('hex');
 	return await httpRequest(url, {
 		method: 'POST',
@@ -46,7 +55,13 @@ async function postForgedDelivery(url: string, leadId: string) {
 }
 
 /** Makes a portal change and waits until the workflow ran for it. */
-async function portalChange<T>(sim: Simulator, rest: N8nRest, workflowId: string, expectedRuns: number, change: () => T): Promise<T> {
+async function portalChange<T>(
+	sim: Simulator,
+	rest: N8nRest,
+	workflowId: string,
+	expectedRuns: number,
+	change: () => T,
+): Promise<T> {
 	const result = change();
 	await sim.control.waitForDeliveries(30_000);
 	await waitForExecutions(rest, workflowId, expectedRuns, 30_000);
@@ -59,7 +74,11 @@ export const leadTrigger: Scenario = {
 		const { created, webhookId, subscriptions } = await activateLeadTrigger(rest, sim, credential);
 		await sleep(500); // a straggler would show up as a 4th subscription
 		const settled = subscriptionsOf(sim, webhookId);
-		assert.deepEqual(settled.map((s) => s.topic).sort(), [...TOPICS].sort(), 'expected exactly one subscription per topic');
+		assert.deepEqual(
+			settled.map((s) => s.topic).sort(),
+			[...TOPICS].sort(),
+			'expected exactly one subscription per topic',
+		);
 		const subscriptionIds = new Set(subscriptions.map((s) => s.id));
 		const createSubscription = settled.find((s) => s.topic === 'lead/create')!;
 
@@ -67,12 +86,19 @@ export const leadTrigger: Scenario = {
 		// there (404 = not yet registered); a forged delivery must get 401 and run nothing.
 		const firstForged = await pollUntil(
 			async () => {
-				const response = await postForgedDelivery(createSubscription.url, randomBytes(12).toString('hex'));
+				const response = await postForgedDelivery(
+					createSubscription.url,
+					randomBytes(12).toString('hex'),
+				);
 				return response.status === 404 ? undefined : response;
 			},
 			{ timeoutMs: 30_000, what: `n8n to serve the trigger's webhook ${createSubscription.url}` },
 		);
-		assert.equal(firstForged.status, 401, `a forged delivery got ${firstForged.status}: ${firstForged.text.slice(0, 200)}`);
+		assert.equal(
+			firstForged.status,
+			401,
+			`a forged delivery got ${firstForged.status}: ${firstForged.text.slice(0, 200)}`,
+		);
 
 		const lead = await portalChange(sim, rest, created.id, 1, () =>
 			sim.control.portalCreateLead({
@@ -86,7 +112,9 @@ export const leadTrigger: Scenario = {
 			}),
 		);
 		const leadId = lead.id;
-		await portalChange(sim, rest, created.id, 2, () => sim.control.portalUpdateLead(leadId, { value: 5000 }));
+		await portalChange(sim, rest, created.id, 2, () =>
+			sim.control.portalUpdateLead(leadId, { value: 5000 }),
+		);
 		await portalChange(sim, rest, created.id, 3, () => sim.control.portalDeleteLead(leadId));
 		assertDeliveriesAcknowledged(sim, subscriptionIds);
 
@@ -105,12 +133,22 @@ export const leadTrigger: Scenario = {
 		assert.deepEqual([...seen.keys()].sort(), [...TOPICS].sort(), 'one execution per topic');
 		const onCreate = seen.get('lead/create')!.lead;
 		const onUpdate = seen.get('lead/update')!.lead;
-		assert.ok(isRecord(onCreate) && onCreate.id === leadId && onCreate.firstName === 'Katherine', 'lead/create: the fetched lead is missing or wrong');
-		assert.ok(isRecord(onUpdate) && onUpdate.value === 5000, 'lead/update: the fetched lead does not carry the update');
+		assert.ok(
+			isRecord(onCreate) && onCreate.id === leadId && onCreate.firstName === 'Katherine',
+			'lead/create: the fetched lead is missing or wrong',
+		);
+		assert.ok(
+			isRecord(onUpdate) && onUpdate.value === 5000,
+			'lead/update: the fetched lead does not carry the update',
+		);
 
 		// A delivery about a real lead, signed with another secret: refused, nothing runs.
 		const forged = await postForgedDelivery(createSubscription.url, leadId);
-		assert.equal(forged.status, 401, `a forged delivery got ${forged.status}: ${forged.text.slice(0, 200)}`);
+		assert.equal(
+			forged.status,
+			401,
+			`a forged delivery got ${forged.status}: ${forged.text.slice(0, 200)}`,
+		);
 		await sleep(1_500); // nothing is expected to happen; give a wrongly started run time to show up
 		const after = await rest.listExecutions(created.id);
 		assert.equal(after.length, 3, `a forged delivery produced ${after.length - 3} execution(s)`);

@@ -10,7 +10,11 @@ import {
 	SEEN_EVENTS_CAPACITY,
 	SeenEvents,
 } from '../../../nodes/PartnerLeadsTrigger/deduplication';
-import { DEFAULT_MAX_EVENT_AGE_HOURS, FUTURE_ALLOWANCE_SECONDS, judgeEventAge } from '../../../nodes/PartnerLeadsTrigger/eventAge';
+import {
+	DEFAULT_MAX_EVENT_AGE_HOURS,
+	FUTURE_ALLOWANCE_SECONDS,
+	judgeEventAge,
+} from '../../../nodes/PartnerLeadsTrigger/eventAge';
 import type { LeadTopic } from '../../simulator';
 
 const HOUR = 3600;
@@ -19,11 +23,18 @@ const NOW_MS = Date.parse('2026-03-10T12:00:00.000Z');
 const NOW = NOW_MS / 1000;
 
 function mark(index: number, timeSeconds: number, topic: LeadTopic = 'lead/update'): EventMark {
-	return eventMark({ id: `lead-${index}`, topic, timestamp: new Date(timeSeconds * 1000).toISOString() }, timeSeconds);
+	return eventMark(
+		{ id: `lead-${index}`, topic, timestamp: new Date(timeSeconds * 1000).toISOString() },
+		timeSeconds,
+	);
 }
 
 /** A trigger node's view in a given process: its scope is its process memory. */
-function seenIn(nodeData: IDataObject, scope: string, options: { capacity?: number; nowMs?: number } = {}) {
+function seenIn(
+	nodeData: IDataObject,
+	scope: string,
+	options: { capacity?: number; nowMs?: number } = {},
+) {
 	return new SeenEvents(nodeData, scope, {
 		maxAgeSeconds: WINDOW,
 		capacity: options.capacity,
@@ -44,10 +55,18 @@ describe('event age', () => {
 		expect(judgeEventAge(at(-WINDOW - 1), WINDOW, NOW_MS).verdict).toBe('tooOld');
 		expect(judgeEventAge(at(-7 * 24 * HOUR), WINDOW, NOW_MS).verdict).toBe('tooOld');
 		expect(judgeEventAge(at(FUTURE_ALLOWANCE_SECONDS), WINDOW, NOW_MS).verdict).toBe('inWindow');
-		expect(judgeEventAge(at(FUTURE_ALLOWANCE_SECONDS + 1), WINDOW, NOW_MS).verdict).toBe('inFuture');
+		expect(judgeEventAge(at(FUTURE_ALLOWANCE_SECONDS + 1), WINDOW, NOW_MS).verdict).toBe(
+			'inFuture',
+		);
 		// without milliseconds, or with an offset: still the same instant
-		expect(judgeEventAge('2026-03-10T12:00:00Z', WINDOW, NOW_MS)).toEqual({ verdict: 'inWindow', timeSeconds: NOW });
-		expect(judgeEventAge('2026-03-10T13:00:00+01:00', WINDOW, NOW_MS)).toEqual({ verdict: 'inWindow', timeSeconds: NOW });
+		expect(judgeEventAge('2026-03-10T12:00:00Z', WINDOW, NOW_MS)).toEqual({
+			verdict: 'inWindow',
+			timeSeconds: NOW,
+		});
+		expect(judgeEventAge('2026-03-10T13:00:00+01:00', WINDOW, NOW_MS)).toEqual({
+			verdict: 'inWindow',
+			timeSeconds: NOW,
+		});
 		for (const bad of ['', 'yesterday', '1', 'March 7, 2026', '2026-13-45T99:99:99Z']) {
 			expect(judgeEventAge(bad, WINDOW, NOW_MS).verdict).toBe('unreadable');
 		}
@@ -57,7 +76,9 @@ describe('event age', () => {
 describe('SeenEvents', () => {
 	it('remembers each executed event for the whole window, in static data across a restart', () => {
 		const nodeData: IDataObject = {};
-		const marks = Array.from({ length: 500 }, (_, index) => mark(index, NOW - WINDOW + index * 500));
+		const marks = Array.from({ length: 500 }, (_, index) =>
+			mark(index, NOW - WINDOW + index * 500),
+		);
 		for (const each of marks) {
 			const seen = seenIn(nodeData, randomUUID());
 			expect(seen.recall(each)).toBe('new');
@@ -88,7 +109,9 @@ describe('SeenEvents', () => {
 		const nodeData: IDataObject = {};
 		const scope = randomUUID();
 		// 1,300 events within the window, one a minute, delivered out of order
-		const marks = Array.from({ length: 1300 }, (_, index) => mark(index, NOW - 2 * 24 * HOUR + index * 60));
+		const marks = Array.from({ length: 1300 }, (_, index) =>
+			mark(index, NOW - 2 * 24 * HOUR + index * 60),
+		);
 		const shuffled = [...marks].sort((a, b) => (a.key < b.key ? -1 : 1));
 		for (const each of shuffled) {
 			const seen = seenIn(nodeData, scope, { capacity });
@@ -100,7 +123,9 @@ describe('SeenEvents', () => {
 		expect(states.every((state) => state === 'seen' || state === 'forgotten')).toBe(true);
 		expect(storedEntries(nodeData)).toHaveLength(capacity);
 		// the window shrank to the oldest remembered event
-		const oldestKept = Math.min(...storedEntries(nodeData).map((entry) => parseInt(entry.slice(16), 16)));
+		const oldestKept = Math.min(
+			...storedEntries(nodeData).map((entry) => parseInt(entry.slice(16), 16)),
+		);
 		expect(seen.forgottenUpTo).toBeLessThan(oldestKept);
 		expect(seen.recall(mark(5000, seen.forgottenUpTo))).toBe('forgotten');
 		expect(seen.recall(mark(5001, oldestKept))).toBe('new');
@@ -119,7 +144,9 @@ describe('SeenEvents', () => {
 		expect(Buffer.byteLength(entries)).toBe(SEEN_EVENTS_CAPACITY * SEEN_EVENT_BYTES - 1);
 		const total = Buffer.byteLength(JSON.stringify(nodeData));
 		expect(total).toBeLessThan(SEEN_EVENTS_CAPACITY * SEEN_EVENT_BYTES + 200);
-		console.log(`deduplication store at ${SEEN_EVENTS_CAPACITY} events: ${total} bytes of static data (JSON)`);
+		console.log(
+			`deduplication store at ${SEEN_EVENTS_CAPACITY} events: ${total} bytes of static data (JSON)`,
+		);
 	});
 
 	it('merges saves made concurrently from the same loaded copy, and saves from another process', () => {
@@ -136,14 +163,16 @@ describe('SeenEvents', () => {
 		seenIn(next, scope).remember(mark(4, NOW - 30));
 		const times = [0, NOW - 100, NOW - 50, NOW - 40, NOW - 30, NOW - 20];
 		const restarted = seenIn(next, randomUUID());
-		for (const index of [1, 2, 3, 4]) expect(restarted.recall(mark(index, times[index]))).toBe('seen');
+		for (const index of [1, 2, 3, 4])
+			expect(restarted.recall(mark(index, times[index]))).toBe('seen');
 
 		// another process saved in between: its events are read back before this one saves
 		const otherProcess = structuredClone(next);
 		seenIn(otherProcess, randomUUID()).remember(mark(5, times[5]));
 		seenIn(otherProcess, scope).remember(mark(6, NOW - 10));
 		const final = seenIn(otherProcess, randomUUID());
-		for (const index of [1, 2, 3, 4, 5]) expect(final.recall(mark(index, times[index]))).toBe('seen');
+		for (const index of [1, 2, 3, 4, 5])
+			expect(final.recall(mark(index, times[index]))).toBe('seen');
 	});
 
 	it('keeps the keys saved by earlier versions (without times) for a whole window', () => {

@@ -15,7 +15,11 @@ import { ALL_TOPICS, executedEvents, post, setUp, signed, storedSecret } from '.
 
 function newLeads(setup: Setup, count: number): Lead[] {
 	return Array.from({ length: count }, (_, index) =>
-		setup.sim.control.portalCreateLead({ firstName: `Lead${index}`, lastName: 'Test', email: `lead${index}@example.com` }),
+		setup.sim.control.portalCreateLead({
+			firstName: `Lead${index}`,
+			lastName: 'Test',
+			email: `lead${index}@example.com`,
+		}),
 	);
 }
 
@@ -28,7 +32,13 @@ async function deliveredAndSettled(setup: Setup, timeoutMs = 20_000): Promise<vo
 
 /** Distinct events the service emitted (deliveries of one event share topic, lead and timestamp). */
 function emittedEvents(setup: Setup): string[] {
-	return [...new Set(setup.sim.control.deliveries().map((attempt) => `${attempt.topic} ${attempt.leadId} ${attempt.timestamp}`))];
+	return [
+		...new Set(
+			setup.sim.control
+				.deliveries()
+				.map((attempt) => `${attempt.topic} ${attempt.leadId} ${attempt.timestamp}`),
+		),
+	];
 }
 
 describe('PartnerLeadsTrigger deliveries', () => {
@@ -50,10 +60,19 @@ describe('PartnerLeadsTrigger deliveries', () => {
 
 		const items = setup.host.executions.map((execution) => execution.items[0].json);
 		expect(items).toHaveLength(3);
-		expect(items[0]).toMatchObject({ event: { id: lead.id, topic: 'lead/create' }, lead: { id: lead.id, firstName: 'Lead0' } });
-		expect(items[1]).toMatchObject({ event: { id: lead.id, topic: 'lead/update' }, lead: { id: lead.id, value: 1234 } });
-		expect(items[2]).toEqual({ event: { id: lead.id, topic: 'lead/delete', timestamp: expect.any(String) } });
-		for (const item of items) expect(Object.keys(item.event as object).sort()).toEqual(['id', 'timestamp', 'topic']);
+		expect(items[0]).toMatchObject({
+			event: { id: lead.id, topic: 'lead/create' },
+			lead: { id: lead.id, firstName: 'Lead0' },
+		});
+		expect(items[1]).toMatchObject({
+			event: { id: lead.id, topic: 'lead/update' },
+			lead: { id: lead.id, value: 1234 },
+		});
+		expect(items[2]).toEqual({
+			event: { id: lead.id, topic: 'lead/delete', timestamp: expect.any(String) },
+		});
+		for (const item of items)
+			expect(Object.keys(item.event as object).sort()).toEqual(['id', 'timestamp', 'topic']);
 	});
 
 	it('without Fetch Full Lead outputs the event only and makes no lead request', async () => {
@@ -86,12 +105,17 @@ describe('PartnerLeadsTrigger deliveries', () => {
 		expect(executed).toHaveLength(200);
 		expect(new Set(executed)).toEqual(new Set(emittedEvents(setup)));
 		for (const execution of setup.host.executions) {
-			const { event, lead } = execution.items[0].json as { event: { id: string }; lead: { id: string } };
+			const { event, lead } = execution.items[0].json as {
+				event: { id: string };
+				lead: { id: string };
+			};
 			expect(lead.id).toBe(event.id);
 		}
 		// Every key made it into the saved static data, although deliveries ran concurrently
 		// and each one saved its own copy of it.
-		const seen = (setup.host.store.nodeData(setup.host.node.name).recentEvents as { entries: string }).entries.split(' ');
+		const seen = (
+			setup.host.store.nodeData(setup.host.node.name).recentEvents as { entries: string }
+		).entries.split(' ');
 		expect(new Set(seen).size).toBe(200);
 	});
 
@@ -113,7 +137,10 @@ describe('PartnerLeadsTrigger deliveries', () => {
 		// each refused delivery was acknowledged by a later attempt of the same delivery
 		const byDelivery = new Map<string, number[]>();
 		for (const attempt of setup.sim.control.deliveries().filter((entry) => !entry.duplicate)) {
-			byDelivery.set(attempt.deliveryId, [...(byDelivery.get(attempt.deliveryId) ?? []), attempt.status ?? 0]);
+			byDelivery.set(attempt.deliveryId, [
+				...(byDelivery.get(attempt.deliveryId) ?? []),
+				attempt.status ?? 0,
+			]);
 		}
 		const retried = [...byDelivery.values()].filter((statuses) => statuses[0] === 503);
 		expect(retried.length).toBeGreaterThan(10);
@@ -139,41 +166,48 @@ describe('PartnerLeadsTrigger deliveries', () => {
 	});
 
 	// n8n 1.x saves what the delivery handler changed; 2.x only when the handler answered the request itself
-	it.each(['always', 'whenAnsweredByNode'] as const)('remembers processed events across a restart of n8n (a new process, only static data kept; n8n saves the webhook\'s static data %s)', async (webhookStaticDataSaved) => {
-		setup = await setUp({ events: ALL_TOPICS }, {}, { webhookStaticDataSaved });
-		await setup.host.activate();
-		newLeads(setup, 5);
-		await deliveredAndSettled(setup);
-		expect(setup.host.executions).toHaveLength(5);
-		const acknowledged = setup.sim.control.deliveries().filter((attempt) => attempt.acknowledged);
-		const creates = setup.sim.control.stats().byRoute['POST /subscriptions'];
+	it.each(['always', 'whenAnsweredByNode'] as const)(
+		"remembers processed events across a restart of n8n (a new process, only static data kept; n8n saves the webhook's static data %s)",
+		async (webhookStaticDataSaved) => {
+			setup = await setUp({ events: ALL_TOPICS }, {}, { webhookStaticDataSaved });
+			await setup.host.activate();
+			newLeads(setup, 5);
+			await deliveredAndSettled(setup);
+			expect(setup.host.executions).toHaveLength(5);
+			const acknowledged = setup.sim.control.deliveries().filter((attempt) => attempt.acknowledged);
+			const creates = setup.sim.control.stats().byRoute['POST /subscriptions'];
 
-		// A new process: fresh n8n-core, fresh node module (no memory), same saved static data.
-		const restart = setup.host.persisted();
-		await setup.host.close();
-		let fresh!: { harness: N8nHarness; TriggerHost: typeof TriggerHost };
-		jest.isolateModules(() => {
-			const { N8nHarness: FreshHarness, TRIGGER_NODE_TYPE } = require('../../harness/harness') as typeof HarnessModule;
-			const harness = new FreshHarness(setup.sim);
-			// loaded now, inside the isolated registry: the node's modules start empty
-			harness.nodeTypes.getByNameAndVersion(TRIGGER_NODE_TYPE, 1);
-			fresh = { harness, TriggerHost: (require('../../harness/webhooks') as typeof WebhooksModule).TriggerHost };
-		});
-		setup.host = await fresh.TriggerHost.start(fresh.harness, restart);
-		await setup.host.activate();
-		expect(setup.sim.control.stats().byRoute['POST /subscriptions']).toBe(creates);
+			// A new process: fresh n8n-core, fresh node module (no memory), same saved static data.
+			const restart = setup.host.persisted();
+			await setup.host.close();
+			let fresh!: { harness: N8nHarness; TriggerHost: typeof TriggerHost };
+			jest.isolateModules(() => {
+				const { N8nHarness: FreshHarness, TRIGGER_NODE_TYPE } =
+					require('../../harness/harness') as typeof HarnessModule;
+				const harness = new FreshHarness(setup.sim);
+				// loaded now, inside the isolated registry: the node's modules start empty
+				harness.nodeTypes.getByNameAndVersion(TRIGGER_NODE_TYPE, 1);
+				fresh = {
+					harness,
+					TriggerHost: (require('../../harness/webhooks') as typeof WebhooksModule).TriggerHost,
+				};
+			});
+			setup.host = await fresh.TriggerHost.start(fresh.harness, restart);
+			await setup.host.activate();
+			expect(setup.sim.control.stats().byRoute['POST /subscriptions']).toBe(creates);
 
-		// the service delivers the same bytes again: acknowledged, nothing runs twice
-		for (const attempt of acknowledged) {
-			expect(await post(setup.host.webhookUrl(), attempt.rawBody, attempt.headers)).toBe(200);
-		}
-		await setup.host.settle();
-		expect(executedEvents(setup.host)).toEqual([]);
+			// the service delivers the same bytes again: acknowledged, nothing runs twice
+			for (const attempt of acknowledged) {
+				expect(await post(setup.host.webhookUrl(), attempt.rawBody, attempt.headers)).toBe(200);
+			}
+			await setup.host.settle();
+			expect(executedEvents(setup.host)).toEqual([]);
 
-		newLeads(setup, 1);
-		await deliveredAndSettled(setup);
-		expect(setup.host.executions).toHaveLength(1);
-	});
+			newLeads(setup, 1);
+			await deliveredAndSettled(setup);
+			expect(setup.host.executions).toHaveLength(1);
+		},
+	);
 
 	it('a validly signed delivery of a week-old or future event starts nothing and stops the retries', async () => {
 		setup = await setUp({ events: ['lead/create'], options: { maxEventAgeHours: 72 } });

@@ -47,7 +47,9 @@ export async function setUp(
 /** The signing secret of the trigger's subscription for a topic, as the service knows it. */
 export function storedSecret(setup: Pick<Setup, 'sim' | 'host'>, topic: LeadTopic): string {
 	const url = setup.host.webhookUrl();
-	const subscription = setup.sim.control.listSubscriptions().find((entry) => entry.url === url && entry.topic === topic);
+	const subscription = setup.sim.control
+		.listSubscriptions()
+		.find((entry) => entry.url === url && entry.topic === topic);
 	if (!subscription) throw new Error(`no subscription for ${topic} at ${url}`);
 	return subscription.signingSecret;
 }
@@ -57,12 +59,21 @@ export function hmacHex(secret: string, data: string | Buffer): string {
 }
 
 /** A delivery exactly as the service signs it. */
-export function signed(secret: string, id: string, topic: LeadTopic, timestamp = new Date().toISOString()) {
+export function signed(
+	secret: string,
+	id: string,
+	topic: LeadTopic,
+	timestamp = new Date().toISOString(),
+) {
 	return signedDelivery(secret, id, topic, timestamp);
 }
 
 /** POSTs raw bytes to the trigger's URL, as the service (or an attacker) would. */
-export async function post(url: string, body: string | Buffer, headers: Record<string, string>): Promise<number> {
+export async function post(
+	url: string,
+	body: string | Buffer,
+	headers: Record<string, string>,
+): Promise<number> {
 	const sendable = { ...headers };
 	delete sendable['content-length'];
 	const response = await fetch(url, { method: 'POST', body, headers: sendable });

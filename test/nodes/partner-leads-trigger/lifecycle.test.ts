@@ -32,7 +32,10 @@ describe('PartnerLeadsTrigger subscription lifecycle', () => {
 		await host.activate();
 		expect(topicsOnService(setup)).toEqual([...ALL_TOPICS].sort());
 		expect(sim.control.listSubscriptions()).toHaveLength(3);
-		const stored = host.store.nodeData(host.node.name).subscriptions as { webhookUrl: string; byTopic: object };
+		const stored = host.store.nodeData(host.node.name).subscriptions as {
+			webhookUrl: string;
+			byTopic: object;
+		};
 		expect(stored.webhookUrl).toBe(host.webhookUrl());
 		expect(Object.keys(stored.byTopic).sort()).toEqual([...ALL_TOPICS].sort());
 		expect(await host.checkExists()).toBe(true);
@@ -46,11 +49,19 @@ describe('PartnerLeadsTrigger subscription lifecycle', () => {
 	it('a restart with saved static data reuses the subscriptions (checkExists true, nothing created)', async () => {
 		const { sim, host } = setup;
 		await host.activate();
-		const ids = sim.control.listSubscriptions().map((subscription) => subscription.id).sort();
+		const ids = sim.control
+			.listSubscriptions()
+			.map((subscription) => subscription.id)
+			.sort();
 		const creates = sim.control.stats().byRoute['POST /subscriptions'];
 		await host.activate();
 		expect(sim.control.stats().byRoute['POST /subscriptions']).toBe(creates);
-		expect(sim.control.listSubscriptions().map((subscription) => subscription.id).sort()).toEqual(ids);
+		expect(
+			sim.control
+				.listSubscriptions()
+				.map((subscription) => subscription.id)
+				.sort(),
+		).toEqual(ids);
 	});
 
 	it('checkExists is false after a manual deletion on the service, and re-activation heals', async () => {
@@ -85,9 +96,16 @@ describe('PartnerLeadsTrigger subscription lifecycle', () => {
 	it('finds and removes its own subscriptions on any page of the list', async () => {
 		const { sim, harness, host } = setup;
 		// 40 subscriptions of the same key for other receivers, listed before the trigger's own
-		const others = Array.from({ length: 40 }, (_, n) => ({ url: `https://other-receiver.example/hook/${n}` }));
+		const others = Array.from({ length: 40 }, (_, n) => ({
+			url: `https://other-receiver.example/hook/${n}`,
+		}));
 		const made = await harness.runNode({
-			parameters: { resource: 'webhookSubscription', operation: 'create', topic: 'lead/update', url: '={{ $json.url }}' },
+			parameters: {
+				resource: 'webhookSubscription',
+				operation: 'create',
+				topic: 'lead/update',
+				url: '={{ $json.url }}',
+			},
 			items: others,
 		});
 		expect(made.error).toBeUndefined();
@@ -112,7 +130,9 @@ describe('PartnerLeadsTrigger subscription lifecycle', () => {
 		try {
 			expect(await narrowed.checkExists()).toBe(false);
 			await narrowed.activate();
-			expect(sim.control.listSubscriptions().map((subscription) => subscription.topic)).toEqual(['lead/update']);
+			expect(sim.control.listSubscriptions().map((subscription) => subscription.topic)).toEqual([
+				'lead/update',
+			]);
 			await narrowed.deactivate();
 			expect(sim.control.listSubscriptions()).toHaveLength(0);
 		} finally {
@@ -122,7 +142,12 @@ describe('PartnerLeadsTrigger subscription lifecycle', () => {
 
 	it('50 activate/deactivate cycles with crashes and topic changes leave no orphan subscription', async () => {
 		const { sim, harness, host } = setup;
-		const subsets: LeadTopic[][] = [ALL_TOPICS, ['lead/create'], ['lead/update', 'lead/delete'], ['lead/create', 'lead/delete']];
+		const subsets: LeadTopic[][] = [
+			ALL_TOPICS,
+			['lead/create'],
+			['lead/update', 'lead/delete'],
+			['lead/create', 'lead/delete'],
+		];
 		let current = host;
 		let crashes = 0;
 		try {
@@ -168,7 +193,9 @@ describe('PartnerLeadsTrigger subscription lifecycle', () => {
 				await host.deactivate();
 			} catch (error) {
 				failed++;
-				expect((error as Error).message).toMatch(/Could not subscribe to "lead\/(create|update|delete)" events/);
+				expect((error as Error).message).toMatch(
+					/Could not subscribe to "lead\/(create|update|delete)" events/,
+				);
 				expect(host.store.nodeData(host.node.name).subscriptions).toBeUndefined();
 			}
 			expect(sim.control.listSubscriptions()).toHaveLength(0);
@@ -180,21 +207,37 @@ describe('PartnerLeadsTrigger subscription lifecycle', () => {
 	it('the test URL ("listen for test event") gets its own subscriptions and leaves the active ones alone', async () => {
 		const { sim, host } = setup;
 		await host.activate();
-		const production = sim.control.listSubscriptions().map((subscription) => subscription.id).sort();
+		const production = sim.control
+			.listSubscriptions()
+			.map((subscription) => subscription.id)
+			.sort();
 
 		await host.listenForTestEvent();
 		expect(topicsOnService(setup, host.webhookUrl('test'))).toEqual([...ALL_TOPICS].sort());
 
-		const lead = sim.control.portalCreateLead({ firstName: 'Test', lastName: 'Event', email: 'test@example.com' });
+		const lead = sim.control.portalCreateLead({
+			firstName: 'Test',
+			lastName: 'Event',
+			email: 'test@example.com',
+		});
 		await sim.control.waitForDeliveries(5000);
 		await host.settle();
 
 		// one execution per URL; the test webhook is removed after its first execution
-		expect(host.executions.map((execution) => execution.mode).sort()).toEqual(['manual', 'webhook']);
-		for (const execution of host.executions) expect(execution.items[0].json.lead).toMatchObject({ id: lead.id });
+		expect(host.executions.map((execution) => execution.mode).sort()).toEqual([
+			'manual',
+			'webhook',
+		]);
+		for (const execution of host.executions)
+			expect(execution.items[0].json.lead).toMatchObject({ id: lead.id });
 		expect(host.listening).toBe(false);
 		expect(subscriptionsAt(sim, host.webhookUrl('test'))).toHaveLength(0);
-		expect(sim.control.listSubscriptions().map((subscription) => subscription.id).sort()).toEqual(production);
+		expect(
+			sim.control
+				.listSubscriptions()
+				.map((subscription) => subscription.id)
+				.sort(),
+		).toEqual(production);
 		expect(await host.checkExists()).toBe(true);
 	});
 });
@@ -202,7 +245,9 @@ describe('PartnerLeadsTrigger subscription lifecycle', () => {
 describe('PartnerLeadsTrigger on a plain-http URL', () => {
 	it('is refused by the service, and the error says to set an HTTPS WEBHOOK_URL', async () => {
 		const sim = await startSimulator({ seed: 7 });
-		const host = await TriggerHost.start(new N8nHarness(sim), { parameters: { events: ALL_TOPICS } });
+		const host = await TriggerHost.start(new N8nHarness(sim), {
+			parameters: { events: ALL_TOPICS },
+		});
 		try {
 			const failure = await host.activate().then(
 				() => undefined,

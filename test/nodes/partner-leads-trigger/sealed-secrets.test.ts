@@ -2,14 +2,28 @@ import { SecretBox } from '../../../nodes/PartnerLeadsTrigger/secretBox';
 import { simulatorCredentialData } from '../../harness/simulator-credential';
 import { StaticDataStore, TriggerHost } from '../../harness/webhooks';
 import type { Setup } from './helpers';
-import { ALL_TOPICS, executedEvents, post, setUp, signed, storedSecret, subscriptionsAt } from './helpers';
+import {
+	ALL_TOPICS,
+	executedEvents,
+	post,
+	setUp,
+	signed,
+	storedSecret,
+	subscriptionsAt,
+} from './helpers';
 
 /**
  * Signing secrets at rest: sealed in static data under a key only the credential's Client
  * Secret gives, renewed when that key changes, never usable from what n8n shows.
  */
 
-const context = { clientSecret: 'secret-a', clientId: 'client', companyId: 'c'.repeat(24), workflowId: 'wf', nodeId: 'node' };
+const context = {
+	clientSecret: 'secret-a',
+	clientId: 'client',
+	companyId: 'c'.repeat(24),
+	workflowId: 'wf',
+	nodeId: 'node',
+};
 
 describe('SecretBox', () => {
 	it('opens only what it sealed, for the same binding, unaltered', () => {
@@ -20,11 +34,20 @@ describe('SecretBox', () => {
 		expect(box.seal('whsec_123', 'lead/create\nsub-1')).not.toBe(sealed);
 		expect(box.open(sealed, 'lead/create\nsub-1')).toBe('whsec_123');
 		expect(box.open(sealed, 'lead/update\nsub-1')).toBeUndefined();
-		for (const change of [{ clientSecret: 'secret-b' }, { clientId: 'other' }, { companyId: 'd'.repeat(24) }, { workflowId: 'copy' }, { nodeId: 'n2' }]) {
-			expect(new SecretBox({ ...context, ...change }).open(sealed, 'lead/create\nsub-1')).toBeUndefined();
+		for (const change of [
+			{ clientSecret: 'secret-b' },
+			{ clientId: 'other' },
+			{ companyId: 'd'.repeat(24) },
+			{ workflowId: 'copy' },
+			{ nodeId: 'n2' },
+		]) {
+			expect(
+				new SecretBox({ ...context, ...change }).open(sealed, 'lead/create\nsub-1'),
+			).toBeUndefined();
 		}
 		const tampered = sealed.slice(0, -2) + (sealed.endsWith('AA') ? 'AB' : 'AA');
-		for (const bad of [tampered, 'whsec_123', '', 'v1.', undefined, 42]) expect(box.open(bad, 'lead/create\nsub-1')).toBeUndefined();
+		for (const bad of [tampered, 'whsec_123', '', 'v1.', undefined, 42])
+			expect(box.open(bad, 'lead/create\nsub-1')).toBeUndefined();
 	});
 });
 
@@ -59,7 +82,13 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 		const [lead] = sim.control.seedLeads(1);
 
 		const newKey = sim.control.createKey();
-		harness.saveCredential('default', simulatorCredentialData(sim, { clientId: newKey.clientId, clientSecret: newKey.clientSecret }));
+		harness.saveCredential(
+			'default',
+			simulatorCredentialData(sim, {
+				clientId: newKey.clientId,
+				clientSecret: newKey.clientSecret,
+			}),
+		);
 
 		// A delivery signed with a secret stored under the old key: refused, nothing runs.
 		const stale = signed(oldSecret, lead.id, 'lead/create');
@@ -68,8 +97,13 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 		// n8n restarting or re-activating: checkExists says "not there", create renews.
 		expect(await host.checkExists()).toBe(false);
 		await host.activate();
-		const renewed = subscriptionsAt(sim, host.webhookUrl()).filter((subscription) => subscription.ownerClientId === newKey.clientId);
-		expect(renewed.map((subscription) => subscription.topic).sort()).toEqual(['lead/create', 'lead/update']);
+		const renewed = subscriptionsAt(sim, host.webhookUrl()).filter(
+			(subscription) => subscription.ownerClientId === newKey.clientId,
+		);
+		expect(renewed.map((subscription) => subscription.topic).sort()).toEqual([
+			'lead/create',
+			'lead/update',
+		]);
 		expect(await host.checkExists()).toBe(true);
 
 		const fresh = signed(storedSecretOf(renewed, 'lead/create'), lead.id, 'lead/create');
@@ -80,7 +114,11 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 
 		// the old key's subscriptions are not ours to list any more; deactivation still tries them
 		await host.deactivate();
-		expect(subscriptionsAt(sim, host.webhookUrl()).filter((subscription) => !oldIds.includes(subscription.id))).toEqual([]);
+		expect(
+			subscriptionsAt(sim, host.webhookUrl()).filter(
+				(subscription) => !oldIds.includes(subscription.id),
+			),
+		).toEqual([]);
 		expect(host.crashes).toEqual([]);
 	});
 
@@ -91,7 +129,10 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 		const original = subscriptionsAt(sim, host.webhookUrl());
 		const store = new StaticDataStore();
 		store.replaceNodeData(host.node.name, host.store.nodeData(host.node.name));
-		const copy = await TriggerHost.start(harness, { parameters: { events: ['lead/create'] }, store });
+		const copy = await TriggerHost.start(harness, {
+			parameters: { events: ['lead/create'] },
+			store,
+		});
 		try {
 			expect(await copy.checkExists()).toBe(false);
 			await copy.activate();
@@ -126,12 +167,19 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 		const after = subscriptionsAt(sim, host.webhookUrl());
 		expect(after).toHaveLength(1);
 		expect(after[0].id).not.toBe(before[0].id);
-		expect(JSON.stringify(host.store.nodeData(host.node.name))).not.toContain(after[0].signingSecret);
-		expect(JSON.stringify(host.store.nodeData(host.node.name))).not.toContain(before[0].signingSecret);
+		expect(JSON.stringify(host.store.nodeData(host.node.name))).not.toContain(
+			after[0].signingSecret,
+		);
+		expect(JSON.stringify(host.store.nodeData(host.node.name))).not.toContain(
+			before[0].signingSecret,
+		);
 	});
 });
 
-function storedSecretOf(subscriptions: Array<{ topic: string; signingSecret: string }>, topic: string): string {
+function storedSecretOf(
+	subscriptions: Array<{ topic: string; signingSecret: string }>,
+	topic: string,
+): string {
 	const found = subscriptions.find((subscription) => subscription.topic === topic);
 	if (!found) throw new Error(`no subscription for ${topic}`);
 	return found.signingSecret;

@@ -1,5 +1,8 @@
 import { parseLeadEvent } from '../../../nodes/PartnerLeadsTrigger/events';
-import { verifyLegacySignature, verifyV2Signature } from '../../../nodes/PartnerLeadsTrigger/signature';
+import {
+	verifyLegacySignature,
+	verifyV2Signature,
+} from '../../../nodes/PartnerLeadsTrigger/signature';
 import { signedDelivery } from '../../simulator';
 
 describe('signature', () => {
@@ -22,11 +25,25 @@ describe('signature', () => {
 		const event = parseLeadEvent(raw);
 		expect(event).toBeDefined();
 		expect(verifyLegacySignature(event!, delivery.headers['x-svc-signature'], secret)).toBe(true);
-		expect(verifyLegacySignature({ ...event!, id: 'lead-2' }, delivery.headers['x-svc-signature'], secret)).toBe(false);
+		expect(
+			verifyLegacySignature(
+				{ ...event!, id: 'lead-2' },
+				delivery.headers['x-svc-signature'],
+				secret,
+			),
+		).toBe(false);
 	});
 
 	it('reads only well-formed events', () => {
-		for (const body of ['', 'null', '[]', '{"id":"a","topic":"lead/create"}', '{"id":"","topic":"lead/create","timestamp":"t"}', '{"id":"a","topic":"payment/create","timestamp":"t"}', `{"id":"${'a'.repeat(201)}","topic":"lead/create","timestamp":"t"}`]) {
+		for (const body of [
+			'',
+			'null',
+			'[]',
+			'{"id":"a","topic":"lead/create"}',
+			'{"id":"","topic":"lead/create","timestamp":"t"}',
+			'{"id":"a","topic":"payment/create","timestamp":"t"}',
+			`{"id":"${'a'.repeat(201)}","topic":"lead/create","timestamp":"t"}`,
+		]) {
 			expect(parseLeadEvent(Buffer.from(body))).toBeUndefined();
 		}
 	});

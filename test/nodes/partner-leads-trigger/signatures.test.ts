@@ -23,7 +23,9 @@ describe('PartnerLeadsTrigger delivery verification', () => {
 	beforeEach(async () => {
 		setup = await setUp({ events: ALL_TOPICS });
 		await setup.host.activate();
-		lead = setup.sim.control.seedLeads([{ firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com' }])[0];
+		lead = setup.sim.control.seedLeads([
+			{ firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com' },
+		])[0];
 		url = setup.host.webhookUrl();
 		secret = (topic) => storedSecret(setup, topic);
 	});
@@ -51,14 +53,27 @@ describe('PartnerLeadsTrigger delivery verification', () => {
 	it('answers 401 and starts nothing for a body changed by one byte, a foreign secret, a missing header', async () => {
 		const delivery = signed(secret('lead/create'), lead.id, 'lead/create');
 		const lastHex = delivery.rawBody.indexOf(lead.id) + lead.id.length - 1;
-		const flipped = delivery.rawBody.slice(0, lastHex) + (delivery.rawBody[lastHex] === 'a' ? 'b' : 'a') + delivery.rawBody.slice(lastHex + 1);
+		const flipped =
+			delivery.rawBody.slice(0, lastHex) +
+			(delivery.rawBody[lastHex] === 'a' ? 'b' : 'a') +
+			delivery.rawBody.slice(lastHex + 1);
 		expect(flipped).toHaveLength(delivery.rawBody.length);
 		expect(await post(url, flipped, delivery.headers)).toBe(401);
 
-		const foreign = signed(`whsec_${randomBytes(24).toString('base64url')}`, lead.id, 'lead/create');
+		const foreign = signed(
+			`whsec_${randomBytes(24).toString('base64url')}`,
+			lead.id,
+			'lead/create',
+		);
 		expect(await post(url, foreign.rawBody, foreign.headers)).toBe(401);
 
-		expect(await post(url, delivery.rawBody, without(delivery.headers, 'x-svc-signature-v2', 'x-svc-signature'))).toBe(401);
+		expect(
+			await post(
+				url,
+				delivery.rawBody,
+				without(delivery.headers, 'x-svc-signature-v2', 'x-svc-signature'),
+			),
+		).toBe(401);
 
 		// a topic signed with another topic's secret: the secret belongs to one topic only
 		const crossTopic = signed(secret('lead/create'), lead.id, 'lead/update');
@@ -77,7 +92,10 @@ describe('PartnerLeadsTrigger delivery verification', () => {
 		expect(setup.host.executions).toHaveLength(0);
 
 		// the same workflow with the option on (n8n reloads the workflow on save)
-		const restart = setup.host.persisted({ events: ALL_TOPICS, options: { acceptLegacySignature: true } });
+		const restart = setup.host.persisted({
+			events: ALL_TOPICS,
+			options: { acceptLegacySignature: true },
+		});
 		await setup.host.close();
 		setup.host = await TriggerHost.start(setup.harness, restart);
 		await setup.host.activate();
@@ -91,7 +109,10 @@ describe('PartnerLeadsTrigger delivery verification', () => {
 		const forged = { ...legacyOnly, 'x-svc-signature': hmacHex('not-the-secret', 'x') };
 		expect(await post(url, delivery.rawBody, forged)).toBe(401);
 		const other = signed(secret('lead/update'), lead.id, 'lead/update', '2030-01-01T00:00:00.000Z');
-		const badV2 = { ...other.headers, 'x-svc-signature-v2': hmacHex('not-the-secret', other.rawBody) };
+		const badV2 = {
+			...other.headers,
+			'x-svc-signature-v2': hmacHex('not-the-secret', other.rawBody),
+		};
 		expect(await post(url, other.rawBody, badV2)).toBe(401);
 		await settled();
 		expect(setup.host.executions).toHaveLength(1);
@@ -102,16 +123,49 @@ describe('PartnerLeadsTrigger delivery verification', () => {
 		const cases: Array<[string | Buffer, Record<string, string>]> = [
 			['', { 'content-type': 'application/json' }],
 			['not json', { 'content-type': 'application/json' }],
-			['not json', { 'content-type': 'text/plain', 'x-svc-signature-v2': hmacHex(secret('lead/create'), 'not json') }],
-			['[1,2,3]', { 'content-type': 'application/json', 'x-svc-signature-v2': hmacHex(secret('lead/create'), '[1,2,3]') }],
-			['{"id":5,"topic":"lead/create"}', { 'content-type': 'application/json', 'x-svc-signature-v2': hmacHex(secret('lead/create'), '{"id":5,"topic":"lead/create"}') }],
-			['{"id":"x","topic":"payment/create","timestamp":"t"}', { 'content-type': 'application/json', 'x-svc-signature': 'zz' }],
-			[randomBytes(512), { 'content-type': 'application/octet-stream', 'x-svc-signature-v2': 'ab'.repeat(32) }],
+			[
+				'not json',
+				{
+					'content-type': 'text/plain',
+					'x-svc-signature-v2': hmacHex(secret('lead/create'), 'not json'),
+				},
+			],
+			[
+				'[1,2,3]',
+				{
+					'content-type': 'application/json',
+					'x-svc-signature-v2': hmacHex(secret('lead/create'), '[1,2,3]'),
+				},
+			],
+			[
+				'{"id":5,"topic":"lead/create"}',
+				{
+					'content-type': 'application/json',
+					'x-svc-signature-v2': hmacHex(secret('lead/create'), '{"id":5,"topic":"lead/create"}'),
+				},
+			],
+			[
+				'{"id":"x","topic":"payment/create","timestamp":"t"}',
+				{ 'content-type': 'application/json', 'x-svc-signature': 'zz' },
+			],
+			[
+				randomBytes(512),
+				{ 'content-type': 'application/octet-stream', 'x-svc-signature-v2': 'ab'.repeat(32) },
+			],
 			[good.rawBody, { ...good.headers, 'x-svc-signature-v2': 'g'.repeat(64) }],
-			[good.rawBody, { ...good.headers, 'x-svc-signature-v2': good.headers['x-svc-signature-v2'].slice(0, 63) }],
-			[good.rawBody, { ...good.headers, 'x-svc-signature-v2': `${good.headers['x-svc-signature-v2']}00` }],
+			[
+				good.rawBody,
+				{ ...good.headers, 'x-svc-signature-v2': good.headers['x-svc-signature-v2'].slice(0, 63) },
+			],
+			[
+				good.rawBody,
+				{ ...good.headers, 'x-svc-signature-v2': `${good.headers['x-svc-signature-v2']}00` },
+			],
 			[good.rawBody, { ...good.headers, 'x-svc-signature-v2': 'x'.repeat(8000) }],
-			[good.rawBody, { 'content-type': 'application/json; charset=utf-16', 'x-svc-signature-v2': 'ab' }],
+			[
+				good.rawBody,
+				{ 'content-type': 'application/json; charset=utf-16', 'x-svc-signature-v2': 'ab' },
+			],
 		];
 		const statuses: number[] = [];
 		for (const [body, headers] of cases) statuses.push(await post(url, body, headers));

@@ -24,12 +24,19 @@ describe('PartnerLeadsTrigger: the subtitle on the canvas', () => {
 			parameters: { events },
 		};
 		const workflow = harness.workflow([node], {});
-		return workflow.expression.getSimpleParameterValue(node, nodeType.description.subtitle, 'manual', {});
+		return workflow.expression.getSimpleParameterValue(
+			node,
+			nodeType.description.subtitle,
+			'manual',
+			{},
+		);
 	}
 
 	it('names the chosen events as the Events option shows them, not by their topic values', () => {
 		expect(subtitleFor(['lead/create'])).toBe('Lead Created');
-		expect(subtitleFor(['lead/create', 'lead/update', 'lead/delete'])).toBe('Lead Created, Lead Updated, Lead Deleted');
+		expect(subtitleFor(['lead/create', 'lead/update', 'lead/delete'])).toBe(
+			'Lead Created, Lead Updated, Lead Deleted',
+		);
 		expect(subtitleFor([])).toBe('');
 	});
 });

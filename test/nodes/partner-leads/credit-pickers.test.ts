@@ -3,7 +3,14 @@ import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
 import { CREDIT_SEARCH_LEADS } from '../../../nodes/PartnerLeads/methods/creditSearch';
-import { createParameters, editorContext, pageSizeOf, requestsToRead, resetEditorCache, routeCount } from './fixtures';
+import {
+	createParameters,
+	editorContext,
+	pageSizeOf,
+	requestsToRead,
+	resetEditorCache,
+	routeCount,
+} from './fixtures';
 
 describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', () => {
 	let sim: Simulator;
@@ -20,10 +27,16 @@ describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', ()
 	});
 
 	function pickers(parameters: INodeParameters = {}) {
-		const { context, methods } = editorContext(harness, { resource: 'lead', operation: 'create', ...parameters }, 'parameters.agentId');
+		const { context, methods } = editorContext(
+			harness,
+			{ resource: 'lead', operation: 'create', ...parameters },
+			'parameters.agentId',
+		);
 		return {
-			organizations: async (filter?: string) => await methods.listSearch!.searchPartnerOrganizations.call(context, filter),
-			agents: async (filter?: string) => await methods.listSearch!.searchAgents.call(context, filter),
+			organizations: async (filter?: string) =>
+				await methods.listSearch!.searchPartnerOrganizations.call(context, filter),
+			agents: async (filter?: string) =>
+				await methods.listSearch!.searchAgents.call(context, filter),
 		};
 	}
 
@@ -45,8 +58,14 @@ describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', ()
 			{ name: `${org.id} (on 5 leads)`, value: org.id },
 			{ name: `${other.id} (on 1 lead)`, value: other.id },
 		]);
-		expect((await agents()).results.map((result) => result.value)).toEqual([agentB.id, agentA.id, sim.otherAgent.id]);
-		expect((await organizations(other.id.slice(-6))).results.map((result) => result.value)).toEqual([other.id]);
+		expect((await agents()).results.map((result) => result.value)).toEqual([
+			agentB.id,
+			agentA.id,
+			sim.otherAgent.id,
+		]);
+		expect((await organizations(other.id.slice(-6))).results.map((result) => result.value)).toEqual(
+			[other.id],
+		);
 	});
 
 	it('the agent list keeps to the chosen partner organization, by ID or from the list', async () => {
@@ -58,7 +77,9 @@ describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', ()
 		]);
 		for (const partnerOrganizationId of [org.id, { __rl: true, mode: 'list', value: org.id }]) {
 			const { agents } = pickers({ partnerOrganizationId } as INodeParameters);
-			expect((await agents()).results).toEqual([{ name: `${agentA.id} (on 1 lead)`, value: agentA.id }]);
+			expect((await agents()).results).toEqual([
+				{ name: `${agentA.id} (on 1 lead)`, value: agentA.id },
+			]);
 		}
 	});
 
@@ -68,7 +89,9 @@ describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', ()
 		await pickers().organizations();
 		// the first CREDIT_SEARCH_LEADS leads, whatever page size the service answers with
 		expect(CREDIT_SEARCH_LEADS).toBeLessThan(1200);
-		expect(routeCount(sim, 'GET /leads')).toBe(requestsToRead(CREDIT_SEARCH_LEADS, pageSizeOf(sim)));
+		expect(routeCount(sim, 'GET /leads')).toBe(
+			requestsToRead(CREDIT_SEARCH_LEADS, pageSizeOf(sim)),
+		);
 	});
 
 	it('a lead created with values picked from the lists credits them', async () => {
@@ -76,7 +99,12 @@ describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', ()
 		const agent = sim.defaultAgents[1];
 		const run = await harness.runNode({
 			parameters: createParameters(sim, undefined, {
-				partnerOrganizationId: { __rl: true, mode: 'list', value: org.id, cachedResultName: org.id },
+				partnerOrganizationId: {
+					__rl: true,
+					mode: 'list',
+					value: org.id,
+					cachedResultName: org.id,
+				},
 				agentId: { __rl: true, mode: 'id', value: agent.id },
 			}),
 			items: [{ first: 'Grace', last: 'Hopper', email: 'grace@example.com' }],

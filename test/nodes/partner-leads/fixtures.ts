@@ -1,4 +1,10 @@
-import type { IDataObject, INode, INodeParameters, INodeType, ResourceMapperValue } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeParameters,
+	INodeType,
+	ResourceMapperValue,
+} from 'n8n-workflow';
 import { LoadOptionsContext } from 'n8n-core';
 
 import { clearLeadSchemaCache } from '../../../nodes/PartnerLeads/helpers/schemaSource';
@@ -13,7 +19,14 @@ export function mapper(
 	mappingMode: 'defineBelow' | 'autoMapInputData' = 'defineBelow',
 ): ResourceMapperValue {
 	// Test values may hold lists and numbers, as expressions in a real workflow produce them.
-	const stored = { mappingMode, value, matchingColumns: [], schema: [], attemptToConvertTypes: false, convertFieldsToString: false };
+	const stored = {
+		mappingMode,
+		value,
+		matchingColumns: [],
+		schema: [],
+		attemptToConvertTypes: false,
+		convertFieldsToString: false,
+	};
 	return stored as unknown as ResourceMapperValue;
 }
 
@@ -33,11 +46,24 @@ export function people(count: number, domain = 'example.com'): IDataObject[] {
 }
 
 export function credit(sim: Simulator): INodeParameters {
-	return { partnerOrganizationId: sim.defaultPartnerOrganization.id, agentId: sim.defaultAgents[0].id };
+	return {
+		partnerOrganizationId: sim.defaultPartnerOrganization.id,
+		agentId: sim.defaultAgents[0].id,
+	};
 }
 
-export function createParameters(sim: Simulator, value: IDataObject = personFromItem, extra: INodeParameters = {}): INodeParameters {
-	return { resource: 'lead', operation: 'create', ...credit(sim), leadFields: mapper(value), ...extra } as INodeParameters;
+export function createParameters(
+	sim: Simulator,
+	value: IDataObject = personFromItem,
+	extra: INodeParameters = {},
+): INodeParameters {
+	return {
+		resource: 'lead',
+		operation: 'create',
+		...credit(sim),
+		leadFields: mapper(value),
+		...extra,
+	} as INodeParameters;
 }
 
 export function routeCount(sim: Simulator, route: string): number {
@@ -51,7 +77,8 @@ export function jsonOf(run: NodeRun): IDataObject[] {
 export function pairedIndexes(run: NodeRun): number[] {
 	return run.items.map((item) => {
 		const paired = item.pairedItem;
-		if (paired === undefined || typeof paired === 'number' || Array.isArray(paired)) throw new Error('unexpected pairedItem');
+		if (paired === undefined || typeof paired === 'number' || Array.isArray(paired))
+			throw new Error('unexpected pairedItem');
 		return paired.item;
 	});
 }
@@ -81,7 +108,12 @@ export function editorContext(harness: N8nHarness, parameters: INodeParameters, 
 	};
 	const workflow = harness.workflow([node], {});
 	// the editor sends the node's current parameters with every list search
-	const context = new LoadOptionsContext(workflow, node, { ...harness.additionalData(), currentNodeParameters: parameters }, path);
+	const context = new LoadOptionsContext(
+		workflow,
+		node,
+		{ ...harness.additionalData(), currentNodeParameters: parameters },
+		path,
+	);
 	const nodeType = harness.nodeTypes.getByNameAndVersion(ACTION_NODE_TYPE, 1) as INodeType;
 	return { context, methods: nodeType.methods ?? {} };
 }
@@ -108,7 +140,11 @@ export function requestsToRead(count: number, pageSize: number): number {
 }
 
 /** The least a reading can cost: pages of records, and an empty page unless a hint ends the list. */
-export function leastListRequestsFor(sim: Simulator, total: number, pageSize = pageSizeOf(sim)): number {
+export function leastListRequestsFor(
+	sim: Simulator,
+	total: number,
+	pageSize = pageSizeOf(sim),
+): number {
 	const endsWithHint = sim.personality.listHints !== 'none' && sim.personality.bodies === 'wrapped';
 	return Math.max(1, Math.ceil(total / pageSize)) + (endsWithHint || total === 0 ? 0 : 1);
 }
@@ -124,10 +160,17 @@ export async function schemaAsServed(sim: Simulator): Promise<IDataObject> {
 	const tokenAnswer = await fetch(`${sim.authUrl}/oauth/token`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ grant_type: 'client_credentials', client_id: sim.defaultKey.clientId, client_secret: sim.defaultKey.clientSecret, audience: sim.url }),
+		body: JSON.stringify({
+			grant_type: 'client_credentials',
+			client_id: sim.defaultKey.clientId,
+			client_secret: sim.defaultKey.clientSecret,
+			audience: sim.url,
+		}),
 	});
 	const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
-	const answer = await fetch(`${sim.url}/1.0/api/company/${sim.companyId}/schema/lead`, { headers: { authorization: `Bearer ${token}` } });
+	const answer = await fetch(`${sim.url}/1.0/api/company/${sim.companyId}/schema/lead`, {
+		headers: { authorization: `Bearer ${token}` },
+	});
 	const body = (await answer.json()) as IDataObject;
 	return sim.personality.bodies === 'wrapped' ? (body.data as IDataObject) : body;
 }

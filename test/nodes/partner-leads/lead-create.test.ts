@@ -74,7 +74,11 @@ describe('PartnerLeads: Lead > Create', () => {
 
 	it('maps input keys automatically, including a customFields object, and takes partner and agent from the item', async () => {
 		const run = await harness.runNode({
-			parameters: { resource: 'lead', operation: 'create', leadFields: mapper(null, 'autoMapInputData') },
+			parameters: {
+				resource: 'lead',
+				operation: 'create',
+				leadFields: mapper(null, 'autoMapInputData'),
+			},
 			items: [
 				{
 					firstName: 'Grace',
@@ -104,7 +108,9 @@ describe('PartnerLeads: Lead > Create', () => {
 				parameters: createParameters(sim, { lastName: 'Lovelace', email: 'ada@example.com' }),
 				items: [{}],
 			});
-			expect(run.error?.message).toBe('Invalid lead field: First name (firstName) is required but has no value');
+			expect(run.error?.message).toBe(
+				'Invalid lead field: First name (firstName) is required but has no value',
+			);
 			expect(errorItemIndex(run)).toBe(0);
 			expect(routeCount(sim, 'POST /leads')).toBe(0);
 		});
@@ -115,8 +121,13 @@ describe('PartnerLeads: Lead > Create', () => {
 				items: people(1),
 			});
 			// a service that lists options as bare strings gives no labels
-			const allowed = sim.personality.picklistShape === 'options-strings' ? 'saas, fintech, healthcare, retail' : 'saas (SaaS), fintech (Fintech), healthcare (Healthcare), retail (Retail)';
-			expect(run.error?.message).toContain(`Industry (industry) must be one of: ${allowed} (got "banking")`);
+			const allowed =
+				sim.personality.picklistShape === 'options-strings'
+					? 'saas, fintech, healthcare, retail'
+					: 'saas (SaaS), fintech (Fintech), healthcare (Healthcare), retail (Retail)';
+			expect(run.error?.message).toContain(
+				`Industry (industry) must be one of: ${allowed} (got "banking")`,
+			);
 		});
 
 		it('a value of the wrong type names the field and the expected type', async () => {
@@ -131,7 +142,9 @@ describe('PartnerLeads: Lead > Create', () => {
 				items: people(1),
 			});
 			const message = run.error?.message ?? '';
-			expect(message).toContain('Employee count (employeeCount) must be a number ("a dozen" cannot be read as a number)');
+			expect(message).toContain(
+				'Employee count (employeeCount) must be a number ("a dozen" cannot be read as a number)',
+			);
 			expect(message).toContain('Enterprise account (isEnterprise) must be true or false');
 			expect(message).toContain('Email (email) must be an e-mail address');
 			expect(message).toContain('Interests (interests) takes only values from');
@@ -144,7 +157,9 @@ describe('PartnerLeads: Lead > Create', () => {
 				parameters: createParameters(sim, { ...personFromItem, internalScore: 5 }),
 				items: people(1),
 			});
-			expect(run.error?.message).toContain('Internal score (internalScore) cannot be set when a lead is created');
+			expect(run.error?.message).toContain(
+				'Internal score (internalScore) cannot be set when a lead is created',
+			);
 		});
 
 		it('one bad item among many stops the run before any lead is written, naming the item', async () => {
@@ -168,14 +183,21 @@ describe('PartnerLeads: Lead > Create', () => {
 			});
 			// the field is named where the service says it (JSON details); a text or HTML answer carries only its message
 			const field = sim.personality.errorBodies === 'json' ? 'agentId: ' : '';
-			expect(run.error?.message).toMatch(new RegExp(`^The service rejected the new lead: ${field}.*does not belong to partner organization`));
+			expect(run.error?.message).toMatch(
+				new RegExp(
+					`^The service rejected the new lead: ${field}.*does not belong to partner organization`,
+				),
+			);
 			expect(run.error?.description).toContain('Fix the listed fields');
 			expect(errorItemIndex(run)).toBe(0);
 		});
 
 		it('a self-serve key without partner organization and agent', async () => {
 			const run = await harness.runNode({
-				parameters: createParameters(sim, personFromItem, { partnerOrganizationId: '', agentId: '' }),
+				parameters: createParameters(sim, personFromItem, {
+					partnerOrganizationId: '',
+					agentId: '',
+				}),
 				items: people(1),
 			});
 			expect(run.error?.message).toContain('partnerOrganizationId');
@@ -238,13 +260,23 @@ describe('PartnerLeads: Lead > Create', () => {
 
 	describe('Parallel Requests', () => {
 		const project = (run: Awaited<ReturnType<N8nHarness['runNode']>>) =>
-			jsonOf(run).map(({ firstName, lastName, email, status, customFields }) => ({ firstName, lastName, email, status, customFields }));
+			jsonOf(run).map(({ firstName, lastName, email, status, customFields }) => ({
+				firstName,
+				lastName,
+				email,
+				status,
+				customFields,
+			}));
 
 		async function createAll(parallelRequests: number) {
 			sim.control.reset();
 			sim.control.setFaults('POST /leads', { latencyMs: 3 });
 			const run = await harness.runNode({
-				parameters: createParameters(sim, { ...personFromItem, employeeCount: '={{ $itemIndex }}' }, { options: { parallelRequests } }),
+				parameters: createParameters(
+					sim,
+					{ ...personFromItem, employeeCount: '={{ $itemIndex }}' },
+					{ options: { parallelRequests } },
+				),
 				items: people(60),
 			});
 			expect(run.error).toBeUndefined();
@@ -264,7 +296,11 @@ describe('PartnerLeads: Lead > Create', () => {
 			sim.control.reset();
 			sim.control.setFaults('POST /leads', { rate429: 0.3, retryAfterSeconds: 0 });
 			const run = await harness.runNode({
-				parameters: createParameters(sim, { ...personFromItem, employeeCount: '={{ $itemIndex }}' }, { options: { parallelRequests: 8 } }),
+				parameters: createParameters(
+					sim,
+					{ ...personFromItem, employeeCount: '={{ $itemIndex }}' },
+					{ options: { parallelRequests: 8 } },
+				),
 				items: people(60),
 			});
 			expect(run.error).toBeUndefined();
@@ -279,8 +315,22 @@ describe('PartnerLeads: Lead > Create', () => {
 
 	describe('portal schemas in other shapes', () => {
 		const portalSchema: SchemaField[] = [
-			{ fieldId: 'firstName', label: 'First name', type: 'string', required: true, creatable: true, updateable: true },
-			{ fieldId: 'email', label: 'Email', type: 'email', required: true, creatable: true, updateable: true },
+			{
+				fieldId: 'firstName',
+				label: 'First name',
+				type: 'string',
+				required: true,
+				creatable: true,
+				updateable: true,
+			},
+			{
+				fieldId: 'email',
+				label: 'Email',
+				type: 'email',
+				required: true,
+				creatable: true,
+				updateable: true,
+			},
 			{
 				fieldId: 'tier',
 				label: 'Partner tier',
@@ -293,8 +343,23 @@ describe('PartnerLeads: Lead > Create', () => {
 					{ value: 'silver', label: 'Silver' },
 				],
 			},
-			{ fieldId: 'notes', label: 'Notes', type: 'textarea', required: false, creatable: true, updateable: true, isCustom: true },
-			{ fieldId: 'score', label: 'Score', type: 'rating-stars', required: false, creatable: true, updateable: true },
+			{
+				fieldId: 'notes',
+				label: 'Notes',
+				type: 'textarea',
+				required: false,
+				creatable: true,
+				updateable: true,
+				isCustom: true,
+			},
+			{
+				fieldId: 'score',
+				label: 'Score',
+				type: 'rating-stars',
+				required: false,
+				creatable: true,
+				updateable: true,
+			},
 		];
 
 		beforeEach(() => {
@@ -304,7 +369,13 @@ describe('PartnerLeads: Lead > Create', () => {
 				unifiedFields: [
 					{ fieldId: 'firstName', label: 'First name', type: 'string', required: true },
 					{ fieldId: 'email', label: 'Email', type: 'email', required: true },
-					{ fieldId: 'tier', label: 'Partner tier', type: 'picklist', required: true, values: ['gold', { value: 'silver', label: 'Silver' }] },
+					{
+						fieldId: 'tier',
+						label: 'Partner tier',
+						type: 'picklist',
+						required: true,
+						values: ['gold', { value: 'silver', label: 'Silver' }],
+					},
 					{ fieldId: 'notes', label: 'Notes', type: 'textarea', isCustom: true },
 					{ fieldId: 'score', label: 'Score', type: 'rating-stars' },
 				],
@@ -313,7 +384,13 @@ describe('PartnerLeads: Lead > Create', () => {
 
 		it('reads them, sends an isCustom standard id under customFields and treats an unknown type as text', async () => {
 			const run = await harness.runNode({
-				parameters: createParameters(sim, { firstName: 'Ada', email: 'ada@example.com', tier: 'SILVER', notes: 'met at fair', score: 5 }),
+				parameters: createParameters(sim, {
+					firstName: 'Ada',
+					email: 'ada@example.com',
+					tier: 'SILVER',
+					notes: 'met at fair',
+					score: 5,
+				}),
 				items: [{}],
 			});
 			expect(run.error).toBeUndefined();
@@ -324,7 +401,11 @@ describe('PartnerLeads: Lead > Create', () => {
 
 		it('lists the allowed values of a string-shaped picklist', async () => {
 			const run = await harness.runNode({
-				parameters: createParameters(sim, { firstName: 'Ada', email: 'ada@example.com', tier: 'bronze' }),
+				parameters: createParameters(sim, {
+					firstName: 'Ada',
+					email: 'ada@example.com',
+					tier: 'bronze',
+				}),
 				items: [{}],
 			});
 			expect(run.error?.message).toBe(

@@ -16,7 +16,10 @@ describe('Parallel Requests in the node', () => {
 			const proxy = await startRecordingProxy(sim.url);
 			try {
 				const harness = new N8nHarness(sim, { baseUrl: `${proxy.origin}/prod`, audience: sim.url });
-				const run = await harness.runNode({ parameters: createParameters(sim, undefined, { options: { parallelRequests } }), items: people(16) });
+				const run = await harness.runNode({
+					parameters: createParameters(sim, undefined, { options: { parallelRequests } }),
+					items: people(16),
+				});
 				expect(run.error).toBeUndefined();
 				expect(run.items).toHaveLength(16);
 				return proxy.maxInFlight();

@@ -15,9 +15,16 @@ export interface RecordingProxy {
 	close(): Promise<void>;
 }
 
-export type AnswerRewrite = (request: { method: string; url: string }, status: number, body: string) => { status: number; body: string } | undefined;
+export type AnswerRewrite = (
+	request: { method: string; url: string },
+	status: number,
+	body: string,
+) => { status: number; body: string } | undefined;
 
-export async function startRecordingProxy(target: string, rewrite?: AnswerRewrite): Promise<RecordingProxy> {
+export async function startRecordingProxy(
+	target: string,
+	rewrite?: AnswerRewrite,
+): Promise<RecordingProxy> {
 	const targetUrl = new URL(target);
 	const requests: RecordingProxy['requests'] = [];
 	let inFlight = 0;
@@ -42,7 +49,10 @@ export async function startRecordingProxy(target: string, rewrite?: AnswerRewrit
 						const body = Buffer.concat(answerChunks).toString('utf8');
 						const changed = rewrite?.({ method, url }, answer.statusCode ?? 502, body);
 						const finalBody = changed?.body ?? body;
-						const finalHeaders = { ...answer.headers, 'content-length': String(Buffer.byteLength(finalBody)) };
+						const finalHeaders = {
+							...answer.headers,
+							'content-length': String(Buffer.byteLength(finalBody)),
+						};
 						if (changed && changed.body === '') delete finalHeaders['content-type'];
 						outgoing.writeHead(changed?.status ?? answer.statusCode ?? 502, finalHeaders);
 						outgoing.end(finalBody);

@@ -1,8 +1,17 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { parallelRequestsOption, runItems } from '../../helpers/itemRunner';
-import { readValidLeadValues, splitStandardAndCustomFields, withCreditFields } from '../../helpers/leadInput';
+import {
+	readValidLeadValues,
+	splitStandardAndCustomFields,
+	withCreditFields,
+} from '../../helpers/leadInput';
 import { createLead } from '../../helpers/leadRequests';
 import { prepareItems, preparedValue } from '../../helpers/prepareItems';
 import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
@@ -10,7 +19,10 @@ import type { OperationRun } from '../types';
 
 const properties: INodeProperties[] = [...creditFields, leadFieldsMapper('create'), requestOptions];
 
-export const description = updateDisplayOptions({ show: { resource: ['lead'], operation: ['create'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['lead'], operation: ['create'] } },
+	properties,
+);
 
 export async function execute(
 	this: IExecuteFunctions,
@@ -23,9 +35,14 @@ export async function execute(
 		return splitStandardAndCustomFields(values, schema);
 	});
 
-	return await runItems.call(this, items.length, parallelRequestsOption(this), async (itemIndex, pacing) => {
-		const body = preparedValue(bodies[itemIndex]);
-		const lead = await createLead.call(this, body, itemIndex, pacing);
-		return [{ json: lead, pairedItem: { item: itemIndex } }];
-	});
+	return await runItems.call(
+		this,
+		items.length,
+		parallelRequestsOption(this),
+		async (itemIndex, pacing) => {
+			const body = preparedValue(bodies[itemIndex]);
+			const lead = await createLead.call(this, body, itemIndex, pacing);
+			return [{ json: lead, pairedItem: { item: itemIndex } }];
+		},
+	);
 }

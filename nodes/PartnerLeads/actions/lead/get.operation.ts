@@ -19,12 +19,23 @@ const properties: INodeProperties[] = [
 	requestOptions,
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['lead'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['lead'], operation: ['get'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await runItems.call(this, items.length, parallelRequestsOption(this), async (itemIndex, pacing) => {
-		const lead = await getLead.call(this, leadIdParameter(this, itemIndex), itemIndex, pacing);
-		const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
-		return [{ json: simplify ? simplifyLead(lead) : lead, pairedItem: { item: itemIndex } }];
-	});
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
+	return await runItems.call(
+		this,
+		items.length,
+		parallelRequestsOption(this),
+		async (itemIndex, pacing) => {
+			const lead = await getLead.call(this, leadIdParameter(this, itemIndex), itemIndex, pacing);
+			const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+			return [{ json: simplify ? simplifyLead(lead) : lead, pairedItem: { item: itemIndex } }];
+		},
+	);
 }

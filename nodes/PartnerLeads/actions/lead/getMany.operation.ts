@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { errorItem, withItemIndex } from '../../helpers/itemRunner';
@@ -65,16 +70,25 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['lead'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['lead'], operation: ['getMany'] } },
+	properties,
+);
 
 /**
  * Pages are turned into output items as they arrive, so "Return All" holds one page of the
  * service's answer at a time. Without filters, Limit also bounds the requests: Limit 150
  * asks for 100 and then for the rest.
  */
-async function leadsForItem(this: IExecuteFunctions, itemIndex: number, output: INodeExecutionData[]): Promise<void> {
+async function leadsForItem(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	output: INodeExecutionData[],
+): Promise<void> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
+	const limit = returnAll
+		? Infinity
+		: Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
 	const matches = leadPredicateFrom(this.getNode(), filters);
@@ -96,7 +110,10 @@ async function leadsForItem(this: IExecuteFunctions, itemIndex: number, output: 
 	}
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const mark = output.length;

@@ -1,14 +1,27 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { parallelRequestsOption, runItems, withItemIndex } from '../../helpers/itemRunner';
-import { readValidLeadValues, splitStandardAndCustomFields, withCreditFields } from '../../helpers/leadInput';
+import {
+	readValidLeadValues,
+	splitStandardAndCustomFields,
+	withCreditFields,
+} from '../../helpers/leadInput';
 import { canMatchOn, LeadLookup, matchKey } from '../../helpers/leadLookup';
 import { createLead, patchLead } from '../../helpers/leadRequests';
 import type { LeadField } from '../../helpers/leadSchema';
 import { fieldName } from '../../helpers/leadSchema';
 import { prepareItems, preparedValue } from '../../helpers/prepareItems';
-import { invalidLeadError, missingRequiredFields, writableValues } from '../../helpers/validateLead';
+import {
+	invalidLeadError,
+	missingRequiredFields,
+	writableValues,
+} from '../../helpers/validateLead';
 import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
 import type { OperationRun } from '../types';
 
@@ -32,7 +45,10 @@ const properties: INodeProperties[] = [
 	requestOptions,
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['lead'], operation: ['upsert'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['lead'], operation: ['upsert'] } },
+	properties,
+);
 
 interface UpsertItem {
 	key: string;
@@ -63,10 +79,14 @@ export async function execute(
 		const values = readValidLeadValues.call(this, itemIndex, items[itemIndex], schema, 'upsert');
 		const key = matchKey(values[matchField.fieldId], matchField);
 		if (key === undefined) {
-			throw new NodeOperationError(this.getNode(), `${fieldName(matchField)} has no value, so the lead cannot be matched`, {
-				itemIndex,
-				description: `Create or Update looks leads up by the Match Field. Give ${matchField.label} a value in Lead Fields or the input item, or choose another Match Field.`,
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`${fieldName(matchField)} has no value, so the lead cannot be matched`,
+				{
+					itemIndex,
+					description: `Create or Update looks leads up by the Match Field. Give ${matchField.label} a value in Lead Fields or the input item, or choose another Match Field.`,
+				},
+			);
 		}
 		return { key, values: values };
 	});
@@ -81,44 +101,65 @@ export async function execute(
 	// may exist anyway, so a later item with the same value must not create it again.
 	const maybeCreated = new Set<string>();
 
-	return await runItems.call(this, items.length, parallelRequestsOption(this), async (itemIndex, pacing) => {
-		const { key, values } = preparedValue(prepared[itemIndex]);
-		const previous = previousWithKey.get(key);
-		let finished: () => void = () => {};
-		previousWithKey.set(key, new Promise<void>((resolve) => (finished = resolve)));
-		try {
-			await previous;
-			const existingId = lookup.find(key);
-			if (existingId !== undefined) {
-				const body = splitStandardAndCustomFields(writableValues(values, schema, 'update'), schema);
-				const lead = await patchLead.call(this, existingId, body, itemIndex, pacing);
-				return [{ json: { ...lead, [UPSERT_ACTION_FIELD]: 'updated' }, pairedItem: { item: itemIndex } }];
-			}
-			if (maybeCreated.has(key)) {
-				throw new NodeOperationError(
-					this.getNode(),
-					`Not created: an earlier item with the same ${matchField.label} may already have created this lead`,
-					{
-						itemIndex,
-						description: `Creating the lead for an earlier item with ${fieldName(matchField)} "${key}" got no clear answer, so the lead may exist: this item was not sent, to avoid a duplicate. Check with Lead > Get Many, then run the workflow again: Create or Update will then find the lead and update it.`,
-					},
-				);
-			}
-			const createValues = writableValues(values, schema, 'create');
-			const missing = missingRequiredFields(createValues, schema);
-			if (missing.length > 0) throw invalidLeadError(this.getNode(), missing, itemIndex);
-			let lead: IDataObject;
+	return await runItems.call(
+		this,
+		items.length,
+		parallelRequestsOption(this),
+		async (itemIndex, pacing) => {
+			const { key, values } = preparedValue(prepared[itemIndex]);
+			const previous = previousWithKey.get(key);
+			let finished: () => void = () => {};
+			previousWithKey.set(key, new Promise<void>((resolve) => (finished = resolve)));
 			try {
-				lead = await createLead.call(this, splitStandardAndCustomFields(createValues, schema), itemIndex, pacing);
-			} catch (error) {
-				// A 4xx is a refusal: nothing was created. Anything else may have been applied.
-				if (!String((error as { httpCode?: unknown }).httpCode ?? '').startsWith('4')) maybeCreated.add(key);
-				throw withItemIndex(this, error, itemIndex);
+				await previous;
+				const existingId = lookup.find(key);
+				if (existingId !== undefined) {
+					const body = splitStandardAndCustomFields(
+						writableValues(values, schema, 'update'),
+						schema,
+					);
+					const lead = await patchLead.call(this, existingId, body, itemIndex, pacing);
+					return [
+						{
+							json: { ...lead, [UPSERT_ACTION_FIELD]: 'updated' },
+							pairedItem: { item: itemIndex },
+						},
+					];
+				}
+				if (maybeCreated.has(key)) {
+					throw new NodeOperationError(
+						this.getNode(),
+						`Not created: an earlier item with the same ${matchField.label} may already have created this lead`,
+						{
+							itemIndex,
+							description: `Creating the lead for an earlier item with ${fieldName(matchField)} "${key}" got no clear answer, so the lead may exist: this item was not sent, to avoid a duplicate. Check with Lead > Get Many, then run the workflow again: Create or Update will then find the lead and update it.`,
+						},
+					);
+				}
+				const createValues = writableValues(values, schema, 'create');
+				const missing = missingRequiredFields(createValues, schema);
+				if (missing.length > 0) throw invalidLeadError(this.getNode(), missing, itemIndex);
+				let lead: IDataObject;
+				try {
+					lead = await createLead.call(
+						this,
+						splitStandardAndCustomFields(createValues, schema),
+						itemIndex,
+						pacing,
+					);
+				} catch (error) {
+					// A 4xx is a refusal: nothing was created. Anything else may have been applied.
+					if (!String((error as { httpCode?: unknown }).httpCode ?? '').startsWith('4'))
+						maybeCreated.add(key);
+					throw withItemIndex(this, error, itemIndex);
+				}
+				if (lead.id !== undefined && lead.id !== null) lookup.remember(key, String(lead.id));
+				return [
+					{ json: { ...lead, [UPSERT_ACTION_FIELD]: 'created' }, pairedItem: { item: itemIndex } },
+				];
+			} finally {
+				finished();
 			}
-			if (lead.id !== undefined && lead.id !== null) lookup.remember(key, String(lead.id));
-			return [{ json: { ...lead, [UPSERT_ACTION_FIELD]: 'created' }, pairedItem: { item: itemIndex } }];
-		} finally {
-			finished();
-		}
-	});
+		},
+	);
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { LeadField } from '../../helpers/leadSchema';
@@ -16,7 +21,8 @@ const properties: INodeProperties[] = [
 			{
 				name: 'One Item per Field',
 				value: 'fields',
-				description: 'Each field with its ID, label and type, whether it is required, can be set on create or on update, and is custom, and its picklist values',
+				description:
+					'Each field with its ID, label and type, whether it is required, can be set on create or on update, and is custom, and its picklist values',
 			},
 			{
 				name: 'Raw Response',
@@ -27,7 +33,10 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['leadSchema'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['leadSchema'], operation: ['get'] } },
+	properties,
+);
 
 function fieldItem(field: LeadField): IDataObject {
 	const json: IDataObject = {
@@ -44,7 +53,10 @@ function fieldItem(field: LeadField): IDataObject {
 }
 
 /** The schema is the same for every item: it is fetched once and given to each. */
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	let schema: LeadSchemaResponse;
 	try {
 		schema = await fetchLeadSchemaResponse.call(this);
@@ -55,14 +67,17 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	}
 	const { fields } = schema;
 	// A bare list is shown as the service's documented shape.
-	const raw = (Array.isArray(schema.payload) ? { unifiedFields: schema.payload } : schema.payload) as IDataObject;
+	const raw = (
+		Array.isArray(schema.payload) ? { unifiedFields: schema.payload } : schema.payload
+	) as IDataObject;
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const mode = this.getNodeParameter('output', itemIndex, 'fields') as string;
 		if (mode === 'raw') {
 			output.push({ json: structuredClone(raw) as IDataObject, pairedItem: { item: itemIndex } });
 		} else {
-			for (const field of fields) output.push({ json: fieldItem(field), pairedItem: { item: itemIndex } });
+			for (const field of fields)
+				output.push({ json: fieldItem(field), pairedItem: { item: itemIndex } });
 		}
 	}
 	return output;

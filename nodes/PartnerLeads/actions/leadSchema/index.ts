@@ -15,7 +15,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description: "Get the portal's lead fields: standard and custom fields, types and picklist values",
+				description:
+					"Get the portal's lead fields: standard and custom fields, types and picklist values",
 				action: 'Get the lead schema',
 			},
 		],

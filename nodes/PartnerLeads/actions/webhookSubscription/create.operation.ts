@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/itemRunner';
@@ -11,7 +16,7 @@ export const SIGNING_SECRET_NOTICE =
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'This operation returns the subscription\'s signing secret: handing it to you is its purpose, and the service shows it only once. It is in the node\'s output, so anyone who can see this workflow\'s executions can read it: keep it like a password. To receive lead events in a workflow, use the Partner Referral Service Trigger node, which manages its subscriptions and keeps their secrets encrypted.',
+			"This operation returns the subscription's signing secret: handing it to you is its purpose, and the service shows it only once. It is in the node's output, so anyone who can see this workflow's executions can read it: keep it like a password. To receive lead events in a workflow, use the Partner Referral Service Trigger node, which manages its subscriptions and keeps their secrets encrypted.",
 		name: 'signingSecretNotice',
 		type: 'notice',
 		default: '',
@@ -36,7 +41,8 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. https://example.com/webhook',
-		description: 'The HTTPS address the service sends the events to. It must confirm each one with a success answer (status 200).',
+		description:
+			'The HTTPS address the service sends the events to. It must confirm each one with a success answer (status 200).',
 	},
 ];
 
@@ -58,17 +64,27 @@ function receiverUrl(this: IExecuteFunctions, itemIndex: number): string {
 	} catch {
 		url = undefined;
 	}
-	if (!url || (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname)))) {
-		throw new NodeOperationError(this.getNode(), `'Receiver URL' is not an HTTPS address: "${raw}"`, {
-			itemIndex,
-			description:
-				'The service delivers webhooks over HTTPS only. Use the HTTPS address of your receiver, e.g. the production URL of an n8n Webhook node behind HTTPS.',
-		});
+	if (
+		!url ||
+		(url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname)))
+	) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`'Receiver URL' is not an HTTPS address: "${raw}"`,
+			{
+				itemIndex,
+				description:
+					'The service delivers webhooks over HTTPS only. Use the HTTPS address of your receiver, e.g. the production URL of an n8n Webhook node behind HTTPS.',
+			},
+		);
 	}
 	return raw;
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	return await runItems.call(this, items.length, 1, async (itemIndex) => {
 		const topic = String(this.getNodeParameter('topic', itemIndex));
 		const url = receiverUrl.call(this, itemIndex);
@@ -80,8 +96,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			what: 'webhook subscription',
 			itemIndex,
 		});
-		const subscription: IDataObject = isLead(payload) ? { ...payload } : { result: payload as IDataObject[string] };
-		if (typeof subscription.signingSecret === 'string') subscription.signingSecretNotice = SIGNING_SECRET_NOTICE;
+		const subscription: IDataObject = isLead(payload)
+			? { ...payload }
+			: { result: payload as IDataObject[string] };
+		if (typeof subscription.signingSecret === 'string')
+			subscription.signingSecretNotice = SIGNING_SECRET_NOTICE;
 		return [{ json: subscription, pairedItem: { item: itemIndex } }];
 	});
 }

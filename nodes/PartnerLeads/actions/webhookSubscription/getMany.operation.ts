@@ -8,7 +8,8 @@ import { returnAllOrLimit } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{
-		displayName: 'Only the subscriptions created with the API key of this credential are listed, without their signing secrets',
+		displayName:
+			'Only the subscriptions created with the API key of this credential are listed, without their signing secrets',
 		name: 'ownerNotice',
 		type: 'notice',
 		default: '',
@@ -21,7 +22,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	return await runItems.call(this, items.length, 1, async (itemIndex) => {
 		const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 		const limit = Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
@@ -32,6 +36,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			itemIndex,
 			limit: returnAll ? undefined : limit,
 		});
-		return subscriptions.filter(isLead).map((subscription) => ({ json: subscription, pairedItem: { item: itemIndex } }));
+		return subscriptions
+			.filter(isLead)
+			.map((subscription) => ({ json: subscription, pairedItem: { item: itemIndex } }));
 	});
 }

@@ -16,7 +16,13 @@ import { startProcess, stopProcess, type StartedProcess } from '../processes';
 import type { N8nRuntime } from '../provision';
 import { log } from '../report';
 import { pollUntil } from '../wait';
-import { provideQueueModePackages, startLoadBalancer, startPostgres, startRedis, type Service } from './services';
+import {
+	provideQueueModePackages,
+	startLoadBalancer,
+	startPostgres,
+	startRedis,
+	type Service,
+} from './services';
 
 export type Role = 'main' | 'worker' | 'webhook';
 
@@ -84,8 +90,16 @@ async function startRole(
 
 	const launch = async () => {
 		let output = '';
-		const args = [runtime.n8nBin, role === 'main' ? 'start' : role, ...(role === 'worker' ? ['--concurrency=5'] : [])];
-		const launched = startProcess(runtime.node, args, { cwd: root, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+		const args = [
+			runtime.n8nBin,
+			role === 'main' ? 'start' : role,
+			...(role === 'worker' ? ['--concurrency=5'] : []),
+		];
+		const launched = startProcess(runtime.node, args, {
+			cwd: root,
+			env: environment,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		const onOutput = (chunk: Buffer) => {
 			logStream.write(chunk);
 			if (output.length < 200_000) output += chunk.toString('utf8');
@@ -98,14 +112,27 @@ async function startRole(
 		const startedAt = Date.now();
 		await pollUntil(
 			async () => {
-				if (exited !== undefined) throw new Error(`n8n ${role} "${name}" exited during startup (${exited}); log: ${logFile}`);
+				if (exited !== undefined)
+					throw new Error(
+						`n8n ${role} "${name}" exited during startup (${exited}); log: ${logFile}`,
+					);
 				if (role !== 'main') return output.includes(READY_LINES[role]) ? true : undefined;
-				const settings = await fetch(`${baseUrl}/rest/settings`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
-				return settings?.ok && (settings.headers.get('content-type') ?? '').includes('json') ? true : undefined;
+				const settings = await fetch(`${baseUrl}/rest/settings`, {
+					signal: AbortSignal.timeout(5_000),
+				}).catch(() => undefined);
+				return settings?.ok && (settings.headers.get('content-type') ?? '').includes('json')
+					? true
+					: undefined;
 			},
-			{ timeoutMs: options.startupTimeoutMs ?? 180_000, intervalMs: 500, what: `n8n ${role} "${name}" to be ready (log: ${logFile})` },
+			{
+				timeoutMs: options.startupTimeoutMs ?? 180_000,
+				intervalMs: 500,
+				what: `n8n ${role} "${name}" to be ready (log: ${logFile})`,
+			},
 		);
-		log(`n8n ${runtime.version} ${role} "${name}" ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+		log(
+			`n8n ${runtime.version} ${role} "${name}" ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`,
+		);
 	};
 	const stopOnly = async (kill = false) => {
 		if (started) await stopProcess(started, kill ? 0 : 15_000);
@@ -138,7 +165,8 @@ export async function startQueueCluster(options: ClusterOptions): Promise<QueueC
 	const services: Service[] = [];
 	const processes: N8nProcess[] = [];
 	const stop = async (stopOptions: { keepFiles?: boolean } = {}) => {
-		for (const started of processes.reverse()) await started.stop(stopOptions).catch(() => undefined);
+		for (const started of processes.reverse())
+			await started.stop(stopOptions).catch(() => undefined);
 		for (const service of services.reverse()) await service.stop().catch(() => undefined);
 	};
 	try {
@@ -167,16 +195,39 @@ export async function startQueueCluster(options: ClusterOptions): Promise<QueueC
 			...(major >= 2 ? { N8N_WEBHOOK_URL: `${balancerUrl}/` } : { WEBHOOK_URL: `${balancerUrl}/` }),
 		};
 		// the main process migrates the database first; the others start once it is ready
-		const main = await startRole(runtime, 'main', 'main', shared, options, await freeLoopbackPort());
+		const main = await startRole(
+			runtime,
+			'main',
+			'main',
+			shared,
+			options,
+			await freeLoopbackPort(),
+		);
 		processes.push(main);
 		const roles: Array<[Role, string]> = [
-			...Array.from({ length: options.workers ?? 2 }, (_, index): [Role, string] => ['worker', `worker-${index + 1}`]),
-			...Array.from({ length: options.webhookProcesses ?? 2 }, (_, index): [Role, string] => ['webhook', `webhook-${index + 1}`]),
+			...Array.from({ length: options.workers ?? 2 }, (_, index): [Role, string] => [
+				'worker',
+				`worker-${index + 1}`,
+			]),
+			...Array.from({ length: options.webhookProcesses ?? 2 }, (_, index): [Role, string] => [
+				'webhook',
+				`webhook-${index + 1}`,
+			]),
 		];
-		const others = await Promise.all(roles.map(async ([role, name]) => await startRole(runtime, role, name, shared, options, await freeLoopbackPort())));
+		const others = await Promise.all(
+			roles.map(
+				async ([role, name]) =>
+					await startRole(runtime, role, name, shared, options, await freeLoopbackPort()),
+			),
+		);
 		processes.push(...others);
 		const webhooks = others.filter((started) => started.role === 'webhook');
-		services.push(await startLoadBalancer(balancerPort, webhooks.map((started) => started.port)));
+		services.push(
+			await startLoadBalancer(
+				balancerPort,
+				webhooks.map((started) => started.port),
+			),
+		);
 		return {
 			version: runtime.version,
 			main,

@@ -27,23 +27,32 @@ export interface Service {
 
 /** Installs the Debian packages the services need when they are missing (a new machine has none). */
 export async function provideQueueModePackages(): Promise<void> {
-	await run('bash', [path.join(REPO_ROOT, 'scripts', 'e2e', 'provide-debian-packages.sh'), 'redis-server', 'nginx'], {
-		timeout: 15 * 60_000,
-		maxBuffer: 16 * 1024 * 1024,
-	});
+	await run(
+		'bash',
+		[path.join(REPO_ROOT, 'scripts', 'e2e', 'provide-debian-packages.sh'), 'redis-server', 'nginx'],
+		{
+			timeout: 15 * 60_000,
+			maxBuffer: 16 * 1024 * 1024,
+		},
+	);
 }
 
 function postgresBin(): string {
 	const root = '/usr/lib/postgresql';
 	const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-	const bin = versions.map((version) => path.join(root, version, 'bin')).find((folder) => existsSync(path.join(folder, 'initdb')));
-	if (!bin) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/<version>/bin/initdb)');
+	const bin = versions
+		.map((version) => path.join(root, version, 'bin'))
+		.find((folder) => existsSync(path.join(folder, 'initdb')));
+	if (!bin)
+		throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/<version>/bin/initdb)');
 	return bin;
 }
 
 /** PostgreSQL refuses to run as root: as root, its commands run as the unprivileged user `postgres`. */
 function asPostgres(command: string, args: string[]): [string, string[]] {
-	return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+	return process.getuid?.() === 0
+		? ['runuser', ['-u', 'postgres', '--', command, ...args]]
+		: [command, args];
 }
 
 async function tcpAnswers(port: number): Promise<boolean> {
@@ -74,7 +83,11 @@ export async function startPostgres(): Promise<Postgres> {
 	};
 	await exec('initdb', ['-D', data, '-U', 'n8n', '--auth=trust', '-E', 'UTF8'], 120_000);
 	const options = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200`;
-	await exec('pg_ctl', ['-D', data, '-l', path.join(root, 'postgres.log'), '-o', options, '-w', '-t', '60', 'start'], 90_000);
+	await exec(
+		'pg_ctl',
+		['-D', data, '-l', path.join(root, 'postgres.log'), '-o', options, '-w', '-t', '60', 'start'],
+		90_000,
+	);
 	await exec('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'n8n', 'n8n'], 30_000);
 	log(`PostgreSQL on 127.0.0.1:${port} (${root})`);
 	return {
@@ -82,7 +95,9 @@ export async function startPostgres(): Promise<Postgres> {
 		database: 'n8n',
 		user: 'n8n',
 		stop: async () => {
-			await exec('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop'], 45_000).catch(() => undefined);
+			await exec('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop'], 45_000).catch(
+				() => undefined,
+			);
 			rmSync(root, { recursive: true, force: true });
 		},
 	};
@@ -96,11 +111,30 @@ async function stopAndRemove(started: StartedProcess, root: string): Promise<voi
 export async function startRedis(): Promise<Service> {
 	const root = mkdtempSync(path.join(os.tmpdir(), 'partner-leads-e2e-redis-'));
 	const port = await freeLoopbackPort();
-	const started = startProcess('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', root], {
-		cwd: root,
-		stdio: 'ignore',
+	const started = startProcess(
+		'redis-server',
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			root,
+		],
+		{
+			cwd: root,
+			stdio: 'ignore',
+		},
+	);
+	await pollUntil(async () => ((await tcpAnswers(port)) ? true : undefined), {
+		timeoutMs: 30_000,
+		intervalMs: 200,
+		what: 'Redis to listen',
 	});
-	await pollUntil(async () => ((await tcpAnswers(port)) ? true : undefined), { timeoutMs: 30_000, intervalMs: 200, what: 'Redis to listen' });
 	log(`Redis on 127.0.0.1:${port}`);
 	return { port, stop: () => stopAndRemove(started, root) };
 }
@@ -138,8 +172,15 @@ ${backendPorts.map((backend) => `		server 127.0.0.1:${backend};`).join('\n')}
 `;
 	const configFile = path.join(root, 'nginx.conf');
 	writeFileSync(configFile, config);
-	const started = startProcess('nginx', ['-p', root, '-c', configFile, '-g', 'daemon off;'], { cwd: root, stdio: 'ignore' });
-	await pollUntil(async () => ((await tcpAnswers(port)) ? true : undefined), { timeoutMs: 30_000, intervalMs: 200, what: 'nginx to listen' });
+	const started = startProcess('nginx', ['-p', root, '-c', configFile, '-g', 'daemon off;'], {
+		cwd: root,
+		stdio: 'ignore',
+	});
+	await pollUntil(async () => ((await tcpAnswers(port)) ? true : undefined), {
+		timeoutMs: 30_000,
+		intervalMs: 200,
+		what: 'nginx to listen',
+	});
 	log(`nginx on 127.0.0.1:${port}, round-robin over ${backendPorts.join(', ')}`);
 	return { port, stop: () => stopAndRemove(started, root) };
 }
