@@ -7,11 +7,11 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { plainHttpProblem } from '../nodes/PartnerLeads/transport/connection';
-import { requestAccessToken } from '../nodes/PartnerLeads/transport/token';
+import { plainHttpProblem } from '../nodes/shared/transport/connection';
+import { requestAccessToken } from '../nodes/shared/transport/token';
 
 /**
- * OAuth 2.0 client credentials for the Partner Referral Service (spec section 5).
+ * OAuth 2.0 client credentials for the Partner Referral Service.
  *
  * The token exchange is a JSON request with an `audience`, which n8n's generic OAuth2
  * credential cannot send, so the token is fetched in `preAuthentication` and kept in the
@@ -132,7 +132,7 @@ export class PartnerLeadsApi implements ICredentialType {
 			default: '',
 		},
 		{
-			// When the stored token is near expiry, the nodes renew it before using it (spec 5.3).
+			// When the stored token is near expiry, the nodes renew it before using it.
 			displayName: 'Renewal Due At',
 			name: 'renewalDueAt',
 			type: 'hidden',

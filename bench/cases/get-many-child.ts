@@ -13,7 +13,7 @@ import '../env';
 import type { IDataObject } from 'n8n-workflow';
 import { Pool } from 'undici';
 
-import { simplifyLead } from '../../nodes/PartnerLeads/helpers/leadOutput';
+import { simplifyLead } from '../../nodes/PartnerLeads/helpers/leadValues';
 import { BareClient } from '../bare-client';
 import { collectGarbage, memoryNow, MiB, PeakMemory, timed } from '../measure';
 import { freshHarness, getManyParameters, nodeExecutionMs } from '../n8n';

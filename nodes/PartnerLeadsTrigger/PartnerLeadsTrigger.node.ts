@@ -7,7 +7,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { partnerLeadsApiTest } from '../PartnerLeads/transport/credentialTest';
+import { partnerLeadsApiTest } from '../shared/transport/credentialTest';
+import { LEAD_TOPIC_OPTIONS, TOPIC_NAMES_EXPRESSION } from '../shared/topics';
 import { handleDelivery } from './delivery';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './eventAge';
 import { createSubscriptions, deleteSubscriptions, subscriptionsExist } from './subscriptions';
@@ -23,8 +24,7 @@ export class PartnerLeadsTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		// readable event names, as the Events option shows them, not the service's topic values
-		subtitle:
-			'={{$parameter["events"].join(", ").replace("lead/create", "Lead Created").replace("lead/update", "Lead Updated").replace("lead/delete", "Lead Deleted")}}',
+		subtitle: TOPIC_NAMES_EXPRESSION,
 		description:
 			'Starts the workflow when a lead is created, updated or deleted in the Partner Referral Service',
 		defaults: {
@@ -61,23 +61,7 @@ export class PartnerLeadsTrigger implements INodeType {
 				type: 'multiOptions',
 				required: true,
 				default: [],
-				options: [
-					{
-						name: 'Lead Created',
-						value: 'lead/create',
-						description: 'A new lead is submitted',
-					},
-					{
-						name: 'Lead Deleted',
-						value: 'lead/delete',
-						description: 'A lead is deleted',
-					},
-					{
-						name: 'Lead Updated',
-						value: 'lead/update',
-						description: 'An existing lead is modified',
-					},
-				],
+				options: LEAD_TOPIC_OPTIONS,
 				description:
 					'The lead events that start the workflow. Each one gets its own subscription on the service.',
 			},

@@ -1,6 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { apiRequest } from '../PartnerLeads/transport/request';
+import { getLead } from '../shared/leads';
+import { httpCodeOf } from '../shared/transport/errors';
 import { eventMark, SeenEvents } from './deduplication';
 import { judgeEventAge, maxEventAgeSeconds } from './eventAge';
 import type { LeadEvent } from './events';
@@ -16,7 +17,7 @@ import { secretBoxFor } from './secretBox';
 import { readStoredSubscriptions, storedEntries, unreadableIds } from './state';
 
 /**
- * Handles one delivery (spec section 6): verify, deduplicate, fetch the lead, start one
+ * Handles one delivery of a lead event: verify, deduplicate, fetch the lead, start one
  * execution. The service retries anything but a 200, so a 200 means "done with this
  * event" and is only sent once the event has been turned into an execution (or needs none).
  */
@@ -96,25 +97,21 @@ function verifiedEvent(
 	return verifyLegacySignature(claimed, legacy, subscription.signingSecret) ? claimed : undefined;
 }
 
-type LeadLookup = { lead: IDataObject } | { notFound: true } | { failed: string };
+type LeadFetch = { lead: IDataObject } | { notFound: true } | { failed: string };
 
-async function fetchLead(context: IWebhookFunctions, id: string): Promise<LeadLookup> {
+async function fetchLead(context: IWebhookFunctions, id: string): Promise<LeadFetch> {
 	try {
-		const lead = (await apiRequest.call(context, {
-			method: 'GET',
-			api: 'rest',
-			path: `/leads/${encodeURIComponent(id)}`,
-			what: `lead ${id}`,
+		const lead = await getLead.call(context, id, {
 			// The service redelivers what is not acknowledged: answering at once lets its
 			// retries do the waiting instead of holding the delivery open.
 			repeatable: false,
 			// Stay well inside the service's delivery timeout (10 s): a longer 429 wait would
 			// only make it give up on this attempt and send the delivery again anyway.
 			rateLimitBudgetMs: 3_000,
-		})) as IDataObject;
+		});
 		return { lead };
 	} catch (error) {
-		if (String((error as { httpCode?: unknown }).httpCode) === '404') return { notFound: true };
+		if (httpCodeOf(error) === '404') return { notFound: true };
 		return { failed: (error as Error).message };
 	}
 }
@@ -214,11 +211,11 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		};
 		const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
 		if (fetchFullLead && event.topic !== 'lead/delete') {
-			const lookup = await fetchLead(this, event.id);
-			if ('failed' in lookup) {
+			const fetched = await fetchLead(this, event.id);
+			if ('failed' in fetched) {
 				// Not acknowledged and not remembered: the service's retry gets another chance.
 				this.logger.warn(
-					`Partner Referral Service Trigger: could not fetch lead ${event.id}, asking the service to retry: ${lookup.failed}`,
+					`Partner Referral Service Trigger: could not fetch lead ${event.id}, asking the service to retry: ${fetched.failed}`,
 				);
 				return rejected(this, {
 					status: 503,
@@ -227,8 +224,8 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 				});
 			}
 			// Deleted before it could be fetched: the event still happened, so it runs.
-			if ('notFound' in lookup) json.leadNotFound = true;
-			else json.lead = lookup.lead;
+			if ('notFound' in fetched) json.leadNotFound = true;
+			else json.lead = fetched.lead;
 		}
 		seen.remember(mark);
 		// Acknowledged here, before n8n starts the execution: n8n 2.x saves what a webhook changed

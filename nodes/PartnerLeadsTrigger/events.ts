@@ -1,9 +1,8 @@
-/** The lead topics of the service (spec section 6). Payment topics are inactive and not offered. */
-export const LEAD_TOPICS = ['lead/create', 'lead/update', 'lead/delete'] as const;
+import type { LeadTopic } from '../shared/topics';
+import { isRecord } from '../shared/record';
+import { isLeadTopic, LEAD_TOPICS } from '../shared/topics';
 
-export type LeadTopic = (typeof LEAD_TOPICS)[number];
-
-/** A webhook notification: the body carries only these three fields (spec section 6). */
+/** A webhook notification: the body carries only the lead's id, the topic and a time. */
 export interface LeadEvent {
 	id: string;
 	topic: LeadTopic;
@@ -14,10 +13,6 @@ export interface LeadEvent {
 // body cannot make us fetch or remember something absurd.
 const MAX_ID_LENGTH = 200;
 const MAX_TIMESTAMP_LENGTH = 64;
-
-export function isLeadTopic(value: unknown): value is LeadTopic {
-	return typeof value === 'string' && (LEAD_TOPICS as readonly string[]).includes(value);
-}
 
 /** The selected topics, known ones only, each once, in the service's order. */
 export function selectedTopics(value: unknown): LeadTopic[] {
@@ -37,8 +32,8 @@ export function parseLeadEvent(rawBody: Buffer): LeadEvent | undefined {
 	} catch {
 		return undefined;
 	}
-	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
-	const { id, topic, timestamp } = parsed as Record<string, unknown>;
+	if (!isRecord(parsed)) return undefined;
+	const { id, topic, timestamp } = parsed;
 	if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) return undefined;
 	if (
 		typeof timestamp !== 'string' ||

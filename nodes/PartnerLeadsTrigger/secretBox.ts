@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'crypto';
 import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from '../PartnerLeads/transport/connection';
+import { CREDENTIAL_TYPE } from '../shared/transport/connection';
 
 /**
  * Signing secrets are kept in the workflow's static data, which n8n shows to anyone who can

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'crypto';
 
 import type { LeadEvent } from './events';
 
-/** Header names of the two signatures (spec sections 4 and 6). */
+/** Header names of the service's two signatures: v2 over the raw body, and the legacy one over the event's fields. */
 export const V2_SIGNATURE_HEADER = 'x-svc-signature-v2';
 export const LEGACY_SIGNATURE_HEADER = 'x-svc-signature';
 

@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { LeadTopic } from './events';
-import { isLeadTopic } from './events';
+import { isRecord } from '../shared/record';
+import type { LeadTopic } from '../shared/topics';
+import { isLeadTopic } from '../shared/topics';
 import type { SecretBox } from './secretBox';
 
 /**
@@ -38,14 +39,13 @@ export function readStoredSubscriptions(
 	box: SecretBox,
 ): StoredSubscriptions | undefined {
 	const raw = nodeData[KEY];
-	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-	const { webhookUrl, byTopic } = raw as IDataObject;
-	if (typeof webhookUrl !== 'string' || byTopic === null || typeof byTopic !== 'object')
-		return undefined;
+	if (!isRecord(raw)) return undefined;
+	const { webhookUrl, byTopic } = raw;
+	if (typeof webhookUrl !== 'string' || !isRecord(byTopic)) return undefined;
 	const result: StoredSubscriptions = { webhookUrl, byTopic: {}, unreadable: {} };
-	for (const [topic, entry] of Object.entries(byTopic as IDataObject)) {
-		if (!isLeadTopic(topic) || entry === null || typeof entry !== 'object') continue;
-		const { id, sealedSecret } = entry as IDataObject;
+	for (const [topic, entry] of Object.entries(byTopic)) {
+		if (!isLeadTopic(topic) || !isRecord(entry)) continue;
+		const { id, sealedSecret } = entry;
 		if (typeof id !== 'string' || id === '') continue;
 		const signingSecret = box.open(sealedSecret, bindingOf(topic, id));
 		if (signingSecret) result.byTopic[topic] = { id, signingSecret };

@@ -1,9 +1,10 @@
 import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { allOf } from '../PartnerLeads/transport/paging';
-import { apiRequest } from '../PartnerLeads/transport/request';
-import type { LeadTopic } from './events';
+import { httpCodeOf } from '../shared/transport/errors';
+import { allOf } from '../shared/transport/paging';
+import { apiRequest } from '../shared/transport/request';
+import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from './events';
 import { secretBoxFor } from './secretBox';
 import type { StoredSubscription, StoredSubscriptions } from './state';
@@ -74,11 +75,6 @@ async function listSubscriptions(this: IHookFunctions): Promise<RemoteSubscripti
 		}
 	}
 	return subscriptions;
-}
-
-function httpCodeOf(error: unknown): string | undefined {
-	const code = (error as { httpCode?: unknown } | null)?.httpCode;
-	return code === undefined || code === null ? undefined : String(code);
 }
 
 /** Deletes one subscription; one that is already gone (404) counts as deleted. */

@@ -1,23 +1,23 @@
 import fc from 'fast-check';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { coerceFieldValue, isEmptyValue } from '../../nodes/PartnerLeads/helpers/coerceValue';
+import { coerceFieldValue, isEmptyValue } from '../../nodes/PartnerLeads/helpers/fieldTypes';
 import {
 	readLeadFields,
 	splitStandardAndCustomFields,
-} from '../../nodes/PartnerLeads/helpers/leadInput';
-import type { LeadField } from '../../nodes/PartnerLeads/helpers/leadSchema';
-import { readLeadField, readLeadSchema } from '../../nodes/PartnerLeads/helpers/leadSchema';
-import type { LeadWritePurpose } from '../../nodes/PartnerLeads/helpers/mapperFields';
+} from '../../nodes/PartnerLeads/helpers/leadValues';
+import type { LeadField } from '../../nodes/PartnerLeads/helpers/schema';
+import { readLeadField, readLeadSchema } from '../../nodes/PartnerLeads/helpers/schema';
+import type { LeadWritePurpose } from '../../nodes/PartnerLeads/helpers/schema';
 import {
 	isWritableFor,
 	leadFieldsFromSchema,
 	writableLeadFields,
-} from '../../nodes/PartnerLeads/helpers/mapperFields';
+} from '../../nodes/PartnerLeads/helpers/schema';
 import {
 	validateLeadAgainstSchema,
 	writableValues,
-} from '../../nodes/PartnerLeads/helpers/validateLead';
+} from '../../nodes/PartnerLeads/helpers/leadValues';
 import {
 	CANONICAL_TYPES,
 	FUZZ_SEED,

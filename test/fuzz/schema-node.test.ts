@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { readLeadSchema } from '../../nodes/PartnerLeads/helpers/leadSchema';
+import { readLeadSchema } from '../../nodes/PartnerLeads/helpers/schema';
 import { N8nHarness } from '../harness/harness';
 import { DEFAULT_LEAD_SCHEMA, startSimulator } from '../simulator';
 import type { Simulator } from '../simulator/types';

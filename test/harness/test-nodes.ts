@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { apiRequest } from '../../nodes/PartnerLeads/transport/request';
+import { apiRequest } from '../../nodes/shared/transport/request';
 
 /** Emits the JSON items given in its `items` parameter: the start of every test workflow. */
 export class TestItemsNode implements INodeType {

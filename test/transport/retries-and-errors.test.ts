@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { readHttpFailure } from '../../nodes/PartnerLeads/transport/failure';
-import { serviceError } from '../../nodes/PartnerLeads/transport/errors';
-import { retryAfterMs } from '../../nodes/PartnerLeads/transport/retry-policy';
+import { readHttpFailure } from '../../nodes/shared/transport/errors';
+import { serviceError } from '../../nodes/shared/transport/errors';
+import { retryAfterMs } from '../../nodes/shared/transport/retry-policy';
 import { N8nHarness } from '../harness/harness';
 import { startSimulator } from '../simulator';
 import type { Simulator } from '../simulator/types';

@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
-import { plainHttpProblem } from '../../nodes/PartnerLeads/transport/connection';
+import { plainHttpProblem } from '../../nodes/shared/transport/connection';
 import { N8nHarness, simulatorCredentialData } from '../harness/harness';
 import type { NodeRun } from '../harness/harness';
 import { testCredential } from '../harness/credential-test';

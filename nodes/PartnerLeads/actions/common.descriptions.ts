@@ -1,7 +1,8 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { MAX_PARALLEL_REQUESTS } from '../helpers/itemRunner';
-import type { LeadWritePurpose } from '../helpers/mapperFields';
+import type { LeadWritePurpose } from '../helpers/schema';
+import { MAX_PARALLEL_REQUESTS } from './itemLoop';
 
 export const leadIdLocator: INodeProperties = {
 	displayName: 'Lead',
@@ -30,6 +31,20 @@ export const leadIdLocator: INodeProperties = {
 		},
 	],
 };
+
+/** The lead ID of the Lead locator, checked so an empty one fails with a clear message. */
+export function leadIdParameter(context: IExecuteFunctions, itemIndex: number): string {
+	const raw = context.getNodeParameter('leadId', itemIndex, '', { extractValue: true }) as unknown;
+	const leadId = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
+	if (!leadId) {
+		throw new NodeOperationError(context.getNode(), "No lead chosen in 'Lead'", {
+			itemIndex,
+			description:
+				'Pick a lead from the list, or enter its ID (an expression such as {{ $json.id }} works too).',
+		});
+	}
+	return leadId;
+}
 
 const SELF_SERVE_HINT =
 	'Required with a self-serve key (the kind Portal Setup > Other > Developer / API Keys creates)';
@@ -82,7 +97,7 @@ function creditLocator({
 	};
 }
 
-/** Spec 5.8: a self-serve key must credit a partner organization and one of its agents. */
+/** A self-serve key must credit each new lead to a partner organization and one of its agents. */
 export const creditFields: INodeProperties[] = [
 	creditLocator({
 		displayName: 'Partner Organization',

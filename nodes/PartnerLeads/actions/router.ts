@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { errorItem, withItemIndex } from '../helpers/itemRunner';
-import type { LeadField } from '../helpers/leadSchema';
-import { fetchLeadSchema } from '../helpers/schemaSource';
+import type { LeadField } from '../helpers/schema';
+import { fetchLeadSchema } from '../helpers/schema';
+import { runFailure, runItemLoop } from './itemLoop';
 import * as lead from './lead';
 import * as leadSchema from './leadSchema';
 import type { OperationExecute, OperationRun, PartnerLeadsResource } from './types';
@@ -44,12 +44,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	};
 
 	try {
-		return [await handler.execute.call(this, items, run)];
+		const steps = await handler.execute.call(this, items, run);
+		return [await runItemLoop.call(this, items.length, steps)];
 	} catch (caught) {
-		// Item failures are handled by the operations; what gets here stopped the whole run
-		// (schema, lead list, a wrong Match Field): with Continue On Fail every item says so.
-		const error = withItemIndex(this, caught, 0);
-		if (!this.continueOnFail() || items.length === 0) throw error;
-		return [items.map((_item, itemIndex) => errorItem(error, itemIndex))];
+		// Item failures are handled by the loop; what gets here stopped the whole run.
+		return [runFailure.call(this, caught, items.length)];
 	}
 }

@@ -1,6 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { LeadField } from '../helpers/leadSchema';
+import type { LeadRequestOptions } from '../../shared/leads';
+import type { LeadField } from '../helpers/schema';
 
 /** What the router hands every operation besides the input items. */
 export interface OperationRun {
@@ -8,10 +9,30 @@ export interface OperationRun {
 	leadSchema(): Promise<LeadField[]>;
 }
 
+/**
+ * An operation's steps, run by the one item loop (actions/itemLoop.ts), which owns
+ * iteration, "Continue On Fail", pairing and item errors.
+ */
+export interface ItemSteps<T> {
+	/** Reads and checks one item. Runs for every item before the first request is sent. */
+	prepare(itemIndex: number): T;
+	/** Once, after the checks, if any item is left to run (e.g. list the leads to match). */
+	beforeRequests?(): Promise<void>;
+	/** The item's requests; `request` carries the item index and the 429 hook for them. */
+	run(
+		itemIndex: number,
+		prepared: T,
+		request: LeadRequestOptions,
+	): Promise<IDataObject | IDataObject[]>;
+	/** Whether the "Parallel Requests" option applies; otherwise items run one at a time. */
+	parallel?: boolean;
+}
+
+/** An operation reads what the whole run needs once (a failure fails every item), then gives its steps. */
 export type OperationExecute = (
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 	run: OperationRun,
-) => Promise<INodeExecutionData[]>;
+) => Promise<ItemSteps<unknown>>;
 
 export type PartnerLeadsResource = 'lead' | 'leadSchema' | 'webhookSubscription';

@@ -1,1 +1,1 @@
-export { partnerLeadsApiTest } from '../transport/credentialTest';
+export { partnerLeadsApiTest } from '../../shared/transport/credentialTest';

@@ -4,8 +4,8 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { isLead } from '../helpers/leadOutput';
-import { MAX_PAGE_SIZE, pagesOf } from '../transport/paging';
+import { MAX_PAGE_SIZE, pagesOf } from '../../shared/transport/paging';
+import { isRecord } from '../../shared/record';
 
 /**
  * The service has no list of partner organizations or agents (their records are not shown
@@ -29,7 +29,7 @@ async function creditedIds(
 	});
 	for await (const page of pages) {
 		for (const lead of page) {
-			if (!isLead(lead)) continue;
+			if (!isRecord(lead)) continue;
 			const id = lead[key];
 			if (typeof id !== 'string' || id === '') continue;
 			if (organizationId && lead.partnerOrganizationId !== organizationId) continue;

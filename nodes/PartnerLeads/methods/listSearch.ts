@@ -5,8 +5,9 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { isLead } from '../helpers/leadOutput';
-import { ListReader } from '../transport/paging';
+import { ListReader } from '../../shared/transport/paging';
+import { leadFullName } from '../../shared/leads';
+import { isRecord } from '../../shared/record';
 
 /** Leads one search call reads at most when it filters; the pagination token carries on from there. */
 const LEADS_PER_SEARCH = 500;
@@ -14,9 +15,7 @@ const LEADS_PER_SEARCH = 500;
 const RESULTS_PER_SEARCH = 50;
 
 function leadLabel(lead: IDataObject): string {
-	const name = [lead.firstName, lead.lastName]
-		.filter((part) => typeof part === 'string' && part.trim() !== '')
-		.join(' ');
+	const name = leadFullName(lead);
 	const email = typeof lead.email === 'string' ? lead.email : '';
 	if (name && email) return `${name} <${email}>`;
 	return name || email || String(lead.id);
@@ -34,7 +33,7 @@ function matches(lead: IDataObject, filter: string): boolean {
 }
 
 /**
- * The lead picker. The service's list cannot search (DESIGN.md), so a search reads leads page
+ * The lead picker. The service's list cannot search, so a search reads leads page
  * by page (up to 500 per call) and keeps the ones whose name, e-mail or company match; the
  * token says where the next call carries on, so scrolling reaches every lead.
  */
@@ -57,7 +56,7 @@ export async function searchLeads(
 		read += page.length;
 		for (const lead of page) {
 			if (
-				!isLead(lead) ||
+				!isRecord(lead) ||
 				lead.id === undefined ||
 				lead.id === null ||
 				(wanted && !matches(lead, wanted))

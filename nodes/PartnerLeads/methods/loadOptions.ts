@@ -1,12 +1,12 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { canMatchOn } from '../helpers/leadLookup';
-import { leadSchemaForEditor } from '../helpers/schemaSource';
+import { canIdentifyLead } from '../helpers/fieldTypes';
+import { leadSchemaForEditor } from '../helpers/schema';
 
 /** Fields Create or Update can find an existing lead by. */
 export async function getMatchFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const fields = await leadSchemaForEditor.call(this);
-	return fields.filter(canMatchOn).map((field) => ({
+	return fields.filter(canIdentifyLead).map((field) => ({
 		name: field.label,
 		value: field.fieldId,
 		description: `${field.custom ? 'Custom field' : 'Standard field'} ${field.fieldId} (${field.type})`,

@@ -1,8 +1,7 @@
 import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
 
-import type { LeadWritePurpose } from '../helpers/mapperFields';
-import { leadFieldsFromSchema } from '../helpers/mapperFields';
-import { fetchLeadSchema } from '../helpers/schemaSource';
+import type { LeadWritePurpose } from '../helpers/schema';
+import { leadFieldsFromSchema, fetchLeadSchema } from '../helpers/schema';
 
 const EMPTY_NOTICE: Record<LeadWritePurpose, string> = {
 	create: "The portal's lead schema has no field that can be set on create",

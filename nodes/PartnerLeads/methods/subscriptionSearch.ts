@@ -4,9 +4,9 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { isLead } from '../helpers/leadOutput';
-import { topicName } from '../helpers/topicNames';
-import { allOf } from '../transport/paging';
+import { topicName } from '../../shared/topics';
+import { allOf } from '../../shared/transport/paging';
+import { isRecord } from '../../shared/record';
 
 /**
  * The subscription picker of Webhook Subscription > Delete: the subscriptions of the
@@ -24,7 +24,7 @@ export async function searchSubscriptions(
 	const words = (filter ?? '').trim().toLowerCase().split(/\s+/).filter(Boolean);
 	const results: INodeListSearchItems[] = [];
 	for (const subscription of subscriptions) {
-		if (!isLead(subscription)) continue;
+		if (!isRecord(subscription)) continue;
 		// some services number their records: the id is the same either way
 		const id = typeof subscription.id === 'number' ? String(subscription.id) : subscription.id;
 		if (typeof id !== 'string' || id === '') continue;

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { LoadOptionsContext } from 'n8n-core';
 
-import { clearLeadSchemaCache } from '../../../nodes/PartnerLeads/helpers/schemaSource';
+import { clearLeadSchemaCache } from '../../../nodes/PartnerLeads/helpers/schema';
 import type { N8nHarness, NodeRun } from '../../harness/harness';
 import { ACTION_NODE_TYPE } from '../../harness/harness';
 import type { Simulator } from '../../simulator/types';

@@ -1,21 +1,14 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { parallelRequestsOption, runItems } from '../../helpers/itemRunner';
+import { createLead } from '../../../shared/leads';
 import {
 	readValidLeadValues,
 	splitStandardAndCustomFields,
 	withCreditFields,
-} from '../../helpers/leadInput';
-import { createLead } from '../../helpers/leadRequests';
-import { prepareItems, preparedValue } from '../../helpers/prepareItems';
+} from '../../helpers/leadValues';
 import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
-import type { OperationRun } from '../types';
+import type { OperationExecute } from '../types';
 
 const properties: INodeProperties[] = [...creditFields, leadFieldsMapper('create'), requestOptions];
 
@@ -24,25 +17,15 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: OperationRun,
-): Promise<INodeExecutionData[]> {
+export const execute: OperationExecute = async function (items, run) {
 	const schema = withCreditFields(await run.leadSchema());
-	const bodies = prepareItems(this, items.length, (itemIndex): IDataObject => {
-		const values = readValidLeadValues.call(this, itemIndex, items[itemIndex], schema, 'create');
-		return splitStandardAndCustomFields(values, schema);
-	});
-
-	return await runItems.call(
-		this,
-		items.length,
-		parallelRequestsOption(this),
-		async (itemIndex, pacing) => {
-			const body = preparedValue(bodies[itemIndex]);
-			const lead = await createLead.call(this, body, itemIndex, pacing);
-			return [{ json: lead, pairedItem: { item: itemIndex } }];
+	return {
+		parallel: true,
+		prepare: (itemIndex): IDataObject => {
+			const values = readValidLeadValues.call(this, itemIndex, items[itemIndex], schema, 'create');
+			return splitStandardAndCustomFields(values, schema);
 		},
-	);
-}
+		run: async (_itemIndex, body: IDataObject, request) =>
+			await createLead.call(this, body, request),
+	};
+};

@@ -1,10 +1,10 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { parallelRequestsOption, runItems } from '../../helpers/itemRunner';
-import { simplifyLead } from '../../helpers/leadOutput';
-import { getLead, leadIdParameter } from '../../helpers/leadRequests';
-import { leadIdLocator, requestOptions } from '../common.descriptions';
+import { getLead } from '../../../shared/leads';
+import { simplifyLead } from '../../helpers/leadValues';
+import { leadIdLocator, leadIdParameter, requestOptions } from '../common.descriptions';
+import type { OperationExecute } from '../types';
 
 const properties: INodeProperties[] = [
 	leadIdLocator,
@@ -24,18 +24,20 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
-	return await runItems.call(
-		this,
-		items.length,
-		parallelRequestsOption(this),
-		async (itemIndex, pacing) => {
-			const lead = await getLead.call(this, leadIdParameter(this, itemIndex), itemIndex, pacing);
-			const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
-			return [{ json: simplify ? simplifyLead(lead) : lead, pairedItem: { item: itemIndex } }];
+export const execute: OperationExecute = async function () {
+	return {
+		parallel: true,
+		prepare: (itemIndex) => ({
+			leadId: leadIdParameter(this, itemIndex),
+			simplify: this.getNodeParameter('simplify', itemIndex, true) as boolean,
+		}),
+		run: async (
+			_itemIndex,
+			{ leadId, simplify }: { leadId: string; simplify: boolean },
+			request,
+		) => {
+			const lead = await getLead.call(this, leadId, request);
+			return simplify ? simplifyLead(lead) : lead;
 		},
-	);
-}
+	};
+};

@@ -1,16 +1,12 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { errorItem, withItemIndex } from '../../helpers/itemRunner';
-import { leadPredicateFrom } from '../../helpers/leadFilters';
-import { isLead, simplifyLead } from '../../helpers/leadOutput';
-import { pagesOf } from '../../transport/paging';
+import { isRecord } from '../../../shared/record';
+import { pagesOf } from '../../../shared/transport/paging';
+import { utcInstant } from '../../helpers/fieldTypes';
+import { simplifyLead } from '../../helpers/leadValues';
 import { returnAllOrLimit } from '../common.descriptions';
+import type { OperationExecute } from '../types';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -75,57 +71,97 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/**
- * Pages are turned into output items as they arrive, so "Return All" holds one page of the
- * service's answer at a time. Without filters, Limit also bounds the requests: Limit 150
- * asks for 100 and then for the rest.
- */
-async function leadsForItem(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	output: INodeExecutionData[],
-): Promise<void> {
+// Filters. The service's list takes no filter parameters, so they are applied here, to
+// each page as it arrives.
+
+type LeadPredicate = (lead: IDataObject) => boolean;
+
+/** n8n's date picker gives a time without a zone; it is read as UTC. */
+function instantOf(node: INode, value: unknown, label: string): number {
+	const raw =
+		typeof value === 'string' ? value.trim() : value instanceof Date ? value.toISOString() : '';
+	const time = utcInstant(raw);
+	if (Number.isNaN(time)) {
+		throw new NodeOperationError(node, `'${label}' is not a date: ${JSON.stringify(value)}`, {
+			description:
+				'Enter an ISO 8601 date or date-time, e.g. 2024-05-01 or 2024-05-01T09:30:00Z (a time without a zone is read as UTC).',
+		});
+	}
+	return time;
+}
+
+function textOf(value: unknown): string | undefined {
+	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** A predicate for the filters that are set, or undefined when none is. */
+function leadPredicateFrom(node: INode, filters: IDataObject): LeadPredicate | undefined {
+	const checks: LeadPredicate[] = [];
+	for (const [key, field, label] of [
+		['createdAfter', 'createdAt', 'Created After'],
+		['updatedAfter', 'updatedAt', 'Updated After'],
+	] as const) {
+		if (textOf(filters[key]) === undefined && !(filters[key] instanceof Date)) continue;
+		const after = instantOf(node, filters[key], label);
+		checks.push((lead) => {
+			const time = typeof lead[field] === 'string' ? Date.parse(lead[field]) : NaN;
+			return !Number.isNaN(time) && time > after;
+		});
+	}
+	const status = textOf(filters.status)?.toLowerCase();
+	if (status !== undefined)
+		checks.push((lead) => String(lead.status ?? '').toLowerCase() === status);
+	for (const key of ['partnerOrganizationId', 'agentId'] as const) {
+		const wanted = textOf(filters[key]);
+		if (wanted !== undefined) checks.push((lead) => lead[key] === wanted);
+	}
+	if (checks.length === 0) return undefined;
+	return (lead) => checks.every((check) => check(lead));
+}
+
+interface LeadListRequest {
+	limit: number;
+	matches?: LeadPredicate;
+	simplify: boolean;
+}
+
+function listRequestOf(this: IExecuteFunctions, itemIndex: number): LeadListRequest {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll
 		? Infinity
 		: Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
-	const matches = leadPredicateFrom(this.getNode(), filters);
-
-	let count = 0;
-	const pages = pagesOf.call(this, {
-		path: '/leads',
-		what: 'list of leads',
-		itemIndex,
-		// with filters, Limit counts matching leads: the list is read until enough match
-		limit: returnAll || matches ? undefined : limit,
-	});
-	for await (const page of pages) {
-		for (const lead of page) {
-			if (!isLead(lead) || (matches && !matches(lead))) continue;
-			output.push({ json: simplify ? simplifyLead(lead) : lead, pairedItem: { item: itemIndex } });
-			if (++count >= limit) return;
-		}
-	}
+	return {
+		limit,
+		matches: leadPredicateFrom(this.getNode(), filters),
+		simplify: this.getNodeParameter('simplify', itemIndex, true) as boolean,
+	};
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
-	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const mark = output.length;
-		try {
-			await leadsForItem.call(this, itemIndex, output);
-		} catch (caught) {
-			const error = withItemIndex(this, caught, itemIndex);
-			if (!this.continueOnFail()) throw error;
-			// Leads of a list that broke off are dropped: a partial list would look complete.
-			output.length = mark;
-			output.push(errorItem(error, itemIndex));
-		}
-	}
-	return output;
-}
+/**
+ * Pages are turned into output as they arrive, so "Return All" holds one page of the
+ * service's answer at a time. Without filters, Limit also bounds the requests: Limit 150
+ * asks for 100 and then for the rest.
+ */
+export const execute: OperationExecute = async function () {
+	return {
+		prepare: (itemIndex) => listRequestOf.call(this, itemIndex),
+		run: async (itemIndex, { limit, matches, simplify }: LeadListRequest) => {
+			const leads: IDataObject[] = [];
+			const pages = pagesOf.call(this, {
+				path: '/leads',
+				what: 'list of leads',
+				itemIndex,
+				limit: matches || limit === Infinity ? undefined : limit,
+			});
+			for await (const page of pages) {
+				for (const lead of page) {
+					if (!isRecord(lead) || (matches && !matches(lead))) continue;
+					leads.push(simplify ? simplifyLead(lead) : lead);
+					if (leads.length >= limit) return leads;
+				}
+			}
+			return leads;
+		},
+	};
+};

@@ -1,21 +1,19 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { parallelRequestsOption, runItems } from '../../helpers/itemRunner';
+import { patchLead } from '../../../shared/leads';
 import {
 	readValidLeadValues,
 	splitStandardAndCustomFields,
 	withCreditFields,
-} from '../../helpers/leadInput';
-import { leadIdParameter, patchLead } from '../../helpers/leadRequests';
-import { prepareItems, preparedValue } from '../../helpers/prepareItems';
-import { leadFieldsMapper, leadIdLocator, requestOptions } from '../common.descriptions';
-import type { OperationRun } from '../types';
+} from '../../helpers/leadValues';
+import {
+	leadFieldsMapper,
+	leadIdLocator,
+	leadIdParameter,
+	requestOptions,
+} from '../common.descriptions';
+import type { OperationExecute } from '../types';
 
 const properties: INodeProperties[] = [leadIdLocator, leadFieldsMapper('update'), requestOptions];
 
@@ -24,16 +22,16 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: OperationRun,
-): Promise<INodeExecutionData[]> {
+interface LeadUpdate {
+	leadId: string;
+	body: IDataObject;
+}
+
+export const execute: OperationExecute = async function (items, run) {
 	const schema = withCreditFields(await run.leadSchema());
-	const requests = prepareItems(
-		this,
-		items.length,
-		(itemIndex): { leadId: string; body: IDataObject } => {
+	return {
+		parallel: true,
+		prepare: (itemIndex): LeadUpdate => {
 			const leadId = leadIdParameter(this, itemIndex);
 			const values = readValidLeadValues.call(this, itemIndex, items[itemIndex], schema, 'update');
 			if (Object.keys(values).length === 0) {
@@ -49,16 +47,7 @@ export async function execute(
 			}
 			return { leadId, body: splitStandardAndCustomFields(values, schema) };
 		},
-	);
-
-	return await runItems.call(
-		this,
-		items.length,
-		parallelRequestsOption(this),
-		async (itemIndex, pacing) => {
-			const { leadId, body } = preparedValue(requests[itemIndex]);
-			const lead = await patchLead.call(this, leadId, body, itemIndex, pacing);
-			return [{ json: lead, pairedItem: { item: itemIndex } }];
-		},
-	);
-}
+		run: async (_itemIndex, { leadId, body }: LeadUpdate, request) =>
+			await patchLead.call(this, leadId, body, request),
+	};
+};

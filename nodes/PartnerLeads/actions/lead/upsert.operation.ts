@@ -1,29 +1,23 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { parallelRequestsOption, runItems, withItemIndex } from '../../helpers/itemRunner';
-import {
-	readValidLeadValues,
-	splitStandardAndCustomFields,
-	withCreditFields,
-} from '../../helpers/leadInput';
-import { canMatchOn, LeadLookup, matchKey } from '../../helpers/leadLookup';
-import { createLead, patchLead } from '../../helpers/leadRequests';
-import type { LeadField } from '../../helpers/leadSchema';
-import { fieldName } from '../../helpers/leadSchema';
-import { prepareItems, preparedValue } from '../../helpers/prepareItems';
+import { createLead, leadFieldValue, patchLead } from '../../../shared/leads';
+import { isRecord } from '../../../shared/record';
+import { httpCodeOf } from '../../../shared/transport/errors';
+import { pagesOf } from '../../../shared/transport/paging';
+import { canIdentifyLead, isEmptyValue } from '../../helpers/fieldTypes';
 import {
 	invalidLeadError,
 	missingRequiredFields,
+	readValidLeadValues,
+	splitStandardAndCustomFields,
+	withCreditFields,
 	writableValues,
-} from '../../helpers/validateLead';
+} from '../../helpers/leadValues';
+import type { LeadField } from '../../helpers/schema';
+import { fieldName } from '../../helpers/schema';
 import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
-import type { OperationRun } from '../types';
+import type { OperationExecute } from '../types';
 
 /** Added to every output lead of Create or Update: what the node did with the item. */
 export const UPSERT_ACTION_FIELD = '_action';
@@ -58,7 +52,7 @@ interface UpsertItem {
 function matchFieldOf(this: IExecuteFunctions, schema: LeadField[]): LeadField {
 	const fieldId = String(this.getNodeParameter('matchField', 0, 'email'));
 	const field = schema.find((entry) => entry.fieldId === fieldId);
-	if (!field || !canMatchOn(field)) {
+	if (!field || !canIdentifyLead(field)) {
 		throw new NodeOperationError(this.getNode(), `Cannot match leads on "${fieldId}"`, {
 			description: field
 				? `${fieldName(field)} holds ${field.type} values, which cannot identify a lead. Choose another Match Field.`
@@ -68,32 +62,65 @@ function matchFieldOf(this: IExecuteFunctions, schema: LeadField[]): LeadField {
 	return field;
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: OperationRun,
-): Promise<INodeExecutionData[]> {
+/** E-mail addresses match in any letter case; other values after trimming. */
+function matchKey(value: unknown, field: LeadField): string | undefined {
+	if (isEmptyValue(value) || (typeof value === 'object' && value !== null)) return undefined;
+	const text = String(value).trim();
+	return field.type === 'email' ? text.toLowerCase() : text;
+}
+
+/** Milliseconds since the epoch of a lead's createdAt, if it has a readable one. */
+function createdAtOf(lead: IDataObject): number | undefined {
+	const time = typeof lead.createdAt === 'string' ? Date.parse(lead.createdAt) : NaN;
+	return Number.isNaN(time) ? undefined : time;
+}
+
+/**
+ * Create or Update finds existing leads by one field. The service's list cannot search, so
+ * the leads are listed once per run into a map of match value → lead id, instead of once
+ * per item.
+ */
+class LeadsByMatchValue {
+	private readonly ids = new Map<string, { id: string; createdAt?: number }>();
+
+	constructor(readonly field: LeadField) {}
+
+	find(key: string): string | undefined {
+		return this.ids.get(key)?.id;
+	}
+
+	/**
+	 * The oldest lead with a value wins, so repeated runs update the same lead whatever order
+	 * the service lists leads in (by createdAt; without one, the first listed).
+	 */
+	remember(key: string, leadId: string, createdAt?: number): void {
+		const known = this.ids.get(key);
+		const older =
+			known?.createdAt !== undefined && createdAt !== undefined && createdAt < known.createdAt;
+		if (!known || older) this.ids.set(key, { id: leadId, createdAt });
+	}
+
+	async load(context: IExecuteFunctions): Promise<void> {
+		// pagesOf sees every lead even when leads are deleted in the portal meanwhile: one the
+		// lookup missed would be created twice.
+		const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads', itemIndex: 0 });
+		for await (const page of pages) {
+			for (const lead of page) {
+				if (!isRecord(lead) || lead.id === undefined || lead.id === null) continue;
+				const key = matchKey(
+					leadFieldValue(lead, this.field.fieldId, this.field.custom),
+					this.field,
+				);
+				if (key !== undefined) this.remember(key, String(lead.id), createdAtOf(lead));
+			}
+		}
+	}
+}
+
+export const execute: OperationExecute = async function (items, run) {
 	const schema = withCreditFields(await run.leadSchema());
 	const matchField = matchFieldOf.call(this, schema);
-	const prepared = prepareItems(this, items.length, (itemIndex): UpsertItem => {
-		const values = readValidLeadValues.call(this, itemIndex, items[itemIndex], schema, 'upsert');
-		const key = matchKey(values[matchField.fieldId], matchField);
-		if (key === undefined) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`${fieldName(matchField)} has no value, so the lead cannot be matched`,
-				{
-					itemIndex,
-					description: `Create or Update looks leads up by the Match Field. Give ${matchField.label} a value in Lead Fields or the input item, or choose another Match Field.`,
-				},
-			);
-		}
-		return { key, values: values };
-	});
-
-	const lookup = new LeadLookup(matchField);
-	if (prepared.some((entry) => entry.ok)) await lookup.load(this);
-
+	const lookup = new LeadsByMatchValue(matchField);
 	// Items with the same match value run one after the other, so the second of two new
 	// leads with the same e-mail finds the first one and updates it.
 	const previousWithKey = new Map<string, Promise<void>>();
@@ -101,65 +128,68 @@ export async function execute(
 	// may exist anyway, so a later item with the same value must not create it again.
 	const maybeCreated = new Set<string>();
 
-	return await runItems.call(
-		this,
-		items.length,
-		parallelRequestsOption(this),
-		async (itemIndex, pacing) => {
-			const { key, values } = preparedValue(prepared[itemIndex]);
-			const previous = previousWithKey.get(key);
+	const createOrUpdate = async (
+		itemIndex: number,
+		{ key, values }: UpsertItem,
+		request: Parameters<typeof createLead>[1],
+	): Promise<IDataObject> => {
+		const existingId = lookup.find(key);
+		if (existingId !== undefined) {
+			const body = splitStandardAndCustomFields(writableValues(values, schema, 'update'), schema);
+			const lead = await patchLead.call(this, existingId, body, request);
+			return { ...lead, [UPSERT_ACTION_FIELD]: 'updated' };
+		}
+		if (maybeCreated.has(key)) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`Not created: an earlier item with the same ${matchField.label} may already have created this lead`,
+				{
+					itemIndex,
+					description: `Creating the lead for an earlier item with ${fieldName(matchField)} "${key}" got no clear answer, so the lead may exist: this item was not sent, to avoid a duplicate. Check with Lead > Get Many, then run the workflow again: Create or Update will then find the lead and update it.`,
+				},
+			);
+		}
+		const createValues = writableValues(values, schema, 'create');
+		const missing = missingRequiredFields(createValues, schema);
+		if (missing.length > 0) throw invalidLeadError(this.getNode(), missing, itemIndex);
+		const body = splitStandardAndCustomFields(createValues, schema);
+		const lead = await createLead.call(this, body, request).catch((error: unknown) => {
+			// A 4xx is a refusal: nothing was created. Anything else may have been applied.
+			if (!httpCodeOf(error)?.startsWith('4')) maybeCreated.add(key);
+			throw error;
+		});
+		if (lead.id !== undefined && lead.id !== null) lookup.remember(key, String(lead.id));
+		return { ...lead, [UPSERT_ACTION_FIELD]: 'created' };
+	};
+
+	return {
+		parallel: true,
+		prepare: (itemIndex): UpsertItem => {
+			const values = readValidLeadValues.call(this, itemIndex, items[itemIndex], schema, 'upsert');
+			const key = matchKey(values[matchField.fieldId], matchField);
+			if (key === undefined) {
+				throw new NodeOperationError(
+					this.getNode(),
+					`${fieldName(matchField)} has no value, so the lead cannot be matched`,
+					{
+						itemIndex,
+						description: `Create or Update looks leads up by the Match Field. Give ${matchField.label} a value in Lead Fields or the input item, or choose another Match Field.`,
+					},
+				);
+			}
+			return { key, values };
+		},
+		beforeRequests: async () => await lookup.load(this),
+		run: async (itemIndex, item: UpsertItem, request) => {
+			const previous = previousWithKey.get(item.key);
 			let finished: () => void = () => {};
-			previousWithKey.set(key, new Promise<void>((resolve) => (finished = resolve)));
+			previousWithKey.set(item.key, new Promise<void>((resolve) => (finished = resolve)));
 			try {
 				await previous;
-				const existingId = lookup.find(key);
-				if (existingId !== undefined) {
-					const body = splitStandardAndCustomFields(
-						writableValues(values, schema, 'update'),
-						schema,
-					);
-					const lead = await patchLead.call(this, existingId, body, itemIndex, pacing);
-					return [
-						{
-							json: { ...lead, [UPSERT_ACTION_FIELD]: 'updated' },
-							pairedItem: { item: itemIndex },
-						},
-					];
-				}
-				if (maybeCreated.has(key)) {
-					throw new NodeOperationError(
-						this.getNode(),
-						`Not created: an earlier item with the same ${matchField.label} may already have created this lead`,
-						{
-							itemIndex,
-							description: `Creating the lead for an earlier item with ${fieldName(matchField)} "${key}" got no clear answer, so the lead may exist: this item was not sent, to avoid a duplicate. Check with Lead > Get Many, then run the workflow again: Create or Update will then find the lead and update it.`,
-						},
-					);
-				}
-				const createValues = writableValues(values, schema, 'create');
-				const missing = missingRequiredFields(createValues, schema);
-				if (missing.length > 0) throw invalidLeadError(this.getNode(), missing, itemIndex);
-				let lead: IDataObject;
-				try {
-					lead = await createLead.call(
-						this,
-						splitStandardAndCustomFields(createValues, schema),
-						itemIndex,
-						pacing,
-					);
-				} catch (error) {
-					// A 4xx is a refusal: nothing was created. Anything else may have been applied.
-					if (!String((error as { httpCode?: unknown }).httpCode ?? '').startsWith('4'))
-						maybeCreated.add(key);
-					throw withItemIndex(this, error, itemIndex);
-				}
-				if (lead.id !== undefined && lead.id !== null) lookup.remember(key, String(lead.id));
-				return [
-					{ json: { ...lead, [UPSERT_ACTION_FIELD]: 'created' }, pairedItem: { item: itemIndex } },
-				];
+				return await createOrUpdate(itemIndex, item, request);
 			} finally {
 				finished();
 			}
 		},
-	);
-}
+	};
+};

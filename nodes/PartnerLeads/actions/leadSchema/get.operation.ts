@@ -1,15 +1,9 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { LeadField } from '../../helpers/leadSchema';
-import { errorItem, withItemIndex } from '../../helpers/itemRunner';
-import type { LeadSchemaResponse } from '../../helpers/schemaSource';
-import { fetchLeadSchemaResponse } from '../../helpers/schemaSource';
+import type { LeadField } from '../../helpers/schema';
+import { fetchLeadSchemaResponse } from '../../helpers/schema';
+import type { OperationExecute } from '../types';
 
 const properties: INodeProperties[] = [
 	{
@@ -53,32 +47,12 @@ function fieldItem(field: LeadField): IDataObject {
 }
 
 /** The schema is the same for every item: it is fetched once and given to each. */
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
-	let schema: LeadSchemaResponse;
-	try {
-		schema = await fetchLeadSchemaResponse.call(this);
-	} catch (caught) {
-		const error = withItemIndex(this, caught, 0);
-		if (!this.continueOnFail()) throw error;
-		return items.map((_item, itemIndex) => errorItem(error, itemIndex));
-	}
-	const { fields } = schema;
-	// A bare list is shown as the service's documented shape.
-	const raw = (
-		Array.isArray(schema.payload) ? { unifiedFields: schema.payload } : schema.payload
-	) as IDataObject;
-	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const mode = this.getNodeParameter('output', itemIndex, 'fields') as string;
-		if (mode === 'raw') {
-			output.push({ json: structuredClone(raw) as IDataObject, pairedItem: { item: itemIndex } });
-		} else {
-			for (const field of fields)
-				output.push({ json: fieldItem(field), pairedItem: { item: itemIndex } });
-		}
-	}
-	return output;
-}
+export const execute: OperationExecute = async function () {
+	const { fields, payload } = await fetchLeadSchemaResponse.call(this);
+	const raw = (Array.isArray(payload) ? { unifiedFields: payload } : payload) as IDataObject;
+	return {
+		prepare: (itemIndex) => this.getNodeParameter('output', itemIndex, 'fields') as string,
+		run: async (_itemIndex, mode: string) =>
+			mode === 'raw' ? (structuredClone(raw) as IDataObject) : fields.map(fieldItem),
+	};
+};

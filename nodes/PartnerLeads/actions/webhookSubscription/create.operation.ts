@@ -1,14 +1,10 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { runItems } from '../../helpers/itemRunner';
-import { isLead } from '../../helpers/leadOutput';
-import { apiRequest } from '../../transport/request';
+import { apiRequest } from '../../../shared/transport/request';
+import { isRecord } from '../../../shared/record';
+import { LEAD_TOPIC_OPTIONS } from '../../../shared/topics';
+import type { OperationExecute } from '../types';
 
 export const SIGNING_SECRET_NOTICE =
 	'The signingSecret is shown only in this answer: the service cannot show it again. Keep it like a password (for example in an n8n credential) and use it to verify the x-svc-signature-v2 header of deliveries. Do not log it or share it.';
@@ -27,11 +23,7 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		required: true,
 		default: 'lead/create',
-		options: [
-			{ name: 'Lead Created', value: 'lead/create', description: 'A new lead is submitted' },
-			{ name: 'Lead Deleted', value: 'lead/delete', description: 'A lead is deleted' },
-			{ name: 'Lead Updated', value: 'lead/update', description: 'An existing lead is modified' },
-		],
+		options: LEAD_TOPIC_OPTIONS,
 		description: 'The event to be notified of. One subscription is for exactly one topic.',
 	},
 	{
@@ -55,7 +47,7 @@ function isLoopback(hostname: string): boolean {
 	return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
-/** Spec 6.6: receivers must be HTTPS. Plain http is left to the service only on loopback (local tests). */
+/** The service delivers to HTTPS receivers only. Plain http is left to the service only on loopback (local tests). */
 function receiverUrl(this: IExecuteFunctions, itemIndex: number): string {
 	const raw = String(this.getNodeParameter('url', itemIndex, '')).trim();
 	let url: URL | undefined;
@@ -81,26 +73,27 @@ function receiverUrl(this: IExecuteFunctions, itemIndex: number): string {
 	return raw;
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
-	return await runItems.call(this, items.length, 1, async (itemIndex) => {
-		const topic = String(this.getNodeParameter('topic', itemIndex));
-		const url = receiverUrl.call(this, itemIndex);
-		const payload = await apiRequest.call(this, {
-			method: 'POST',
-			api: 'webhooks',
-			path: '',
-			body: { topic, url },
-			what: 'webhook subscription',
-			itemIndex,
-		});
-		const subscription: IDataObject = isLead(payload)
-			? { ...payload }
-			: { result: payload as IDataObject[string] };
-		if (typeof subscription.signingSecret === 'string')
-			subscription.signingSecretNotice = SIGNING_SECRET_NOTICE;
-		return [{ json: subscription, pairedItem: { item: itemIndex } }];
-	});
-}
+export const execute: OperationExecute = async function () {
+	return {
+		prepare: (itemIndex) => ({
+			topic: String(this.getNodeParameter('topic', itemIndex)),
+			url: receiverUrl.call(this, itemIndex),
+		}),
+		run: async (itemIndex, body: { topic: string; url: string }) => {
+			const payload = await apiRequest.call(this, {
+				method: 'POST',
+				api: 'webhooks',
+				path: '',
+				body,
+				what: 'webhook subscription',
+				itemIndex,
+			});
+			const subscription: IDataObject = isRecord(payload)
+				? { ...payload }
+				: { result: payload as IDataObject[string] };
+			if (typeof subscription.signingSecret === 'string')
+				subscription.signingSecretNotice = SIGNING_SECRET_NOTICE;
+			return subscription;
+		},
+	};
+};

@@ -1,14 +1,9 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { runItems } from '../../helpers/itemRunner';
-import { isLead } from '../../helpers/leadOutput';
-import { apiRequest } from '../../transport/request';
+import { apiRequest } from '../../../shared/transport/request';
+import { isRecord } from '../../../shared/record';
+import type { OperationExecute } from '../types';
 
 const properties: INodeProperties[] = [
 	{
@@ -46,34 +41,33 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
-	return await runItems.call(this, items.length, 1, async (itemIndex) => {
-		const raw = this.getNodeParameter('subscriptionId', itemIndex, '', {
-			extractValue: true,
-		}) as unknown;
-		const subscriptionId =
-			typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
-		if (!subscriptionId) {
-			throw new NodeOperationError(this.getNode(), "No subscription chosen in 'Subscription'", {
+export const execute: OperationExecute = async function () {
+	return {
+		prepare: (itemIndex) => {
+			const raw = this.getNodeParameter('subscriptionId', itemIndex, '', {
+				extractValue: true,
+			}) as unknown;
+			const subscriptionId =
+				typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
+			if (!subscriptionId) {
+				throw new NodeOperationError(this.getNode(), "No subscription chosen in 'Subscription'", {
+					itemIndex,
+					description:
+						'Pick the subscription from the list, or enter its ID (Webhook Subscription > Get Many shows them).',
+				});
+			}
+			return subscriptionId;
+		},
+		run: async (itemIndex, subscriptionId: string) => {
+			const payload = await apiRequest.call(this, {
+				method: 'DELETE',
+				api: 'webhooks',
+				path: `/${encodeURIComponent(subscriptionId)}`,
+				what: `webhook subscription ${subscriptionId}`,
 				itemIndex,
-				description:
-					'Pick the subscription from the list, or enter its ID (Webhook Subscription > Get Many shows them).',
 			});
-		}
-		const payload = await apiRequest.call(this, {
-			method: 'DELETE',
-			api: 'webhooks',
-			path: `/${encodeURIComponent(subscriptionId)}`,
-			what: `webhook subscription ${subscriptionId}`,
-			itemIndex,
-		});
-		// The answer's shape is not specified (spec section 4): an empty one still means deleted.
-		const json: IDataObject = isLead(payload)
-			? { id: subscriptionId, deleted: true, ...payload }
-			: { id: subscriptionId, deleted: true };
-		return [{ json, pairedItem: { item: itemIndex } }];
-	});
-}
+			const json: IDataObject = { id: subscriptionId, deleted: true };
+			return isRecord(payload) ? { ...json, ...payload } : json;
+		},
+	};
+};

@@ -1,10 +1,10 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { runItems } from '../../helpers/itemRunner';
-import { isLead } from '../../helpers/leadOutput';
-import { allOf } from '../../transport/paging';
+import { allOf } from '../../../shared/transport/paging';
 import { returnAllOrLimit } from '../common.descriptions';
+import type { OperationExecute } from '../types';
+import { isRecord } from '../../../shared/record';
 
 const properties: INodeProperties[] = [
 	{
@@ -22,22 +22,22 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
-	return await runItems.call(this, items.length, 1, async (itemIndex) => {
-		const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-		const limit = Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
-		const subscriptions = await allOf.call(this, {
-			api: 'webhooks',
-			path: '',
-			what: 'list of webhook subscriptions',
-			itemIndex,
-			limit: returnAll ? undefined : limit,
-		});
-		return subscriptions
-			.filter(isLead)
-			.map((subscription) => ({ json: subscription, pairedItem: { item: itemIndex } }));
-	});
-}
+export const execute: OperationExecute = async function () {
+	return {
+		prepare: (itemIndex) => {
+			const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+			const limit = Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number);
+			return returnAll ? undefined : Math.max(1, limit);
+		},
+		run: async (itemIndex, limit: number | undefined) => {
+			const subscriptions = await allOf.call(this, {
+				api: 'webhooks',
+				path: '',
+				what: 'list of webhook subscriptions',
+				itemIndex,
+				limit,
+			});
+			return subscriptions.filter(isRecord);
+		},
+	};
+};

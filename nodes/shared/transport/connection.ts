@@ -9,7 +9,7 @@ export interface ServiceConnection {
 	environment: EnvironmentName;
 	/** API base address of the selected environment, no trailing slash */
 	apiBaseUrl: string;
-	/** token audience: the override, or the API base address of the environment (spec 5.4) */
+	/** token audience: the override, or the API base address of the environment (the service checks the token's audience against the environment it is used on) */
 	audience: string;
 	tokenUrl: string;
 	companyId: string;

@@ -18,9 +18,8 @@ import {
 	secretsOf,
 } from './connection';
 import { unwrapEnvelope } from './envelope';
-import { serviceError } from './errors';
-import type { HttpFailure } from './failure';
-import { readHttpFailure } from './failure';
+import { serviceError, readHttpFailure } from './errors';
+import type { HttpFailure } from './errors';
 import { backoffMs, isServerError, RETRY_POLICY, retryAfterMs } from './retry-policy';
 
 export type PartnerLeadsFunctions =

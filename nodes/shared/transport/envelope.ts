@@ -1,9 +1,11 @@
+import { asRecord, isRecord } from '../record';
+
 /**
- * The service wraps responses as `{ data, context: { requestId }, status }` (DESIGN.md);
- * a bare body is accepted too.
+ * The service wraps responses as `{ data, context: { requestId }, status }` (the service's usual
+ * envelope); a bare body is accepted too, as the service does not promise the envelope everywhere.
  */
 export function unwrapEnvelope<T = unknown>(body: unknown): T {
-	if (body !== null && typeof body === 'object' && !Array.isArray(body) && 'data' in body) {
+	if (isRecord(body) && 'data' in body) {
 		const record = body as Record<string, unknown>;
 		if ('status' in record || 'context' in record || Object.keys(record).length === 1) {
 			return record.data as T;
@@ -24,10 +26,7 @@ export function readListPage<T>(body: unknown): ListPage<T> {
 	if (body !== null && typeof body === 'object') {
 		const record = body as Record<string, unknown>;
 		const data = unwrapEnvelope<unknown>(record);
-		const nested =
-			data !== null && typeof data === 'object' && !Array.isArray(data)
-				? (data as Record<string, unknown>)
-				: undefined;
+		const nested = asRecord(data);
 		const items = Array.isArray(data)
 			? data
 			: Array.isArray(nested?.items)

@@ -11,8 +11,7 @@ import {
 	credentialProblemText,
 	isCredentialProblem,
 } from './connection';
-import { describeFailure } from './errors';
-import { readHttpFailure } from './failure';
+import { describeFailure, readHttpFailure } from './errors';
 import { redactSecrets } from './redact';
 import { serviceUrl } from './request';
 import { requestAccessToken } from './token';

@@ -1,10 +1,14 @@
-import type { LeadField, PicklistOption } from './leadSchema';
-import { fieldName } from './leadSchema';
+import type { FieldType } from 'n8n-workflow';
+
+import type { LeadField, PicklistOption } from './schema';
+import { fieldName } from './schema';
 
 /**
- * Reads one value for one schema field, the way n8n's resource mapper reads typed values:
- * obvious conversions happen ("42" → 42, "true" → true, a picklist label → its value), and
- * anything else is refused with a message that names the field and the expected type.
+ * The field types of the lead schema, in one table: the names the service may send for each,
+ * the n8n type the Lead Fields mapper shows, how a value is read ("42" → 42, "true" → true, a
+ * picklist label → its value; anything else is refused with a message that names the field
+ * and the expected type), and whether a value can identify a lead for Create or Update.
+ * A new type is one entry here.
  */
 
 export type Coerced = { ok: true; value: unknown } | { ok: false; problem: string };
@@ -100,6 +104,19 @@ function toDate(field: LeadField, value: unknown): Coerced {
 	return fail(field, expected, value, `${shown(value)} is not a date`);
 }
 
+/**
+ * A date or date-time as milliseconds since the epoch (NaN when unreadable). A time without
+ * a zone, as n8n's date picker gives it, is read as UTC; a date alone as its midnight UTC.
+ */
+export function utcInstant(raw: string): number {
+	const withZone = DATE_ONLY.test(raw)
+		? `${raw}T00:00:00Z`
+		: DATE_PREFIX.test(raw) && !HAS_ZONE.test(raw)
+			? `${raw}Z`
+			: raw;
+	return Date.parse(withZone);
+}
+
 function toDateTime(field: LeadField, value: unknown): Coerced {
 	const expected = 'an ISO 8601 date-time, e.g. 2024-05-01T09:30:00Z';
 	const raw =
@@ -109,24 +126,15 @@ function toDateTime(field: LeadField, value: unknown): Coerced {
 				? value.trim()
 				: undefined;
 	if (raw === undefined) return fail(field, expected, value);
-	const dateOnly = DATE_ONLY.exec(raw);
-	if (dateOnly && !isCalendarDate(Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3]))) {
-		return fail(field, expected, value, `${shown(value)} is not a date`);
-	}
-	// A time without a zone (as n8n's date picker gives it) is read as UTC.
-	const withZone = dateOnly
-		? `${raw}T00:00:00Z`
-		: DATE_PREFIX.test(raw) && !HAS_ZONE.test(raw)
-			? `${raw}Z`
-			: raw;
-	const prefix = DATE_PREFIX.exec(withZone);
-	const time = Date.parse(withZone);
+	const prefix = DATE_ONLY.exec(raw) ?? DATE_PREFIX.exec(raw);
+	const time = utcInstant(raw);
 	if (
 		!prefix ||
 		Number.isNaN(time) ||
 		!isCalendarDate(Number(prefix[1]), Number(prefix[2]), Number(prefix[3]))
 	) {
-		return fail(field, expected, value, `${shown(value)} is not a date-time`);
+		const what = DATE_ONLY.test(raw) ? 'a date' : 'a date-time';
+		return fail(field, expected, value, `${shown(value)} is not ${what}`);
 	}
 	return { ok: true, value: new Date(time).toISOString() };
 }
@@ -227,26 +235,87 @@ function toText(field: LeadField, value: unknown): Coerced {
 	return raw === undefined ? fail(field, 'text', value) : { ok: true, value: raw };
 }
 
+interface FieldTypeRule {
+	/** the type names the service may send, compared without case, spaces or underscores */
+	aliases: readonly string[];
+	n8nType: FieldType;
+	coerce: (field: LeadField, value: unknown) => Coerced;
+	/** one scalar value per lead, so Create or Update can match leads on it */
+	identifiesLead: boolean;
+}
+
+export const FIELD_TYPES = {
+	string: { aliases: ['string', 'text'], n8nType: 'string', coerce: toText, identifiesLead: true },
+	textarea: {
+		aliases: ['textarea', 'longtext'],
+		n8nType: 'string',
+		coerce: toText,
+		identifiesLead: false,
+	},
+	email: { aliases: ['email'], n8nType: 'string', coerce: toEmail, identifiesLead: true },
+	phone: { aliases: ['phone', 'tel'], n8nType: 'string', coerce: toText, identifiesLead: true },
+	url: { aliases: ['url'], n8nType: 'string', coerce: toUrl, identifiesLead: true },
+	number: {
+		aliases: ['number', 'integer', 'int', 'decimal', 'double', 'float', 'percent'],
+		n8nType: 'number',
+		coerce: toNumber,
+		identifiesLead: true,
+	},
+	currency: { aliases: ['currency'], n8nType: 'number', coerce: toNumber, identifiesLead: true },
+	boolean: {
+		aliases: ['boolean', 'bool', 'checkbox'],
+		n8nType: 'boolean',
+		coerce: toBoolean,
+		identifiesLead: false,
+	},
+	date: { aliases: ['date'], n8nType: 'dateTime', coerce: toDate, identifiesLead: true },
+	datetime: {
+		aliases: ['datetime', 'date-time', 'timestamp'],
+		n8nType: 'dateTime',
+		coerce: toDateTime,
+		identifiesLead: true,
+	},
+	picklist: {
+		aliases: ['picklist', 'select', 'dropdown', 'enum'],
+		n8nType: 'options',
+		coerce: toPicklist,
+		identifiesLead: true,
+	},
+	multipicklist: {
+		aliases: ['multipicklist', 'multiselect'],
+		n8nType: 'array',
+		coerce: toMultiPicklist,
+		identifiesLead: false,
+	},
+} as const satisfies Record<string, FieldTypeRule>;
+
+export type LeadFieldType = keyof typeof FIELD_TYPES;
+
+const TYPE_BY_ALIAS = new Map<string, LeadFieldType>(
+	(Object.keys(FIELD_TYPES) as LeadFieldType[]).flatMap((type) =>
+		FIELD_TYPES[type].aliases.map((alias): [string, LeadFieldType] => [alias, type]),
+	),
+);
+
+/**
+ * The type of a schema entry. A type this table does not know is a stated choice, not an
+ * accident: with a list of options it is a picklist (the options are what matters to the
+ * user), otherwise text, which the service accepts for any field and the user can still map.
+ */
+export function fieldTypeOf(serviceType: unknown, hasOptions: boolean): LeadFieldType {
+	const key =
+		typeof serviceType === 'string' ? serviceType.trim().toLowerCase().replace(/[\s_]/g, '') : '';
+	return TYPE_BY_ALIAS.get(key) ?? (hasOptions ? 'picklist' : 'string');
+}
+
 export function coerceFieldValue(field: LeadField, value: unknown): Coerced {
-	switch (field.type) {
-		case 'number':
-		case 'currency':
-			return toNumber(field, value);
-		case 'boolean':
-			return toBoolean(field, value);
-		case 'date':
-			return toDate(field, value);
-		case 'datetime':
-			return toDateTime(field, value);
-		case 'picklist':
-			return toPicklist(field, value);
-		case 'multipicklist':
-			return toMultiPicklist(field, value);
-		case 'email':
-			return toEmail(field, value);
-		case 'url':
-			return toUrl(field, value);
-		default:
-			return toText(field, value);
-	}
+	return FIELD_TYPES[field.type].coerce(field, value);
+}
+
+export function n8nTypeOf(field: LeadField): FieldType {
+	return FIELD_TYPES[field.type].n8nType;
+}
+
+export function canIdentifyLead(field: LeadField): boolean {
+	return FIELD_TYPES[field.type].identifiesLead;
 }

@@ -3,8 +3,8 @@ import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-wor
 import { sleep } from 'n8n-workflow';
 
 import { connectionFromCredentials, CredentialProblemError } from './connection';
-import type { HttpFailure } from './failure';
-import { readHttpFailure, readServiceErrorBody } from './failure';
+import type { HttpFailure } from './errors';
+import { readHttpFailure, readServiceErrorBody } from './errors';
 import { backoffMs, retryAfterMs } from './retry-policy';
 import { redactSecrets } from './redact';
 
@@ -17,7 +17,7 @@ export interface IssuedToken {
 	renewAfter: number;
 }
 
-/** Spec 5.3: refresh only near expiry. "Near" is the last 10% of the lifetime, at most a minute. */
+/** The service asks clients to renew a token only near its expiry. "Near" is the last 10% of the lifetime, at most a minute. */
 export function renewAfterFor(expiresInSeconds: unknown, now = Date.now()): number {
 	const lifetimeMs = Number(expiresInSeconds) * 1000;
 	if (!Number.isFinite(lifetimeMs) || lifetimeMs <= 0) return 0;
@@ -100,7 +100,7 @@ function isTemporaryFailure(failure: HttpFailure): boolean {
 }
 
 /**
- * Exchanges the client credentials for an access token (spec section 4, token exchange):
+ * Exchanges the client credentials for an access token (the service's token endpoint):
  * a JSON body with grant_type, client_id, client_secret and audience.
  *
  * Throws a plain Error with a message that says what to fix. It deliberately carries no

@@ -1,0 +1,133 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import type { LeadRequestOptions } from '../../shared/leads';
+import { AdaptiveLimiter } from '../helpers/adaptiveLimiter';
+import type { ItemSteps } from './types';
+
+export const MAX_PARALLEL_REQUESTS = 16;
+
+/** Errors carry the item they belong to, so n8n shows it and the user finds the input. */
+function withItemIndex(
+	context: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	return new NodeOperationError(context.getNode(), error instanceof Error ? error : String(error), {
+		itemIndex,
+	});
+}
+
+/** The item "Continue On Fail" puts in place of a failed one. */
+function errorItem(
+	error: NodeApiError | NodeOperationError,
+	itemIndex: number,
+): INodeExecutionData {
+	const json: IDataObject = { error: error.message };
+	if (error.description) json.description = error.description;
+	if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
+	return { json, pairedItem: { item: itemIndex } };
+}
+
+function parallelRequestsOption(context: IExecuteFunctions): number {
+	const options = context.getNodeParameter('options', 0, {}) as IDataObject;
+	const wanted = Number(options.parallelRequests ?? 1);
+	return Number.isFinite(wanted)
+		? Math.min(MAX_PARALLEL_REQUESTS, Math.max(1, Math.floor(wanted)))
+		: 1;
+}
+
+function outputOf(json: IDataObject | IDataObject[], itemIndex: number): INodeExecutionData[] {
+	return (Array.isArray(json) ? json : [json]).map((entry) => ({
+		json: entry,
+		pairedItem: { item: itemIndex },
+	}));
+}
+
+/**
+ * The one item loop of the action node. It owns iteration, "Continue On Fail", pairing and
+ * item errors; an operation only says what its steps are (see ItemSteps):
+ *
+ * 1. `prepare` reads and checks every item before the first request is sent. Without
+ *    "Continue On Fail" one bad item stops the run before anything was written, instead of
+ *    halfway through; with it, the bad item becomes an error item and the others go ahead.
+ * 2. `beforeRequests` runs once if any item is left; a failure there fails every item.
+ * 3. `run` sends the item's requests, with at most `parallelRequests` items in flight (fewer
+ *    while the service answers 429). Outputs keep item order. Without "Continue On Fail" no
+ *    new item starts after a failure, and the failure of the lowest item index is thrown, as
+ *    a sequential run would.
+ */
+export async function runItemLoop<T>(
+	this: IExecuteFunctions,
+	itemCount: number,
+	steps: ItemSteps<T>,
+): Promise<INodeExecutionData[]> {
+	const continueOnFail = this.continueOnFail();
+	const results = new Array<INodeExecutionData[]>(itemCount);
+	const prepared = new Map<number, T>();
+	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
+		try {
+			prepared.set(itemIndex, steps.prepare(itemIndex));
+		} catch (caught) {
+			const error = withItemIndex(this, caught, itemIndex);
+			if (!continueOnFail) throw error;
+			results[itemIndex] = [errorItem(error, itemIndex)];
+		}
+	}
+	if (prepared.size > 0 && steps.beforeRequests) await steps.beforeRequests();
+
+	const limiter = new AdaptiveLimiter(steps.parallel ? parallelRequestsOption(this) : 1);
+	const running = new Set<Promise<void>>();
+	// An object, not a `let`: it is written from inside the item tasks.
+	const failed: { first?: { itemIndex: number; error: NodeApiError | NodeOperationError } } = {};
+
+	for (const [itemIndex, value] of prepared) {
+		const generation = await limiter.acquire();
+		if (failed.first) {
+			limiter.release();
+			break;
+		}
+		const request: LeadRequestOptions = {
+			itemIndex,
+			onRateLimited: () => limiter.onRateLimited(generation),
+		};
+		const task = (async () => {
+			try {
+				results[itemIndex] = outputOf(await steps.run(itemIndex, value, request), itemIndex);
+				limiter.onSuccess();
+			} catch (caught) {
+				const error = withItemIndex(this, caught, itemIndex);
+				if (continueOnFail) {
+					results[itemIndex] = [errorItem(error, itemIndex)];
+				} else if (!failed.first || itemIndex < failed.first.itemIndex) {
+					failed.first = { itemIndex, error };
+				}
+			} finally {
+				limiter.release();
+			}
+		})();
+		running.add(task);
+		void task.finally(() => running.delete(task));
+	}
+	await Promise.all(running);
+	if (failed.first) throw failed.first.error;
+	return results.flatMap((output) => output ?? []);
+}
+
+/**
+ * What stopped the whole run before any item was sent (the schema could not be read, a wrong
+ * Match Field): with "Continue On Fail" every item says so, without it the run stops.
+ */
+export function runFailure(
+	this: IExecuteFunctions,
+	caught: unknown,
+	itemCount: number,
+): INodeExecutionData[] {
+	const error = withItemIndex(this, caught, 0);
+	if (!this.continueOnFail() || itemCount === 0) throw error;
+	return Array.from({ length: itemCount }, (_item, itemIndex) => errorItem(error, itemIndex));
+}

@@ -1,0 +1,249 @@
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { leadFullName } from '../../shared/leads';
+import { asRecord } from '../../shared/record';
+import { coerceFieldValue, isEmptyValue } from './fieldTypes';
+import type { LeadField, LeadWritePurpose } from './schema';
+import { CREDIT_FIELD_IDS, fieldName, isWritableFor, writableLeadFields } from './schema';
+
+/**
+ * Lead values: read from an item and the node's parameters, checked and converted against
+ * the portal's schema before anything is sent, split into the request body; and the
+ * simplified form of a lead the read operations output.
+ */
+
+/** The stored value of a `resourceMapper` parameter. */
+interface MapperValue {
+	mappingMode?: string;
+	value?: IDataObject | null;
+}
+
+/**
+ * The lead values of one item, as the user mapped them in Lead Fields. In "Map Automatically"
+ * mode the item's own keys that are schema field ids are taken, including the ones under a
+ * `customFields` object, so the output of Lead > Get can be fed straight back in.
+ *
+ * The whole parameter is read (not `leadFields.value`) so that the node checks values
+ * against the live schema itself, with its own messages, rather than against the copy of
+ * the schema saved in the workflow.
+ */
+export function readLeadFields(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	item: INodeExecutionData,
+	schema: LeadField[],
+	purpose: LeadWritePurpose,
+): IDataObject {
+	const mapper = (this.getNodeParameter('leadFields', itemIndex, {}) ?? {}) as MapperValue;
+	if (mapper.mappingMode !== 'autoMapInputData') return { ...(asRecord(mapper.value) ?? {}) };
+	const source: IDataObject = { ...(asRecord(item.json.customFields) ?? {}), ...item.json };
+	const values: IDataObject = {};
+	for (const field of writableLeadFields(schema, purpose)) {
+		// Own keys only: every object "has" constructor, toString... by inheritance.
+		if (Object.prototype.hasOwnProperty.call(source, field.fieldId))
+			values[field.fieldId] = source[field.fieldId];
+	}
+	return values;
+}
+
+/**
+ * Partner organization and agent are node parameters on create and upsert. When
+ * they are empty and Lead Fields maps automatically, the item's own values are used.
+ */
+export function readCreditFields(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	item: INodeExecutionData,
+): IDataObject {
+	const mapper = (this.getNodeParameter('leadFields', itemIndex, {}) ?? {}) as MapperValue;
+	const autoMap = mapper.mappingMode === 'autoMapInputData';
+	const values: IDataObject = {};
+	for (const fieldId of CREDIT_FIELD_IDS) {
+		const parameter = this.getNodeParameter(fieldId, itemIndex, '', {
+			extractValue: true,
+		}) as unknown;
+		const value = typeof parameter === 'string' ? parameter.trim() : parameter;
+		if (value !== '' && value !== undefined && value !== null) values[fieldId] = value as string;
+		else if (autoMap && item.json[fieldId] !== undefined) values[fieldId] = item.json[fieldId];
+	}
+	return values;
+}
+
+/** Test schemas may leave the credit fields out; they still exist on every lead. */
+export function withCreditFields(schema: LeadField[]): LeadField[] {
+	const missing = CREDIT_FIELD_IDS.filter(
+		(fieldId) => !schema.some((field) => field.fieldId === fieldId),
+	);
+	return [
+		...schema,
+		...missing.map(
+			(fieldId): LeadField => ({
+				fieldId,
+				label: fieldId,
+				type: 'string',
+				serviceType: 'string',
+				required: false,
+				creatable: true,
+				updateable: true,
+				custom: false,
+			}),
+		),
+	];
+}
+
+/** The request body: standard fields at the top, custom ones under `customFields` by fieldId. */
+export function splitStandardAndCustomFields(
+	values: IDataObject,
+	schema: LeadField[],
+): IDataObject {
+	const custom = new Set(schema.filter((field) => field.custom).map((field) => field.fieldId));
+	const body: IDataObject = {};
+	const customFields: IDataObject = {};
+	for (const [key, value] of Object.entries(values)) {
+		if (custom.has(key)) customFields[key] = value;
+		else body[key] = value;
+	}
+	if (Object.keys(customFields).length > 0) body.customFields = customFields;
+	return body;
+}
+
+/**
+ * One item's lead values, read from the node's parameters (and the partner organization and
+ * agent on create and upsert) and checked against the schema; throws the item's clear error.
+ */
+export function readValidLeadValues(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	item: INodeExecutionData,
+	schema: LeadField[],
+	purpose: LeadWritePurpose,
+): IDataObject {
+	const input = readLeadFields.call(this, itemIndex, item, schema, purpose);
+	if (purpose !== 'update') Object.assign(input, readCreditFields.call(this, itemIndex, item));
+	const check = validateLeadAgainstSchema(input, schema, purpose);
+	if (check.problems.length > 0) throw invalidLeadError(this.getNode(), check.problems, itemIndex);
+	return check.values;
+}
+
+export interface LeadCheck {
+	/** the values to send: converted to the schema's types, empty ones left out */
+	values: IDataObject;
+	/** one sentence per problem, naming the field */
+	problems: string[];
+}
+
+/**
+ * Checks one lead's values against the portal's schema before anything is sent, so a bad
+ * item costs no request and its error names the field, the expected type or the allowed
+ * values. Empty values mean "not given": they are not sent.
+ */
+export function validateLeadAgainstSchema(
+	input: IDataObject,
+	schema: LeadField[],
+	purpose: LeadWritePurpose,
+): LeadCheck {
+	const byId = new Map(schema.map((field) => [field.fieldId, field]));
+	const values: IDataObject = {};
+	const problems: string[] = [];
+	const reported = new Set<string>();
+	for (const [key, raw] of Object.entries(input)) {
+		if (isEmptyValue(raw)) continue;
+		const field = byId.get(key);
+		if (!field) {
+			problems.push(
+				`"${key}" is not a field of the portal's lead schema (it may have been removed: open Lead Fields and refresh the field list)`,
+			);
+			continue;
+		}
+		if (!isWritableFor(field, purpose)) {
+			problems.push(notWritableProblem(field, purpose));
+			continue;
+		}
+		const coerced = coerceFieldValue(field, raw);
+		if (!coerced.ok) {
+			problems.push(coerced.problem);
+			reported.add(key);
+		} else if (!isEmptyValue(coerced.value)) values[key] = coerced.value as IDataObject[string];
+	}
+	if (purpose === 'create') problems.push(...missingRequiredFields(values, schema, reported));
+	return { values, problems };
+}
+
+function notWritableProblem(field: LeadField, purpose: LeadWritePurpose): string {
+	if (purpose === 'create') {
+		return `${fieldName(field)} cannot be set when a lead is created (the lead schema marks it not creatable)`;
+	}
+	if (purpose === 'update')
+		return `${fieldName(field)} cannot be changed (the lead schema marks it not updateable)`;
+	return `${fieldName(field)} can be neither set nor changed (the lead schema marks it read-only)`;
+}
+
+/** On create, every field the schema marks required must have a value (the service refuses the lead otherwise). */
+export function missingRequiredFields(
+	values: IDataObject,
+	schema: LeadField[],
+	reported = new Set<string>(),
+): string[] {
+	return schema
+		.filter(
+			(field) =>
+				field.required &&
+				field.creatable &&
+				// Own values only: an inherited one (a field named "constructor") is no value.
+				(!Object.prototype.hasOwnProperty.call(values, field.fieldId) ||
+					isEmptyValue(values[field.fieldId])) &&
+				!reported.has(field.fieldId),
+		)
+		.map((field) => `${fieldName(field)} is required but has no value`);
+}
+
+/** The values a create or an update may send; the others are left out. */
+export function writableValues(
+	values: IDataObject,
+	schema: LeadField[],
+	purpose: 'create' | 'update',
+): IDataObject {
+	const byId = new Map(schema.map((field) => [field.fieldId, field]));
+	const kept: IDataObject = {};
+	for (const [key, value] of Object.entries(values)) {
+		const field = byId.get(key);
+		if (field && isWritableFor(field, purpose)) kept[key] = value;
+	}
+	return kept;
+}
+
+/** The error for an item whose fields do not fit the schema. */
+export function invalidLeadError(
+	node: INode,
+	problems: string[],
+	itemIndex: number,
+): NodeOperationError {
+	const plural = problems.length > 1;
+	return new NodeOperationError(
+		node,
+		`Invalid lead field${plural ? 's' : ''}: ${problems.join('; ')}`,
+		{
+			itemIndex,
+			description:
+				"Change the value in 'Lead Fields' or in the input item. Fields, types and allowed values come from the portal's lead schema; Lead Schema > Get shows it.",
+		},
+	);
+}
+
+/** The lead fields most workflows need (Get Many with Simplify). */
+export function simplifyLead(lead: IDataObject): IDataObject {
+	const simple: IDataObject = {
+		id: lead.id,
+		name: leadFullName(lead),
+		email: lead.email,
+		status: lead.status,
+		value: lead.value,
+		partnerOrganizationId: lead.partnerOrganizationId,
+		agentId: lead.agentId,
+		createdAt: lead.createdAt,
+		updatedAt: lead.updatedAt,
+	};
+	for (const key of Object.keys(simple)) if (simple[key] === undefined) delete simple[key];
+	return simple;
+}
