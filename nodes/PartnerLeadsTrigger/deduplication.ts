@@ -22,8 +22,6 @@ export const SEEN_EVENT_BYTES = 25;
 const KEY_LENGTH = 16;
 const SEPARATOR = ' ';
 const STORE_KEY = 'recentEvents';
-/** The key list of earlier versions: 24-hex keys without times. */
-const LEGACY_KEY = 'seenEvents';
 
 /** A processed event as remembered: its deduplication key and its event time. */
 export interface EventMark {
@@ -33,7 +31,7 @@ export interface EventMark {
 }
 
 /**
- * The key the spec recommends deduplicating on (topic + id + timestamp), hashed so every
+ * The key the service recommends deduplicating on (topic + id + timestamp), hashed so every
  * entry has the same small size whatever the ids look like. 64 bits: among 10,000 keys the
  * chance of any collision is below 1 in 10^11.
  */
@@ -143,11 +141,6 @@ function readStored(raw: unknown): StoredEvents | undefined {
 	};
 }
 
-function legacyKeys(raw: unknown): string[] {
-	const keys = typeof raw === 'string' ? raw.split(SEPARATOR) : Array.isArray(raw) ? raw : [];
-	return keys.filter((key): key is string => typeof key === 'string' && /^[0-9a-f]{24}$/.test(key));
-}
-
 /*
  * Process memory, per trigger node (and per test/production mode, which get separate
  * deliveries of the same events). n8n loads static data for every delivery and saves it
@@ -192,15 +185,6 @@ export class SeenEvents {
 
 	/** Takes in what static data holds beyond this process's memory. */
 	private sync(): void {
-		const legacy = legacyKeys(this.nodeData[LEGACY_KEY]);
-		if (legacy.length > 0) {
-			// Their event times are unknown: kept for a whole window from now.
-			const now = Math.floor(this.nowMs() / 1000);
-			this.memory.merge(
-				legacy.map((key) => packEntry({ key: key.slice(0, KEY_LENGTH), time: now })),
-				0,
-			);
-		}
 		const stored = readStored(this.nodeData[STORE_KEY]);
 		// What this memory saved is still in it (or was forgotten since, which raised
 		// forgottenUpTo): nothing to read back.
@@ -258,6 +242,5 @@ export class SeenEvents {
 			forgottenUpTo: this.memory.forgottenUpTo,
 			writer: this.memory.nextWriter(),
 		};
-		if (LEGACY_KEY in this.nodeData) delete this.nodeData[LEGACY_KEY];
 	}
 }

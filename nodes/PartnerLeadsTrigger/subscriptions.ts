@@ -106,7 +106,7 @@ async function deleteQuietly(this: IHookFunctions, ids: Iterable<string>): Promi
 }
 
 /**
- * The service refuses plain-http and localhost receivers (spec: HTTPS only). The user fixes
+ * The service refuses plain-http and localhost receivers (it delivers over HTTPS only). The user fixes
  * that in n8n's configuration, not in the node, so the error says where.
  */
 function isHttpsRefusal(error: unknown): boolean {

@@ -5,19 +5,17 @@ import { coerceFieldValue, isEmptyValue } from '../../nodes/PartnerLeads/helpers
 import {
 	readLeadFields,
 	splitStandardAndCustomFields,
+	validateLeadAgainstSchema,
+	writableValues,
 } from '../../nodes/PartnerLeads/helpers/leadValues';
-import type { LeadField } from '../../nodes/PartnerLeads/helpers/schema';
-import { readLeadField, readLeadSchema } from '../../nodes/PartnerLeads/helpers/schema';
-import type { LeadWritePurpose } from '../../nodes/PartnerLeads/helpers/schema';
+import type { LeadField, LeadWritePurpose } from '../../nodes/PartnerLeads/helpers/schema';
 import {
+	readLeadField,
+	readLeadSchema,
 	isWritableFor,
 	leadFieldsFromSchema,
 	writableLeadFields,
 } from '../../nodes/PartnerLeads/helpers/schema';
-import {
-	validateLeadAgainstSchema,
-	writableValues,
-} from '../../nodes/PartnerLeads/helpers/leadValues';
 import {
 	CANONICAL_TYPES,
 	FUZZ_SEED,

@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { readHttpFailure } from '../../nodes/shared/transport/errors';
-import { serviceError } from '../../nodes/shared/transport/errors';
+import { readHttpFailure, serviceError } from '../../nodes/shared/transport/errors';
 import { retryAfterMs } from '../../nodes/shared/transport/retry-policy';
 import { N8nHarness } from '../harness/harness';
 import { startSimulator } from '../simulator';

@@ -50,8 +50,8 @@ const SELF_SERVE_HINT =
 	'Required with a self-serve key (the kind Portal Setup > Other > Developer / API Keys creates)';
 
 /**
- * The service cannot list partner organizations or agents (spec: their records are not
- * shown beyond their IDs), so "From List" offers the ones already credited on leads: the
+ * The service cannot list partner organizations or agents (its interface shows them only
+ * as IDs on leads), so "From List" offers the ones already credited on leads: the
  * value a workflow needs is usually the one its earlier leads carry. A new one is entered
  * by ID.
  */
@@ -201,3 +201,13 @@ export const returnAllOrLimit: INodeProperties[] = [
 		description: 'Max number of results to return',
 	},
 ];
+
+/** Simplify on the operations that output leads. */
+export const simplifyOption: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to return a simplified version of the response instead of the raw data: ID, name, email, status, value, partner organization, agent and timestamps',
+};

@@ -30,7 +30,7 @@ function lastIndexWhere<T>(items: T[], test: (item: T) => boolean): number {
 }
 
 /**
- * Reads a list by `skip`/`limit`, assuming nothing the spec does not promise:
+ * Reads a list by `skip`/`limit`, assuming nothing the service does not promise:
  * - a page shorter than asked does not end the list (the service may cap its pages below what
  *   is asked); only a page with nothing after what was already read, or an explicit
  *   `hasMore: false` / `next: null`, does;

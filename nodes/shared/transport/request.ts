@@ -157,7 +157,7 @@ export async function apiRequestRaw(
 		}
 
 		// n8n renews the token and repeats the request after a 401 by itself. A service may
-		// answer an expired token with 403 instead (the spec allows either): renew once and repeat.
+		// answer an expired token with 403 instead (the service documents either): renew once and repeat.
 		if (failure.status === 403 && !renewToken && !refusedDespiteFreshToken.has(this)) {
 			renewToken = true;
 			continue;

@@ -175,19 +175,6 @@ describe('SeenEvents', () => {
 			expect(final.recall(mark(index, times[index]))).toBe('seen');
 	});
 
-	it('keeps the keys saved by earlier versions (without times) for a whole window', () => {
-		const legacyKey = (index: number) => {
-			const full = eventMark({ id: `lead-${index}`, topic: 'lead/create', timestamp: 't' }, 0).key;
-			return `${full}${'ab12cd34'}`;
-		};
-		const nodeData: IDataObject = { seenEvents: [legacyKey(1), legacyKey(2)].join(' ') };
-		const seen = seenIn(nodeData, randomUUID());
-		expect(seen.recall({ key: legacyKey(1).slice(0, 16), time: NOW - 10 })).toBe('seen');
-		seen.remember(mark(3, NOW));
-		expect(nodeData.seenEvents).toBeUndefined();
-		expect(storedEntries(nodeData)).toHaveLength(3);
-	});
-
 	it('lets one delivery of an event be processed at a time', () => {
 		const seen = seenIn({}, randomUUID());
 		expect(seen.claim('k')).toBe(true);

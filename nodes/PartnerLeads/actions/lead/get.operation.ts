@@ -3,21 +3,15 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getLead } from '../../../shared/leads';
 import { simplifyLead } from '../../helpers/leadValues';
-import { leadIdLocator, leadIdParameter, requestOptions } from '../common.descriptions';
+import {
+	leadIdLocator,
+	leadIdParameter,
+	requestOptions,
+	simplifyOption,
+} from '../common.descriptions';
 import type { OperationExecute } from '../types';
 
-const properties: INodeProperties[] = [
-	leadIdLocator,
-	{
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
-		default: true,
-		description:
-			'Whether to return a simplified version of the response instead of the raw data: ID, name, email, status, value, partner organization, agent and timestamps',
-	},
-	requestOptions,
-];
+const properties: INodeProperties[] = [leadIdLocator, simplifyOption, requestOptions];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['lead'], operation: ['get'] } },

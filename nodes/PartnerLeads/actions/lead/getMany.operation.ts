@@ -5,7 +5,7 @@ import { isRecord } from '../../../shared/record';
 import { pagesOf } from '../../../shared/transport/paging';
 import { utcInstant } from '../../helpers/fieldTypes';
 import { simplifyLead } from '../../helpers/leadValues';
-import { returnAllOrLimit } from '../common.descriptions';
+import { returnAllOrLimit, simplifyOption } from '../common.descriptions';
 import type { OperationExecute } from '../types';
 
 const properties: INodeProperties[] = [
@@ -56,14 +56,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	{
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
-		default: true,
-		description:
-			'Whether to return a simplified version of the response instead of the raw data: ID, name, email, status, value, partner organization, agent and timestamps',
-	},
+	simplifyOption,
 ];
 
 export const description = updateDisplayOptions(
