@@ -22,6 +22,8 @@ export interface N8nInstance {
 	port: number;
 	userFolder: string;
 	logFile: string;
+	/** the process id of n8n's main process, while it runs */
+	pid(): number | undefined;
 	/** log lines that mention the package, or warnings/errors about loading nodes */
 	notableLogLines(): string[];
 	/** stops n8n; its temporary folder (database, log) is removed unless `keepFiles` */
@@ -42,6 +44,10 @@ export interface StartOptions {
 	 * key. Default: a new temporary folder, a free port and a random key.
 	 */
 	reuse?: { root: string; port: number; encryptionKey: string };
+	/** extra environment variables (e.g. NODE_EXTRA_CA_CERTS for the bench's TLS proxy) */
+	environment?: Record<string, string>;
+	/** options for Node itself, before n8n's script (e.g. --cpu-prof) */
+	nodeArgs?: string[];
 }
 
 export async function freeLoopbackPort(): Promise<number> {
@@ -183,21 +189,22 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		}
 	};
 
-	const environment = n8nEnvironment(
-		root,
-		userFolder,
-		{ main: port, broker: brokerPort },
-		major,
-		encryptionKey,
-	);
+	const environment = {
+		...n8nEnvironment(root, userFolder, { main: port, broker: brokerPort }, major, encryptionKey),
+		...options.environment,
+	};
 	let started: StartedProcess | undefined;
 	const launch = async () => {
 		log(`starting n8n ${runtime.version} on ${baseUrl} (log: ${logFile})`);
-		const launched = startProcess(runtime.node, [runtime.n8nBin, 'start'], {
-			cwd: root,
-			env: environment,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		const launched = startProcess(
+			runtime.node,
+			[...(options.nodeArgs ?? []), runtime.n8nBin, 'start'],
+			{
+				cwd: root,
+				env: environment,
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 		launched.child.stdout?.on('data', onOutput);
 		launched.child.stderr?.on('data', onOutput);
 		started = launched;
@@ -232,6 +239,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		port,
 		userFolder,
 		logFile,
+		pid: () => started?.child.pid,
 		notableLogLines: () => [...notable],
 		stop,
 		restart: async (restartOptions = {}) => {

@@ -201,6 +201,13 @@ export class N8nRest {
 		return results.filter(isRecord).map(executionSummary);
 	}
 
+	/** How many executions the workflow has (`count` of the executions list), whatever their status. */
+	async executionCount(workflowId: string): Promise<number> {
+		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+		const page = await this.call('GET', `/rest/executions?filter=${filter}&limit=1`);
+		return isRecord(page) && typeof page.count === 'number' ? page.count : 0;
+	}
+
 	/** `GET /rest/executions/:id` → the execution with `data` as a flatted string. */
 	async getExecution(id: string): Promise<ExecutionDetail> {
 		const execution = await this.call('GET', `/rest/executions/${id}`);

@@ -1,0 +1,647 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- bench code: runs in Node next to n8n, never inside it, never shipped */
+/**
+ * `npm run bench:n8n`: the package measured where users run it, the real n8n app, against
+ * the simulator on loopback at 0 ms and behind a TLS latency proxy 25 ms away each way.
+ *
+ *   npm run bench:n8n                          # 2.40.7, 5 runs per case (about 10 minutes)
+ *   npm run bench:n8n -- --quick               # small sizes, 2 runs: checks the bench (about 3 minutes)
+ *   npm run bench:n8n -- --version both        # 2.40.7 and 1.123.81 (or --version 1.123.81)
+ *   npm run bench:n8n -- --runs 7
+ *   npm run bench:n8n -- --profile create      # CPU profile of n8n during one case (create | get-many | trigger)
+ *
+ * Times come from n8n's own execution data (the measured node's executionTime). Baselines run
+ * in the same n8n, in alternating order with ours. See bench/README.md.
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import { buildPackage, REPO_ROOT } from '../../test/e2e/lib/build-package';
+import { isRecord } from '../../test/e2e/lib/http';
+import { executionError } from '../../test/e2e/lib/execution-data';
+import { communityPackagesFolder, installPackageInto } from '../../test/e2e/lib/extension';
+import { freeLoopbackPort, startN8n, type N8nInstance } from '../../test/e2e/lib/n8n-instance';
+import { N8nRest, type ExecutionDetail } from '../../test/e2e/lib/n8n-rest';
+import { provideRuntimes, type N8nRuntime } from '../../test/e2e/lib/provision';
+import { runThroughWebhook } from '../../test/e2e/lib/run-workflow';
+import { pollUntil, sleep } from '../../test/e2e/lib/wait';
+import type { CredentialRef } from '../../test/e2e/workflows';
+import { RemoteSimulator } from '../sim';
+import { BareHttpsClient } from './bare-https-client';
+import { summariseCpuProfile, type ProfileSummary } from './cpu-profile-summary';
+import { atLeast, atMost, formatSpread, near, spreadOf, verdictOf, type Target } from './figures';
+import { writeFloorPackage } from './floor-package';
+import { InspectorProfiler } from './inspector-profiler';
+import { startLatencyProxy, type LatencyProxy } from './latency-proxy';
+import { makeCertificates, type Certificates } from './self-signed-ca';
+import {
+	floorCreate,
+	httpRequestCreate,
+	MEASURED,
+	oursCreate,
+	oursGetMany,
+	triggerOnly,
+	type BenchWorkflow,
+} from './workflows';
+
+type CaseName = 'create' | 'get-many' | 'trigger';
+
+interface Options {
+	versions: string[];
+	runs: number;
+	leads: number;
+	deliveries: number;
+	listSizes: [number, number];
+	profile?: CaseName;
+}
+
+function parseOptions(argv: string[]): Options {
+	const value = (flag: string) => {
+		const index = argv.indexOf(flag);
+		return index >= 0 ? argv[index + 1] : undefined;
+	};
+	const quick = argv.includes('--quick');
+	const version = value('--version') ?? '2.40.7';
+	const profile = value('--profile') as CaseName | undefined;
+	if (profile && !['create', 'get-many', 'trigger'].includes(profile))
+		throw new Error('--profile takes create, get-many or trigger');
+	return {
+		versions: version === 'both' ? ['2.40.7', '1.123.81'] : [version],
+		runs: Number(value('--runs') ?? (quick ? 2 : 5)),
+		leads: quick ? 40 : 150,
+		deliveries: quick ? 60 : 300,
+		listSizes: quick ? [2_000, 10_000] : [10_000, 50_000],
+		profile,
+	};
+}
+
+/** One figure of the report: a value per run, and what it is compared with. */
+interface Row {
+	version: string;
+	figure: string;
+	unit: string;
+	values: number[];
+	target?: Target;
+}
+
+const print = (line = '') => process.stdout.write(`${line}\n`);
+
+const log = (message: string) =>
+	print(`[bench:n8n ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+/** The service's addresses as seen through one proxy. */
+function proxied(proxy: LatencyProxy, address: string): string {
+	const url = new URL(address);
+	return `${proxy.url}${url.pathname}`.replace(/\/$/, '');
+}
+
+function credentialData(sim: RemoteSimulator, proxy: LatencyProxy): Record<string, unknown> {
+	return {
+		environment: 'production',
+		baseUrl: proxied(proxy, sim.info.url),
+		devBaseUrl: proxied(proxy, sim.info.devUrl),
+		authUrl: proxied(proxy, sim.info.authUrl),
+		companyId: sim.info.companyId,
+		clientId: sim.info.clientId,
+		clientSecret: sim.info.clientSecret,
+		// The service knows itself by its own address, not the proxy's.
+		audience: sim.info.url,
+	};
+}
+
+function leadsUrl(sim: RemoteSimulator, proxy: LatencyProxy): string {
+	return `${proxied(proxy, sim.info.url)}/1.0/api/company/${sim.info.companyId}/leads`;
+}
+
+function leadBodies(sim: RemoteSimulator, count: number): object[] {
+	const batch = randomUUID().slice(0, 8);
+	return Array.from({ length: count }, (_value, index) => ({
+		firstName: `Ada${index}`,
+		lastName: 'Bench',
+		email: `ada${index}.${batch}@example.com`,
+		partnerOrganizationId: sim.info.partnerOrganizationId,
+		agentId: sim.info.agentIds[0],
+	}));
+}
+
+/** A workflow created and activated in n8n, with how many executions it has had. */
+interface Active {
+	id: string;
+	path: string;
+	executions: number;
+}
+
+async function activate(
+	rest: N8nRest,
+	definition: { workflow: BenchWorkflow; path?: string },
+): Promise<Active> {
+	const created = await rest.createWorkflow(definition.workflow);
+	await rest.activateWorkflow(created);
+	return { id: created.id, path: definition.path ?? '', executions: 0 };
+}
+
+function measuredRun(execution: ExecutionDetail): { executionTime: number } {
+	const resultData = isRecord(execution.data.resultData) ? execution.data.resultData : {};
+	const runData = isRecord(resultData.runData) ? resultData.runData : {};
+	const runs = runData[MEASURED];
+	const first: unknown = Array.isArray(runs) ? runs[0] : undefined;
+	if (!isRecord(first) || typeof first.executionTime !== 'number')
+		throw new Error(`no run of "${MEASURED}" in execution ${execution.id}`);
+	return { executionTime: first.executionTime };
+}
+
+const DONE = new Set(['success', 'error', 'crashed', 'canceled']);
+
+/** Waits for the workflow's next execution to finish and returns it (bounded). */
+async function nextExecution(rest: N8nRest, workflow: Active): Promise<ExecutionDetail> {
+	workflow.executions += 1;
+	const expected = workflow.executions;
+	const summary = await pollUntil(
+		async () => {
+			if ((await rest.executionCount(workflow.id)) < expected) return undefined;
+			const [newest] = await rest.listExecutions(workflow.id);
+			return newest && DONE.has(newest.status) ? newest : undefined;
+		},
+		{ timeoutMs: 600_000, intervalMs: 100, what: `execution ${expected} of ${workflow.id}` },
+	);
+	const execution = await rest.getExecution(summary.id);
+	if (execution.status !== 'success')
+		throw new Error(`execution ${summary.id} ${execution.status}: ${executionError(execution)}`);
+	return execution;
+}
+
+/** Runs a webhook-started workflow once; returns the measured node's time in ms. */
+async function runOnce(rest: N8nRest, workflow: Active, body: object): Promise<number> {
+	await runThroughWebhook(rest, workflow.path, body);
+	return measuredRun(await nextExecution(rest, workflow)).executionTime;
+}
+
+/** Peak RSS of a process above its RSS when sampling started, in MiB (sampled every 20 ms). */
+function rssSampler(pid: number): { stop(): number } {
+	const rss = () => {
+		const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+		return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+	};
+	const baseline = rss();
+	let peak = baseline;
+	const timer = setInterval(() => (peak = Math.max(peak, rss())), 20);
+	return {
+		stop: () => {
+			clearInterval(timer);
+			return Math.max(0, Math.max(peak, rss()) - baseline);
+		},
+	};
+}
+
+/** The order of the variants in run `run`: rotated, so each goes first as often. */
+function rotated<T>(variants: T[], run: number): T[] {
+	const shift = run % variants.length;
+	return [...variants.slice(shift), ...variants.slice(0, shift)];
+}
+
+interface Setting {
+	n8n: N8nInstance;
+	rest: N8nRest;
+	sim: RemoteSimulator;
+	proxies: Record<0 | 25, LatencyProxy>;
+	certificates: Certificates;
+	credentials: Record<0 | 25, CredentialRef>;
+	options: Options;
+}
+
+async function createCase(setting: Setting, rows: Row[]): Promise<void> {
+	const { rest, sim, proxies, credentials, options, certificates } = setting;
+	const version = setting.n8n.version;
+	for (const distance of [0, 25] as const) {
+		const url = leadsUrl(sim, proxies[distance]);
+		const variants = {
+			ours: await activate(rest, oursCreate(credentials[distance], 1)),
+			'HTTP Request node': await activate(rest, httpRequestCreate(credentials[distance], url)),
+			'minimal node': await activate(rest, floorCreate(credentials[distance], url)),
+		};
+		const parallel =
+			distance === 25 ? await activate(rest, oursCreate(credentials[25], 8)) : undefined;
+		const bare = new BareHttpsClient({
+			ca: certificates.ca,
+			tokenUrl: `${proxied(proxies[distance], sim.info.authUrl)}/oauth/token`,
+			leadsUrl: url,
+			clientId: sim.info.clientId,
+			clientSecret: sim.info.clientSecret,
+			audience: sim.info.url,
+		});
+		type Name = keyof typeof variants | 'bare' | 'ours, 8 in flight' | 'bare, 8 in flight';
+		const names: Name[] = [
+			...(Object.keys(variants) as Array<keyof typeof variants>),
+			'bare',
+			...(parallel ? (['ours, 8 in flight', 'bare, 8 in flight'] as const) : []),
+		];
+		const perLead: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+		const measure = async (name: Name, leads: object[]): Promise<number> => {
+			if (name === 'bare') return await bare.createLeads(leads, 1);
+			if (name === 'bare, 8 in flight') return await bare.createLeads(leads, 8);
+			const workflow = name === 'ours, 8 in flight' ? parallel! : variants[name];
+			return (await runOnce(rest, workflow, { leads })) / leads.length;
+		};
+		log(`${version}: Create, ${distance} ms each way: warm-up`);
+		for (const name of names) await measure(name, leadBodies(sim, 10));
+		for (let run = 0; run < options.runs; run++) {
+			for (const name of rotated(names, run))
+				perLead[name].push(await measure(name, leadBodies(sim, options.leads)));
+			log(
+				`${version}: Create, ${distance} ms, run ${run + 1}: ${names.map((name) => `${name} ${perLead[name][run].toFixed(2)}`).join(', ')} ms/lead`,
+			);
+		}
+		bare.close();
+		const where = `${options.leads} leads, ${distance} ms each way`;
+		for (const name of names)
+			rows.push({
+				version,
+				figure: `Create, ${name} (${where})`,
+				unit: 'ms/lead',
+				values: perLead[name],
+			});
+		const ratio = (a: string, b: string) => perLead[a].map((value, run) => value / perLead[b][run]);
+		rows.push({
+			version,
+			figure: `Create, ours / HTTP Request node (${where})`,
+			unit: 'ratio',
+			values: ratio('ours', 'HTTP Request node'),
+			target: atMost(0.5),
+		});
+		rows.push({
+			version,
+			figure: `Create, ours / minimal node (${where})`,
+			unit: 'ratio',
+			values: ratio('ours', 'minimal node'),
+			target: atMost(1.1),
+		});
+		if (parallel) {
+			rows.push({
+				version,
+				figure: `Parallel Requests 8 vs sequential, ours (${where})`,
+				unit: 'x faster',
+				values: ratio('ours', 'ours, 8 in flight'),
+				target: atLeast(6),
+			});
+			rows.push({
+				version,
+				figure: `8 in flight vs sequential, bare keep-alive client (${where})`,
+				unit: 'x faster',
+				values: ratio('bare', 'bare, 8 in flight'),
+			});
+		}
+		for (const workflow of [...Object.values(variants), ...(parallel ? [parallel] : [])])
+			await rest.deactivateWorkflow({ id: workflow.id, active: true });
+	}
+}
+
+/** Sends signed deliveries, `inFlight` at a time; returns how many were not answered 200. */
+async function deliver(
+	url: string,
+	secret: string,
+	count: number,
+	inFlight: number,
+): Promise<number> {
+	const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
+	let next = 0;
+	let refused = 0;
+	const one = (body: string) =>
+		new Promise<number>((resolve, reject) => {
+			const signature = createHmac('sha256', secret).update(body).digest('hex');
+			const request = http.request(url, {
+				method: 'POST',
+				agent,
+				headers: { 'content-type': 'application/json', 'x-svc-signature-v2': signature },
+			});
+			request.on('response', (response) => {
+				response.resume();
+				response.on('end', () => resolve(response.statusCode ?? 0));
+			});
+			request.on('error', reject);
+			request.end(body);
+		});
+	const worker = async () => {
+		while (next < count) {
+			next += 1;
+			const body = JSON.stringify({
+				id: randomUUID().replace(/-/g, '').slice(0, 24),
+				topic: 'lead/create',
+				timestamp: new Date().toISOString(),
+			});
+			if ((await one(body)) !== 200) refused += 1;
+		}
+	};
+	await Promise.all(Array.from({ length: inFlight }, worker));
+	agent.destroy();
+	return refused;
+}
+
+async function triggerCase(setting: Setting, rows: Row[]): Promise<void> {
+	const { rest, sim, n8n, credentials, options } = setting;
+	const ours = triggerOnly('ours', credentials[0]);
+	const oursWorkflow = await activate(rest, { workflow: ours.workflow });
+	const oursUrl = `${n8n.baseUrl}/webhook/${ours.webhookId}/webhook`;
+	const secret = await pollUntil(() => sim.signingSecret(oursUrl, 'lead/create'), {
+		timeoutMs: 30_000,
+		intervalMs: 250,
+		what: 'the trigger to subscribe',
+	});
+	const floorSecret = randomUUID();
+	const floor = triggerOnly('floor', credentials[0], floorSecret);
+	const floorWorkflow = await activate(rest, { workflow: floor.workflow });
+	const floorUrl = `${n8n.baseUrl}/webhook/${floor.webhookId}/webhook`;
+	const variants = {
+		ours: { url: oursUrl, secret, workflow: oursWorkflow },
+		'minimal trigger': { url: floorUrl, secret: floorSecret, workflow: floorWorkflow },
+	};
+	type Name = keyof typeof variants;
+	const perSecond: Record<Name, number[]> = { ours: [], 'minimal trigger': [] };
+	const inFlight = 8;
+	/** Deliveries per second: from the first send until every execution has finished. */
+	const measure = async (name: Name, count: number): Promise<number> => {
+		const { url, secret: key, workflow } = variants[name];
+		const before = await rest.executionCount(workflow.id);
+		const started = performance.now();
+		// 2.x registers production webhooks a moment after activation: wait for the path.
+		const refused = await deliver(url, key, count, inFlight);
+		if (refused > 0) throw new Error(`${name}: ${refused} of ${count} deliveries not answered 200`);
+		await pollUntil(
+			async () => {
+				if ((await rest.executionCount(workflow.id)) < before + count) return undefined;
+				const [newest] = await rest.listExecutions(workflow.id);
+				return newest && DONE.has(newest.status) ? true : undefined;
+			},
+			{ timeoutMs: 600_000, intervalMs: 100, what: `${count} executions of ${name}` },
+		);
+		return count / ((performance.now() - started) / 1000);
+	};
+	await sleep(1_000);
+	log(`${n8n.version}: trigger: warm-up`);
+	for (const name of Object.keys(variants) as Name[]) await measure(name, 10);
+	for (let run = 0; run < options.runs; run++) {
+		for (const name of rotated(Object.keys(variants) as Name[], run))
+			perSecond[name].push(await measure(name, options.deliveries));
+		log(
+			`${n8n.version}: trigger, run ${run + 1}: ours ${perSecond.ours[run].toFixed(0)}/s, minimal ${perSecond['minimal trigger'][run].toFixed(0)}/s`,
+		);
+	}
+	const where = `${options.deliveries} deliveries, ${inFlight} in flight, until every execution finished`;
+	rows.push({
+		version: n8n.version,
+		figure: `Trigger, ours, duplicate suppression on (${where})`,
+		unit: 'deliveries/s',
+		values: perSecond.ours,
+	});
+	rows.push({
+		version: n8n.version,
+		figure: `Trigger, minimal trigger checking the HMAC (${where})`,
+		unit: 'deliveries/s',
+		values: perSecond['minimal trigger'],
+	});
+	rows.push({
+		version: n8n.version,
+		figure: 'Trigger, ours / minimal trigger',
+		unit: 'ratio',
+		values: perSecond.ours.map((value, run) => value / perSecond['minimal trigger'][run]),
+		target: atLeast(0.9),
+	});
+	await rest.deactivateWorkflow({ id: oursWorkflow.id, active: true });
+	await rest.deactivateWorkflow({ id: floorWorkflow.id, active: true });
+}
+
+async function getManyCase(setting: Setting, rows: Row[]): Promise<void> {
+	const { rest, sim, n8n, credentials, options } = setting;
+	const workflow = await activate(rest, oursGetMany(credentials[0]));
+	const pid = n8n.pid();
+	if (!pid) throw new Error('n8n is not running');
+	const [small, large] = options.listSizes;
+	const seconds: Record<number, number[]> = { [small]: [], [large]: [] };
+	const mib: Record<number, number[]> = { [small]: [], [large]: [] };
+	const measure = async (size: number) => {
+		await sim.reset();
+		await sim.seedLeads(size);
+		const sampler = rssSampler(pid);
+		const ms = await runOnce(rest, workflow, {});
+		mib[size].push(sampler.stop());
+		seconds[size].push(ms / 1000);
+	};
+	log(`${n8n.version}: Get Many: warm-up`);
+	await measure(small);
+	seconds[small].length = 0;
+	mib[small].length = 0;
+	for (let run = 0; run < options.runs; run++) {
+		for (const size of rotated([small, large], run)) await measure(size);
+		log(
+			`${n8n.version}: Get Many, run ${run + 1}: ${small} in ${seconds[small][run].toFixed(2)} s (+${mib[small][run].toFixed(0)} MiB), ${large} in ${seconds[large][run].toFixed(2)} s (+${mib[large][run].toFixed(0)} MiB)`,
+		);
+	}
+	const version = n8n.version;
+	for (const size of [small, large]) {
+		rows.push({
+			version,
+			figure: `Get Many, Return All, ${size} leads: time`,
+			unit: 's',
+			values: seconds[size],
+		});
+		rows.push({
+			version,
+			figure: `Get Many, Return All, ${size} leads: n8n peak RSS above the start`,
+			unit: 'MiB',
+			values: mib[size],
+		});
+	}
+	const ratio = (values: Record<number, number[]>) =>
+		values[large].map((value, run) => value / values[small][run]);
+	const expected = large / small;
+	rows.push({
+		version,
+		figure: `Get Many ${large}/${small}: time`,
+		unit: 'ratio',
+		values: ratio(seconds),
+		target: near(expected, 1),
+	});
+	rows.push({
+		version,
+		figure: `Get Many ${large}/${small}: peak RSS`,
+		unit: 'ratio',
+		values: ratio(mib),
+		target: near(expected, 1),
+	});
+	await rest.deactivateWorkflow({ id: workflow.id, active: true });
+}
+
+const CASES: Record<CaseName, (setting: Setting, rows: Row[]) => Promise<void>> = {
+	create: createCase,
+	trigger: triggerCase,
+	'get-many': getManyCase,
+};
+
+async function benchVersion(
+	runtime: N8nRuntime,
+	base: Omit<Setting, 'n8n' | 'rest' | 'credentials'>,
+	rows: Row[],
+	profiles: Array<{ version: string; case: CaseName; summary: ProfileSummary }>,
+): Promise<void> {
+	const inspectPort = base.options.profile ? await freeLoopbackPort() : undefined;
+	const n8n = await startN8n({
+		runtime,
+		startupTimeoutMs: 180_000,
+		watchWords: [],
+		prepareUserFolder: (userFolder) => {
+			installPackageInto(userFolder, REPO_ROOT);
+			writeFloorPackage(communityPackagesFolder(userFolder));
+		},
+		environment: {
+			NODE_EXTRA_CA_CERTS: base.certificates.caPath,
+			N8N_LOG_LEVEL: 'warn',
+			// Keep what the bench reads; n8n would prune old executions otherwise.
+			EXECUTIONS_DATA_PRUNE: 'false',
+		},
+		nodeArgs: inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : [],
+	});
+	try {
+		const rest = new N8nRest(n8n.baseUrl);
+		const owner = {
+			email: 'bench@example.com',
+			password: `Bench-${randomUUID()}-1`,
+			firstName: 'Bench',
+			lastName: 'Owner',
+		};
+		await rest.setupOwner(owner);
+		await rest.login(owner.email, owner.password);
+		const credentials = {} as Record<0 | 25, CredentialRef>;
+		for (const distance of [0, 25] as const) {
+			const name = `bench ${distance} ms`;
+			const stored = await rest.createCredential(
+				name,
+				'partnerLeadsApi',
+				credentialData(base.sim, base.proxies[distance]),
+			);
+			credentials[distance] = { id: stored.id, name };
+		}
+		const setting: Setting = { ...base, n8n, rest, credentials };
+		if (base.options.profile && inspectPort) {
+			const profiler = await InspectorProfiler.connect(inspectPort);
+			await profiler.start();
+			await CASES[base.options.profile](setting, rows);
+			const summary = summariseCpuProfile(await profiler.stop(), 15);
+			profiler.close();
+			profiles.push({ version: runtime.version, case: base.options.profile, summary });
+			return;
+		}
+		for (const name of ['create', 'trigger', 'get-many'] as const) {
+			await CASES[name](setting, rows);
+		}
+	} finally {
+		await n8n.stop();
+	}
+}
+
+function printReport(
+	rows: Row[],
+	profiles: Array<{ version: string; case: CaseName; summary: ProfileSummary }>,
+): void {
+	print('\n| n8n | figure | unit | min / median / max | target | verdict |');
+	print('| --- | --- | --- | --- | --- | --- |');
+	for (const row of rows) {
+		const digits = row.unit === 'deliveries/s' ? 0 : 2;
+		print(
+			`| ${row.version} | ${row.figure} | ${row.unit} | ${formatSpread(spreadOf(row.values), digits)} | ${row.target?.text ?? ''} | ${row.target ? verdictOf(row.values, row.target) : ''} |`,
+		);
+	}
+	for (const profile of profiles) {
+		print(
+			`\nCPU profile, n8n ${profile.version}, case ${profile.case}: ${profile.summary.totalMs.toFixed(0)} ms busy`,
+		);
+		print('| area | self ms | share |\n| --- | --- | --- |');
+		for (const entry of profile.summary.byArea)
+			print(`| ${entry.name} | ${entry.selfMs.toFixed(0)} | ${(entry.share * 100).toFixed(1)}% |`);
+		print('| top functions (self time) | self ms | share |\n| --- | --- | --- |');
+		for (const entry of profile.summary.top)
+			print(`| ${entry.name} | ${entry.selfMs.toFixed(0)} | ${(entry.share * 100).toFixed(1)}% |`);
+	}
+}
+
+async function main(): Promise<void> {
+	const options = parseOptions(process.argv.slice(2));
+	const startedAt = new Date();
+	const load = [os.loadavg()[0]];
+	log(
+		`versions ${options.versions.join(', ')}, ${options.runs} runs; load average ${load[0].toFixed(2)} on ${os.cpus().length} cores`,
+	);
+	const runtimes = await provideRuntimes(options.versions, 30 * 60_000);
+	await buildPackage(5 * 60_000);
+	const certificates = makeCertificates();
+	const sim = await RemoteSimulator.start();
+	const upstreamPort = Number(new URL(sim.info.url).port);
+	const proxies = {
+		0: await startLatencyProxy({
+			upstreamPort,
+			delayMs: 0,
+			key: certificates.key,
+			cert: certificates.cert,
+		}),
+		25: await startLatencyProxy({
+			upstreamPort,
+			delayMs: 25,
+			key: certificates.key,
+			cert: certificates.cert,
+		}),
+	};
+	const rows: Row[] = [];
+	const profiles: Array<{ version: string; case: CaseName; summary: ProfileSummary }> = [];
+	try {
+		for (const version of options.versions) {
+			const runtime = runtimes.get(version);
+			if (!runtime) throw new Error(`n8n ${version} was not provided`);
+			await benchVersion(runtime, { sim, proxies, certificates, options }, rows, profiles);
+			load.push(os.loadavg()[0]);
+		}
+	} finally {
+		await proxies[0].close();
+		await proxies[25].close();
+		await sim.close();
+		certificates.remove();
+	}
+	printReport(rows, profiles);
+	print(
+		`\nload average (1 min) at the start and after each version: ${load.map((value) => value.toFixed(2)).join(', ')}`,
+	);
+	const folder = path.join(REPO_ROOT, 'bench-results');
+	mkdirSync(folder, { recursive: true });
+	const file = path.join(folder, `bench-n8n-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+	writeFileSync(
+		file,
+		JSON.stringify(
+			{
+				startedAt,
+				machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+				options,
+				load,
+				rows: rows.map((row) => ({
+					...row,
+					spread: spreadOf(row.values),
+					target: row.target?.text,
+					verdict: verdictOf(row.values, row.target),
+				})),
+				profiles,
+			},
+			null,
+			2,
+		),
+	);
+	log(`written ${path.relative(REPO_ROOT, file)}`);
+}
+
+main().then(
+	() => process.exit(0),
+	(error: unknown) => {
+		process.stderr.write(
+			`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+		);
+		process.exit(1);
+	},
+);

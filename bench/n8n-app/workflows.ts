@@ -1,0 +1,184 @@
+/**
+ * The workflows the real-app bench measures. Each starts from a production Webhook that
+ * answers at once (`onReceived`), so the bench reads the time from n8n's own execution data,
+ * not from the HTTP answer.
+ */
+import { randomUUID } from 'node:crypto';
+
+import { ACTION_NODE_TYPE, TRIGGER_NODE_TYPE, type CredentialRef } from '../../test/e2e/workflows';
+import { FLOOR_CREATE_TYPE, FLOOR_TRIGGER_TYPE } from './floor-package';
+
+/** The node whose execution time is measured, in every workflow. */
+export const MEASURED = 'Measured';
+
+export interface BenchWorkflow {
+	name: string;
+	nodes: Array<Record<string, unknown>>;
+	connections: Record<string, unknown>;
+	settings: Record<string, unknown>;
+}
+
+const SETTINGS = {
+	executionOrder: 'v1',
+	saveDataSuccessExecution: 'all',
+	saveDataErrorExecution: 'all',
+};
+
+function webhook(path: string): Record<string, unknown> {
+	return {
+		id: randomUUID(),
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: randomUUID(),
+		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+	};
+}
+
+const SPLIT = {
+	name: 'Split Leads',
+	type: 'n8n-nodes-base.splitOut',
+	typeVersion: 1,
+	position: [220, 0],
+	parameters: { fieldToSplitOut: 'body.leads', include: 'noOtherFields', options: {} },
+};
+
+function chain(names: string[]): Record<string, unknown> {
+	const connections: Record<string, unknown> = {};
+	for (let index = 0; index + 1 < names.length; index++)
+		connections[names[index]] = { main: [[{ node: names[index + 1], type: 'main', index: 0 }]] };
+	return connections;
+}
+
+/** Webhook → (Split Out →) the measured node. */
+function startedByWebhook(
+	label: string,
+	measured: Record<string, unknown>,
+	split: boolean,
+): { workflow: BenchWorkflow; path: string } {
+	const path = `bench-${label}-${randomUUID().slice(0, 8)}`;
+	const nodes = [webhook(path), ...(split ? [{ id: randomUUID(), ...SPLIT }] : [])];
+	nodes.push({ id: randomUUID(), name: MEASURED, position: [440, 0], ...measured });
+	return {
+		workflow: {
+			name: `bench ${label}`,
+			nodes,
+			connections: chain(nodes.map((node) => String(node.name))),
+			settings: SETTINGS,
+		},
+		path,
+	};
+}
+
+/** Lead > Create with our node, `parallelRequests` items in flight. */
+export function oursCreate(credential: CredentialRef, parallelRequests: number) {
+	return startedByWebhook(
+		`ours-create-${parallelRequests}`,
+		{
+			type: ACTION_NODE_TYPE,
+			typeVersion: 1,
+			credentials: { partnerLeadsApi: credential },
+			parameters: {
+				resource: 'lead',
+				operation: 'create',
+				partnerOrganizationId: {
+					__rl: true,
+					mode: 'id',
+					value: '={{ $json.partnerOrganizationId }}',
+				},
+				agentId: { __rl: true, mode: 'id', value: '={{ $json.agentId }}' },
+				leadFields: {
+					mappingMode: 'defineBelow',
+					value: {
+						firstName: '={{ $json.firstName }}',
+						lastName: '={{ $json.lastName }}',
+						email: '={{ $json.email }}',
+					},
+					matchingColumns: [],
+					schema: [],
+				},
+				options: { parallelRequests },
+			},
+		},
+		true,
+	);
+}
+
+/** The same POSTs with n8n's HTTP Request node and our credential (what a user would pick instead). */
+export function httpRequestCreate(credential: CredentialRef, leadsUrl: string) {
+	return startedByWebhook(
+		'http-request-create',
+		{
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			credentials: { partnerLeadsApi: credential },
+			parameters: {
+				method: 'POST',
+				url: leadsUrl,
+				authentication: 'predefinedCredentialType',
+				nodeCredentialType: 'partnerLeadsApi',
+				sendBody: true,
+				specifyBody: 'json',
+				jsonBody: '={{ JSON.stringify($json) }}',
+				options: {},
+			},
+		},
+		true,
+	);
+}
+
+/** The same POSTs from a minimal node (n8n's floor). */
+export function floorCreate(credential: CredentialRef, leadsUrl: string) {
+	return startedByWebhook(
+		'floor-create',
+		{
+			type: FLOOR_CREATE_TYPE,
+			typeVersion: 1,
+			credentials: { partnerLeadsApi: credential },
+			parameters: { url: leadsUrl },
+		},
+		true,
+	);
+}
+
+/** Lead > Get Many, Return All, raw leads. */
+export function oursGetMany(credential: CredentialRef) {
+	return startedByWebhook(
+		'ours-get-many',
+		{
+			type: ACTION_NODE_TYPE,
+			typeVersion: 1,
+			credentials: { partnerLeadsApi: credential },
+			parameters: { resource: 'lead', operation: 'getMany', returnAll: true, simplify: false },
+		},
+		false,
+	);
+}
+
+/** A workflow that is only a trigger: ours (Lead Created, Fetch Full Lead off) or the floor. */
+export function triggerOnly(
+	kind: 'ours' | 'floor',
+	credential: CredentialRef,
+	secret = '',
+): { workflow: BenchWorkflow; webhookId: string } {
+	const webhookId = randomUUID();
+	const node =
+		kind === 'ours'
+			? {
+					type: TRIGGER_NODE_TYPE,
+					typeVersion: 1,
+					credentials: { partnerLeadsApi: credential },
+					parameters: { events: ['lead/create'], fetchFullLead: false, options: {} },
+				}
+			: { type: FLOOR_TRIGGER_TYPE, typeVersion: 1, parameters: { secret } };
+	return {
+		workflow: {
+			name: `bench trigger ${kind}`,
+			nodes: [{ id: randomUUID(), name: MEASURED, position: [0, 0], webhookId, ...node }],
+			connections: {},
+			settings: SETTINGS,
+		},
+		webhookId,
+	};
+}
