@@ -7,6 +7,7 @@
  *   npm run bench:n8n -- --quick               # small sizes, 2 runs: checks the bench (about 3 minutes)
  *   npm run bench:n8n -- --version both        # 2.40.7 and 1.123.81 (or --version 1.123.81)
  *   npm run bench:n8n -- --runs 7
+ *   npm run bench:n8n -- --only create,trigger  # some cases (create | trigger | get-many)
  *   npm run bench:n8n -- --profile create      # CPU profile of n8n during one case (create | get-many | trigger)
  *
  * Times come from n8n's own execution data (the measured node's executionTime). Baselines run
@@ -56,6 +57,8 @@ interface Options {
 	deliveries: number;
 	listSizes: [number, number];
 	profile?: CaseName;
+	/** the cases to run; default all */
+	only: CaseName[];
 }
 
 function parseOptions(argv: string[]): Options {
@@ -66,8 +69,12 @@ function parseOptions(argv: string[]): Options {
 	const quick = argv.includes('--quick');
 	const version = value('--version') ?? '2.40.7';
 	const profile = value('--profile') as CaseName | undefined;
-	if (profile && !['create', 'get-many', 'trigger'].includes(profile))
+	const names = ['create', 'trigger', 'get-many'];
+	if (profile && !names.includes(profile))
 		throw new Error('--profile takes create, get-many or trigger');
+	const only = (value('--only')?.split(',') ?? names) as CaseName[];
+	if (only.some((name) => !names.includes(name)))
+		throw new Error('--only takes create, trigger and get-many, separated by commas');
 	return {
 		versions: version === 'both' ? ['2.40.7', '1.123.81'] : [version],
 		runs: Number(value('--runs') ?? (quick ? 2 : 5)),
@@ -75,6 +82,7 @@ function parseOptions(argv: string[]): Options {
 		deliveries: quick ? 60 : 300,
 		listSizes: quick ? [2_000, 10_000] : [10_000, 50_000],
 		profile,
+		only,
 	};
 }
 
@@ -165,7 +173,7 @@ async function nextExecution(rest: N8nRest, workflow: Active): Promise<Execution
 			const [newest] = await rest.listExecutions(workflow.id);
 			return newest && DONE.has(newest.status) ? newest : undefined;
 		},
-		{ timeoutMs: 600_000, intervalMs: 100, what: `execution ${expected} of ${workflow.id}` },
+		{ timeoutMs: 600_000, intervalMs: 200, what: `execution ${expected} of ${workflow.id}` },
 	);
 	const execution = await rest.getExecution(summary.id);
 	if (execution.status !== 'success')
@@ -532,9 +540,7 @@ async function benchVersion(
 			profiles.push({ version: runtime.version, case: base.options.profile, summary });
 			return;
 		}
-		for (const name of ['create', 'trigger', 'get-many'] as const) {
-			await CASES[name](setting, rows);
-		}
+		for (const name of base.options.only) await CASES[name](setting, rows);
 	} finally {
 		await n8n.stop();
 	}
