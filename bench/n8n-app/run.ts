@@ -1,9 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- bench code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * `npm run bench:n8n`: the package measured where users run it, the real n8n app, against
- * the simulator on loopback at 0 ms and behind a TLS latency proxy 25 ms away each way.
+ * the simulator next door (plain HTTP on loopback) and 25 ms away each way (behind a TLS
+ * latency proxy, so every new connection pays its handshake).
  *
- *   npm run bench:n8n                          # 2.40.7, 5 runs per case (about 10 minutes)
+ *   npm run bench:n8n                          # 2.40.7, 4 runs per case (about 12 minutes)
  *   npm run bench:n8n -- --quick               # small sizes, 2 runs: checks the bench (about 3 minutes)
  *   npm run bench:n8n -- --version both        # 2.40.7 and 1.123.81 (or --version 1.123.81)
  *   npm run bench:n8n -- --runs 7
@@ -31,12 +32,12 @@ import { runThroughWebhook } from '../../test/e2e/lib/run-workflow';
 import { pollUntil, sleep } from '../../test/e2e/lib/wait';
 import type { CredentialRef } from '../../test/e2e/workflows';
 import { RemoteSimulator } from '../sim';
-import { BareHttpsClient } from './bare-https-client';
+import { BareClient } from './bare-keepalive-client';
 import { summariseCpuProfile, type ProfileSummary } from './cpu-profile-summary';
 import { atLeast, atMost, formatSpread, near, spreadOf, verdictOf, type Target } from './figures';
 import { writeFloorPackage } from './floor-package';
 import { InspectorProfiler } from './inspector-profiler';
-import { startLatencyProxy, type LatencyProxy } from './latency-proxy';
+import { startLatencyProxy } from './latency-proxy';
 import { makeCertificates, type Certificates } from './self-signed-ca';
 import {
 	floorCreate,
@@ -77,9 +78,9 @@ function parseOptions(argv: string[]): Options {
 		throw new Error('--only takes create, trigger and get-many, separated by commas');
 	return {
 		versions: version === 'both' ? ['2.40.7', '1.123.81'] : [version],
-		runs: Number(value('--runs') ?? (quick ? 2 : 5)),
+		runs: Number(value('--runs') ?? (quick ? 2 : 4)),
 		leads: quick ? 40 : 150,
-		deliveries: quick ? 60 : 300,
+		deliveries: quick ? 60 : 200,
 		listSizes: quick ? [2_000, 10_000] : [10_000, 50_000],
 		profile,
 		only,
@@ -100,13 +101,18 @@ const print = (line = '') => process.stdout.write(`${line}\n`);
 const log = (message: string) =>
 	print(`[bench:n8n ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
-/** The service's addresses as seen through one proxy. */
-function proxied(proxy: LatencyProxy, address: string): string {
+/** Where n8n reaches the service: the simulator itself on loopback, or the TLS latency proxy. */
+interface Endpoint {
+	url: string;
+}
+
+/** The service's addresses as seen through one endpoint. */
+function proxied(proxy: Endpoint, address: string): string {
 	const url = new URL(address);
 	return `${proxy.url}${url.pathname}`.replace(/\/$/, '');
 }
 
-function credentialData(sim: RemoteSimulator, proxy: LatencyProxy): Record<string, unknown> {
+function credentialData(sim: RemoteSimulator, proxy: Endpoint): Record<string, unknown> {
 	return {
 		environment: 'production',
 		baseUrl: proxied(proxy, sim.info.url),
@@ -120,7 +126,7 @@ function credentialData(sim: RemoteSimulator, proxy: LatencyProxy): Record<strin
 	};
 }
 
-function leadsUrl(sim: RemoteSimulator, proxy: LatencyProxy): string {
+function leadsUrl(sim: RemoteSimulator, proxy: Endpoint): string {
 	return `${proxied(proxy, sim.info.url)}/1.0/api/company/${sim.info.companyId}/leads`;
 }
 
@@ -214,7 +220,7 @@ interface Setting {
 	n8n: N8nInstance;
 	rest: N8nRest;
 	sim: RemoteSimulator;
-	proxies: Record<0 | 25, LatencyProxy>;
+	proxies: Record<0 | 25, Endpoint>;
 	certificates: Certificates;
 	credentials: Record<0 | 25, CredentialRef>;
 	options: Options;
@@ -227,12 +233,19 @@ async function createCase(setting: Setting, rows: Row[]): Promise<void> {
 		const url = leadsUrl(sim, proxies[distance]);
 		const variants = {
 			ours: await activate(rest, oursCreate(credentials[distance], 1)),
-			'HTTP Request node': await activate(rest, httpRequestCreate(credentials[distance], url)),
+			'HTTP Request node': await activate(
+				rest,
+				httpRequestCreate(credentials[distance], url, false),
+			),
+			'HTTP Request node, one at a time': await activate(
+				rest,
+				httpRequestCreate(credentials[distance], url, true),
+			),
 			'minimal node': await activate(rest, floorCreate(credentials[distance], url)),
 		};
 		const parallel =
 			distance === 25 ? await activate(rest, oursCreate(credentials[25], 8)) : undefined;
-		const bare = new BareHttpsClient({
+		const bare = new BareClient({
 			ca: certificates.ca,
 			tokenUrl: `${proxied(proxies[distance], sim.info.authUrl)}/oauth/token`,
 			leadsUrl: url,
@@ -253,7 +266,8 @@ async function createCase(setting: Setting, rows: Row[]): Promise<void> {
 			const workflow = name === 'ours, 8 in flight' ? parallel! : variants[name];
 			return (await runOnce(rest, workflow, { leads })) / leads.length;
 		};
-		log(`${version}: Create, ${distance} ms each way: warm-up`);
+		const where = `${options.leads} leads, ${distance === 0 ? 'loopback, plain HTTP' : '25 ms each way, TLS'}`;
+		log(`${version}: Create, ${where}: warm-up`);
 		for (const name of names) await measure(name, leadBodies(sim, 10));
 		for (let run = 0; run < options.runs; run++) {
 			for (const name of rotated(names, run))
@@ -262,8 +276,6 @@ async function createCase(setting: Setting, rows: Row[]): Promise<void> {
 				`${version}: Create, ${distance} ms, run ${run + 1}: ${names.map((name) => `${name} ${perLead[name][run].toFixed(2)}`).join(', ')} ms/lead`,
 			);
 		}
-		bare.close();
-		const where = `${options.leads} leads, ${distance} ms each way`;
 		for (const name of names)
 			rows.push({
 				version,
@@ -277,6 +289,13 @@ async function createCase(setting: Setting, rows: Row[]): Promise<void> {
 			figure: `Create, ours / HTTP Request node (${where})`,
 			unit: 'ratio',
 			values: ratio('ours', 'HTTP Request node'),
+			target: atMost(0.5),
+		});
+		rows.push({
+			version,
+			figure: `Create, ours / HTTP Request node one at a time (${where})`,
+			unit: 'ratio',
+			values: ratio('ours', 'HTTP Request node, one at a time'),
 			target: atMost(0.5),
 		});
 		rows.push({
@@ -583,20 +602,14 @@ async function main(): Promise<void> {
 	const certificates = makeCertificates();
 	const sim = await RemoteSimulator.start();
 	const upstreamPort = Number(new URL(sim.info.url).port);
-	const proxies = {
-		0: await startLatencyProxy({
-			upstreamPort,
-			delayMs: 0,
-			key: certificates.key,
-			cert: certificates.cert,
-		}),
-		25: await startLatencyProxy({
-			upstreamPort,
-			delayMs: 25,
-			key: certificates.key,
-			cert: certificates.cert,
-		}),
-	};
+	const latencyProxy = await startLatencyProxy({
+		upstreamPort,
+		delayMs: 25,
+		key: certificates.key,
+		cert: certificates.cert,
+	});
+	// Plain loopback for 0 ms, as the service next door; TLS through the proxy at a distance.
+	const proxies = { 0: { url: new URL(sim.info.url).origin }, 25: latencyProxy };
 	const rows: Row[] = [];
 	const profiles: Array<{ version: string; case: CaseName; summary: ProfileSummary }> = [];
 	try {
@@ -607,8 +620,7 @@ async function main(): Promise<void> {
 			load.push(os.loadavg()[0]);
 		}
 	} finally {
-		await proxies[0].close();
-		await proxies[25].close();
+		await latencyProxy.close();
 		await sim.close();
 		certificates.remove();
 	}

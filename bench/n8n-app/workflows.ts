@@ -105,10 +105,18 @@ export function oursCreate(credential: CredentialRef, parallelRequests: number) 
 	);
 }
 
-/** The same POSTs with n8n's HTTP Request node and our credential (what a user would pick instead). */
-export function httpRequestCreate(credential: CredentialRef, leadsUrl: string) {
+/**
+ * The same POSTs with n8n's HTTP Request node and our credential (what a user would pick
+ * instead). By default it sends every item's request at once; `oneAtATime` sets its Batching
+ * option to one item per batch, like our node's default.
+ */
+export function httpRequestCreate(
+	credential: CredentialRef,
+	leadsUrl: string,
+	oneAtATime: boolean,
+) {
 	return startedByWebhook(
-		'http-request-create',
+		`http-request-create${oneAtATime ? '-one-at-a-time' : ''}`,
 		{
 			type: 'n8n-nodes-base.httpRequest',
 			typeVersion: 4.2,
@@ -121,7 +129,7 @@ export function httpRequestCreate(credential: CredentialRef, leadsUrl: string) {
 				sendBody: true,
 				specifyBody: 'json',
 				jsonBody: '={{ JSON.stringify($json) }}',
-				options: {},
+				options: oneAtATime ? { batching: { batch: { batchSize: 1, batchInterval: 0 } } } : {},
 			},
 		},
 		true,
