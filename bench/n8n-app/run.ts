@@ -233,14 +233,7 @@ async function createCase(setting: Setting, rows: Row[]): Promise<void> {
 		const url = leadsUrl(sim, proxies[distance]);
 		const variants = {
 			ours: await activate(rest, oursCreate(credentials[distance], 1)),
-			'HTTP Request node': await activate(
-				rest,
-				httpRequestCreate(credentials[distance], url, false),
-			),
-			'HTTP Request node, one at a time': await activate(
-				rest,
-				httpRequestCreate(credentials[distance], url, true),
-			),
+			'HTTP Request node': await activate(rest, httpRequestCreate(credentials[distance], url)),
 			'minimal node': await activate(rest, floorCreate(credentials[distance], url)),
 		};
 		const parallel =
@@ -289,13 +282,6 @@ async function createCase(setting: Setting, rows: Row[]): Promise<void> {
 			figure: `Create, ours / HTTP Request node (${where})`,
 			unit: 'ratio',
 			values: ratio('ours', 'HTTP Request node'),
-			target: atMost(0.5),
-		});
-		rows.push({
-			version,
-			figure: `Create, ours / HTTP Request node one at a time (${where})`,
-			unit: 'ratio',
-			values: ratio('ours', 'HTTP Request node, one at a time'),
 			target: atMost(0.5),
 		});
 		rows.push({

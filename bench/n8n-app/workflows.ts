@@ -71,7 +71,11 @@ function startedByWebhook(
 	};
 }
 
-/** Lead > Create with our node, `parallelRequests` items in flight. */
+/**
+ * Lead > Create with our node, `parallelRequests` items in flight. Lead Fields map the
+ * items automatically (their keys are the field ids, the credit fields included), so no
+ * expression is evaluated per item: like the minimal node, which sends the item as it is.
+ */
 export function oursCreate(credential: CredentialRef, parallelRequests: number) {
 	return startedByWebhook(
 		`ours-create-${parallelRequests}`,
@@ -82,19 +86,11 @@ export function oursCreate(credential: CredentialRef, parallelRequests: number) 
 			parameters: {
 				resource: 'lead',
 				operation: 'create',
-				partnerOrganizationId: {
-					__rl: true,
-					mode: 'id',
-					value: '={{ $json.partnerOrganizationId }}',
-				},
-				agentId: { __rl: true, mode: 'id', value: '={{ $json.agentId }}' },
+				partnerOrganizationId: { __rl: true, mode: 'id', value: '' },
+				agentId: { __rl: true, mode: 'id', value: '' },
 				leadFields: {
-					mappingMode: 'defineBelow',
-					value: {
-						firstName: '={{ $json.firstName }}',
-						lastName: '={{ $json.lastName }}',
-						email: '={{ $json.email }}',
-					},
+					mappingMode: 'autoMapInputData',
+					value: {},
 					matchingColumns: [],
 					schema: [],
 				},
@@ -107,16 +103,12 @@ export function oursCreate(credential: CredentialRef, parallelRequests: number) 
 
 /**
  * The same POSTs with n8n's HTTP Request node and our credential (what a user would pick
- * instead). By default it sends every item's request at once; `oneAtATime` sets its Batching
- * option to one item per batch, like our node's default.
+ * instead). It sends every item's request at once: its Batching option only adds pauses
+ * between batches, it never waits for an answer before the next request.
  */
-export function httpRequestCreate(
-	credential: CredentialRef,
-	leadsUrl: string,
-	oneAtATime: boolean,
-) {
+export function httpRequestCreate(credential: CredentialRef, leadsUrl: string) {
 	return startedByWebhook(
-		`http-request-create${oneAtATime ? '-one-at-a-time' : ''}`,
+		'http-request-create',
 		{
 			type: 'n8n-nodes-base.httpRequest',
 			typeVersion: 4.2,
@@ -129,7 +121,7 @@ export function httpRequestCreate(
 				sendBody: true,
 				specifyBody: 'json',
 				jsonBody: '={{ JSON.stringify($json) }}',
-				options: oneAtATime ? { batching: { batch: { batchSize: 1, batchInterval: 0 } } } : {},
+				options: {},
 			},
 		},
 		true,

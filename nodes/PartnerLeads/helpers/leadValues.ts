@@ -20,6 +20,14 @@ interface MapperValue {
 }
 
 /**
+ * The Lead Fields parameter of one item. Reading it evaluates every expression in it, so an
+ * item reads it once.
+ */
+function readMapper(this: IExecuteFunctions, itemIndex: number): MapperValue {
+	return (this.getNodeParameter('leadFields', itemIndex, {}) ?? {}) as MapperValue;
+}
+
+/**
  * The lead values of one item, as the user mapped them in Lead Fields. In "Map Automatically"
  * mode the item's own keys that are schema field ids are taken, including the ones under a
  * `customFields` object, so the output of Lead > Get can be fed straight back in.
@@ -34,8 +42,8 @@ export function readLeadFields(
 	item: INodeExecutionData,
 	schema: LeadField[],
 	purpose: LeadWritePurpose,
+	mapper: MapperValue = readMapper.call(this, itemIndex),
 ): IDataObject {
-	const mapper = (this.getNodeParameter('leadFields', itemIndex, {}) ?? {}) as MapperValue;
 	if (mapper.mappingMode !== 'autoMapInputData') return { ...(asRecord(mapper.value) ?? {}) };
 	const source: IDataObject = { ...(asRecord(item.json.customFields) ?? {}), ...item.json };
 	const values: IDataObject = {};
@@ -55,8 +63,8 @@ export function readCreditFields(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	item: INodeExecutionData,
+	mapper: MapperValue = readMapper.call(this, itemIndex),
 ): IDataObject {
-	const mapper = (this.getNodeParameter('leadFields', itemIndex, {}) ?? {}) as MapperValue;
 	const autoMap = mapper.mappingMode === 'autoMapInputData';
 	const values: IDataObject = {};
 	for (const fieldId of CREDIT_FIELD_IDS) {
@@ -119,8 +127,10 @@ export function readValidLeadValues(
 	schema: LeadField[],
 	purpose: LeadWritePurpose,
 ): IDataObject {
-	const input = readLeadFields.call(this, itemIndex, item, schema, purpose);
-	if (purpose !== 'update') Object.assign(input, readCreditFields.call(this, itemIndex, item));
+	const mapper = readMapper.call(this, itemIndex);
+	const input = readLeadFields.call(this, itemIndex, item, schema, purpose, mapper);
+	if (purpose !== 'update')
+		Object.assign(input, readCreditFields.call(this, itemIndex, item, mapper));
 	const check = validateLeadAgainstSchema(input, schema, purpose);
 	if (check.problems.length > 0) throw invalidLeadError(this.getNode(), check.problems, itemIndex);
 	return check.values;

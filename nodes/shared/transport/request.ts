@@ -1,4 +1,5 @@
 import type {
+	ICredentialDataDecryptedObject,
 	IAdditionalCredentialOptions,
 	IDataObject,
 	IExecuteFunctions,
@@ -49,24 +50,35 @@ export interface ApiRequest {
 	rateLimitBudgetMs?: number;
 }
 
-const connections = new WeakMap<object, Promise<ServiceConnection>>();
+/**
+ * The credential's data for one node run (or one delivery), read once: in n8n every read is
+ * a database query and a decryption. The same object goes to n8n with every request of the
+ * run, and n8n writes a renewed token into it (after preAuthentication, also after a 401),
+ * so later requests of the run use the new token. A copy: the caller's data is not changed.
+ */
+const credentialData = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
 
-/** The credential is read once per node run for addressing; n8n re-reads it for auth itself. */
-async function connectionFor(context: PartnerLeadsFunctions): Promise<ServiceConnection> {
-	let connection = connections.get(context);
-	if (!connection) {
-		connection = context.getCredentials(CREDENTIAL_TYPE).then(connectionFromCredentials);
-		connections.set(context, connection);
-		connection.catch(() => connections.delete(context));
+function credentialDataFor(
+	context: PartnerLeadsFunctions,
+): Promise<ICredentialDataDecryptedObject> {
+	let data = credentialData.get(context);
+	if (!data) {
+		data = context.getCredentials(CREDENTIAL_TYPE).then((stored) => ({ ...stored }));
+		credentialData.set(context, data);
+		data.catch(() => credentialData.delete(context));
 	}
-	return await connection;
+	return data;
+}
+
+async function connectionFor(context: PartnerLeadsFunctions): Promise<ServiceConnection> {
+	return connectionFromCredentials(await credentialDataFor(context));
 }
 
 /**
- * The credential as stored, handed to n8n for this request (n8n would read it itself
- * otherwise: no extra read). When the token is near expiry, it is handed over without the
- * token, so n8n's preAuthentication renews it (and stores the new one) before the request
- * instead of after a 401.
+ * The credential handed to n8n for this request (n8n would read it itself otherwise). When
+ * the token is near expiry, or was refused with a 403, the token is emptied first, so n8n's
+ * preAuthentication renews it (and stores the new one) before the request instead of
+ * after a 401.
  */
 async function credentialsForRequest(
 	context: PartnerLeadsFunctions,
@@ -74,20 +86,16 @@ async function credentialsForRequest(
 ): Promise<IAdditionalCredentialOptions | undefined> {
 	const details = context.getNode().credentials?.[CREDENTIAL_TYPE];
 	if (!details?.id) return undefined;
-	const data = await context.getCredentials(CREDENTIAL_TYPE);
+	const data = await credentialDataFor(context);
 	const renewAfter = Number(data.renewalDueAt);
 	const nearExpiry =
 		typeof data.accessToken === 'string' &&
 		data.accessToken !== '' &&
 		renewAfter > 0 &&
 		Date.now() >= renewAfter;
+	if (nearExpiry || renewToken) data.accessToken = '';
 	return {
-		credentialsDecrypted: {
-			id: details.id,
-			name: details.name,
-			type: CREDENTIAL_TYPE,
-			data: nearExpiry || renewToken ? { ...data, accessToken: '' } : data,
-		},
+		credentialsDecrypted: { id: details.id, name: details.name, type: CREDENTIAL_TYPE, data },
 	};
 }
 
