@@ -7,6 +7,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { N8nHarness } from '../test/harness/harness';
 import type { NodeRun } from '../test/harness/harness';
+import { mapper } from '../test/nodes/partner-leads/fixtures';
 import type { RemoteSimulator } from './sim';
 
 export const NODE_UNDER_TEST = 'Node Under Test';
@@ -39,18 +40,6 @@ export function createBody(item: IDataObject, sim: RemoteSimulator): IDataObject
 	};
 }
 
-/** The resource mapper value as n8n stores it. */
-function mapperValue(value: IDataObject | null, mappingMode: 'defineBelow' | 'autoMapInputData') {
-	return {
-		mappingMode,
-		value,
-		matchingColumns: [],
-		schema: [],
-		attemptToConvertTypes: false,
-		convertFieldsToString: false,
-	};
-}
-
 /**
  * Lead > Create. `mapping` 'auto': Lead Fields maps the item's keys automatically (no
  * expressions); 'expressions': one `{{ $json.x }}` expression per field, as a user maps
@@ -64,8 +53,8 @@ export function createParameters(
 	const fields = ['firstName', 'lastName', 'email', 'companyName', 'value'];
 	const leadFields =
 		mapping === 'auto'
-			? mapperValue(null, 'autoMapInputData')
-			: mapperValue(
+			? mapper(null, 'autoMapInputData')
+			: mapper(
 					Object.fromEntries(fields.map((field) => [field, `={{ $json.${field} }}`])),
 					'defineBelow',
 				);

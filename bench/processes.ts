@@ -114,3 +114,16 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
 		clearTimeout(timer);
 	}
 }
+
+/** Runs a bench entry point: exit 0 when it resolves; its error on stderr and exit 1 when it throws. */
+export function runMain(main: () => Promise<void>): void {
+	main().then(
+		() => process.exit(0),
+		(error: unknown) => {
+			process.stderr.write(
+				`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+			);
+			process.exit(1);
+		},
+	);
+}

@@ -25,7 +25,7 @@ import { createRun } from './cases/create';
 import { stormRun } from './cases/storm';
 import { LoadGenerator, triggerRun } from './cases/trigger';
 import { leadItems } from './n8n';
-import { ROOT } from './processes';
+import { ROOT, runMain } from './processes';
 import { RemoteSimulator } from './sim';
 
 async function withCpuProfile<T>(file: string, work: () => Promise<T>): Promise<T> {
@@ -105,12 +105,4 @@ async function main(): Promise<void> {
 	}
 }
 
-main().then(
-	() => process.exit(0),
-	(error: unknown) => {
-		process.stderr.write(
-			`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-		);
-		process.exit(1);
-	},
-);
+runMain(main);

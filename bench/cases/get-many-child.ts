@@ -19,6 +19,7 @@ import { collectGarbage, memoryNow, MiB, PeakMemory, timed } from '../measure';
 import { freshHarness, getManyParameters, nodeExecutionMs } from '../n8n';
 import type { SimInfo } from '../sim';
 import { RemoteSimulator, routeCount } from '../sim';
+import { runMain } from '../processes';
 
 export interface GetManyChildConfig {
 	side: 'ours' | 'bare';
@@ -145,12 +146,4 @@ async function main(): Promise<void> {
 	process.stdout.write(`${JSON.stringify(samples)}\n`);
 }
 
-main().then(
-	() => process.exit(0),
-	(error: unknown) => {
-		process.stderr.write(
-			`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-		);
-		process.exit(1);
-	},
-);
+runMain(main);

@@ -328,7 +328,7 @@ export async function triggerCase(ctx: BenchContext): Promise<Omit<CaseResult, '
 				ours,
 				baseline: floor,
 				ratio: ratio(ours, floor),
-				note: 'Ours: our trigger, fetch off; Baseline: the webhook floor. The difference is our handler: parameters, static data, deduplication (seen-events list rebuilt and saved on every delivery)',
+				note: 'Ours: our trigger, fetch off; Baseline: the webhook floor. The difference is our handler: parameters, static data, deduplication (the recent-events list packed into static data on every delivery)',
 			},
 		);
 	}

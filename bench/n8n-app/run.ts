@@ -48,6 +48,7 @@ import {
 	triggerOnly,
 	type BenchWorkflow,
 } from './workflows';
+import { runMain } from '../processes';
 
 type CaseName = 'create' | 'get-many' | 'trigger';
 
@@ -640,12 +641,4 @@ async function main(): Promise<void> {
 	log(`written ${path.relative(REPO_ROOT, file)}`);
 }
 
-main().then(
-	() => process.exit(0),
-	(error: unknown) => {
-		process.stderr.write(
-			`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-		);
-		process.exit(1);
-	},
-);
+runMain(main);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { coerceFieldValue, isEmptyValue } from '../../nodes/PartnerLeads/helpers/fieldTypes';
+import { STANDARD_LEAD_FIELD_IDS } from '../simulator/schema';
 import {
 	readLeadFields,
 	splitStandardAndCustomFields,
@@ -131,21 +132,8 @@ describe('fuzz: reading the lead schema tolerantly', () => {
 				// No id, or one no plain object can hold as its own key: the entry is skipped.
 				if (fieldId.trim() === '' || fieldId.trim() === '__proto__')
 					return expect(field).toBeUndefined();
-				const standard = [
-					'firstName',
-					'lastName',
-					'email',
-					'phone',
-					'companyName',
-					'websiteUrl',
-					'notes',
-					'value',
-					'closeDate',
-					'platform',
-					'partnerOrganizationId',
-					'agentId',
-				];
-				expect(field?.custom).toBe(isCustom ?? !standard.includes(fieldId.trim()));
+				// The simulator's list, the service's side, is the oracle for which ids are standard.
+				expect(field?.custom).toBe(isCustom ?? !STANDARD_LEAD_FIELD_IDS.includes(fieldId.trim()));
 			}),
 			params(300),
 		);

@@ -3,6 +3,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { readLeadSchema } from '../../nodes/PartnerLeads/helpers/schema';
 import { N8nHarness } from '../harness/harness';
+import { mapper } from '../nodes/partner-leads/fixtures';
 import { DEFAULT_LEAD_SCHEMA, startSimulator } from '../simulator';
 import type { Simulator } from '../simulator/types';
 import {
@@ -137,14 +138,7 @@ describe('fuzz: Lead > Create and Create or Update through n8n-core with random 
 			matchField,
 			partnerOrganizationId: sim.defaultPartnerOrganization.id,
 			agentId: sim.defaultAgents[0].id,
-			leadFields: {
-				mappingMode,
-				value,
-				matchingColumns: [],
-				schema: [],
-				attemptToConvertTypes: false,
-				convertFieldsToString: false,
-			},
+			leadFields: mapper(value, mappingMode as 'defineBelow' | 'autoMapInputData'),
 		} as unknown as INodeParameters;
 	}
 
