@@ -13,7 +13,7 @@ import {
 	verifyLegacySignature,
 	verifyV2Signature,
 } from './signature';
-import { secretBoxFor } from './secretBox';
+import { freshSecretBox, rememberedSecretBox } from './secretBox';
 import { readStoredSubscriptions, storedEntries, unreadableIds } from './state';
 
 /**
@@ -54,10 +54,13 @@ async function authenticate(
 	const request = context.getRequestObject();
 	const rawBody = (request as { rawBody?: unknown }).rawBody;
 	if (!Buffer.isBuffer(rawBody) || rawBody.length === 0) return { unreadableSecrets: false };
-	const stored = readStoredSubscriptions(
-		context.getWorkflowStaticData('node'),
-		await secretBoxFor(context),
-	);
+	const nodeData = context.getWorkflowStaticData('node');
+	const remembered = rememberedSecretBox(context);
+	let stored = remembered && readStoredSubscriptions(nodeData, remembered);
+	// Nothing remembered, or secrets sealed since under another key (the workflow was
+	// activated again in another process after the credential got a new API key).
+	if (!stored || unreadableIds(stored).length > 0)
+		stored = readStoredSubscriptions(nodeData, await freshSecretBox(context));
 	const unreadableSecrets = unreadableIds(stored).length > 0;
 	return {
 		event: verifiedEvent(request, rawBody, storedEntries(stored), acceptLegacy),

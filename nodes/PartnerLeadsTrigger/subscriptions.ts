@@ -6,7 +6,7 @@ import { allOf } from '../shared/transport/paging';
 import { apiRequest } from '../shared/transport/request';
 import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from './events';
-import { secretBoxFor } from './secretBox';
+import { forgetSecretBox, freshSecretBox } from './secretBox';
 import type { StoredSubscription, StoredSubscriptions } from './state';
 import {
 	clearStoredSubscriptions,
@@ -217,7 +217,7 @@ async function rollBack(
 export async function subscriptionsExist(this: IHookFunctions): Promise<boolean> {
 	const stored = readStoredSubscriptions(
 		this.getWorkflowStaticData('node'),
-		await secretBoxFor(this),
+		await freshSecretBox(this),
 	);
 	const url = webhookUrlOf(this);
 	const topics = selectedTopics(this.getNodeParameter('events', []));
@@ -247,7 +247,7 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 	const nodeData = this.getWorkflowStaticData('node');
 	const url = webhookUrlOf(this);
 	const topics = topicsOf(this);
-	const box = await secretBoxFor(this);
+	const box = await freshSecretBox(this);
 	const previous = readStoredSubscriptions(nodeData, box);
 	const remote = await listSubscriptions.call(this);
 
@@ -308,7 +308,7 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
  */
 export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean> {
 	const nodeData = this.getWorkflowStaticData('node');
-	const box = await secretBoxFor(this);
+	const box = await freshSecretBox(this);
 	const stored = readStoredSubscriptions(nodeData, box);
 	const remaining: StoredSubscriptions = {
 		webhookUrl: stored?.webhookUrl ?? '',
@@ -337,5 +337,6 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 		);
 	}
 	clearStoredSubscriptions(nodeData);
+	forgetSecretBox(this);
 	return true;
 }

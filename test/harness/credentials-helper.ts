@@ -31,6 +31,9 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 	/** How many times the credential's preAuthentication ran (= token requests it made). */
 	preAuthenticationCalls = 0;
 
+	/** How many times a node read a credential: in n8n each is a database read and a decryption. */
+	decryptions = 0;
+
 	constructor(private readonly credentialTypes: Map<string, ICredentialType>) {
 		super();
 	}
@@ -159,6 +162,7 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		nodeCredentials: INodeCredentialsDetails,
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
+		this.decryptions++;
 		const data = this.store.get(this.key(nodeCredentials.id, type));
 		if (!data)
 			throw new Error(

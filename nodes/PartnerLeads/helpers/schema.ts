@@ -2,10 +2,10 @@ import type { IDataObject, ResourceMapperField } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { asRecord } from '../../shared/record';
-import { connectionFromCredentials, CREDENTIAL_TYPE } from '../../shared/transport/connection';
+import { CREDENTIAL_TYPE } from '../../shared/transport/connection';
 import { unwrapEnvelope } from '../../shared/transport/envelope';
 import type { PartnerLeadsFunctions } from '../../shared/transport/request';
-import { apiRequestRaw } from '../../shared/transport/request';
+import { apiRequestRaw, connectionFor } from '../../shared/transport/request';
 import type { LeadFieldType } from './fieldTypes';
 import { fieldTypeOf, n8nTypeOf } from './fieldTypes';
 
@@ -172,7 +172,7 @@ export interface LeadSchemaResponse {
 /** The cache is per credential, portal and environment: a different key may see a different schema. */
 async function cacheKeyOf(context: PartnerLeadsFunctions): Promise<string | undefined> {
 	try {
-		const connection = connectionFromCredentials(await context.getCredentials(CREDENTIAL_TYPE));
+		const connection = await connectionFor(context);
 		const credentialId = context.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? '';
 		return JSON.stringify([
 			credentialId,

@@ -70,7 +70,8 @@ function credentialDataFor(
 	return data;
 }
 
-async function connectionFor(context: PartnerLeadsFunctions): Promise<ServiceConnection> {
+/** Where and as whom this node run talks to the service, from the credential read for the run. */
+export async function connectionFor(context: PartnerLeadsFunctions): Promise<ServiceConnection> {
 	return connectionFromCredentials(await credentialDataFor(context));
 }
 

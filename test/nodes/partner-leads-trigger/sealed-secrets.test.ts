@@ -1,4 +1,5 @@
 import { SecretBox } from '../../../nodes/PartnerLeadsTrigger/secretBox';
+import { storeSubscriptions } from '../../../nodes/PartnerLeadsTrigger/state';
 import { simulatorCredentialData } from '../../harness/simulator-credential';
 import { StaticDataStore, TriggerHost } from '../../harness/webhooks';
 import type { Setup } from './helpers';
@@ -73,7 +74,22 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 		expect(executedEvents(setup.host)).toHaveLength(1);
 	});
 
-	it('after the credential gets a new API key, activation renews the subscriptions and old secrets are refused', async () => {
+	it('deliveries open the secrets with the box built at activation: the credential is not read again', async () => {
+		setup = await setUp({ events: ['lead/create'], fetchFullLead: false });
+		const { sim, harness, host } = setup;
+		await host.activate();
+		const readsAfterActivation = harness.credentialsHelper.decryptions;
+		const secret = storedSecret(setup, 'lead/create');
+		for (const lead of sim.control.seedLeads(3)) {
+			const delivery = signed(secret, lead.id, 'lead/create');
+			expect(await post(host.webhookUrl(), delivery.rawBody, delivery.headers)).toBe(200);
+		}
+		await host.settle();
+		expect(executedEvents(host)).toHaveLength(3);
+		expect(harness.credentialsHelper.decryptions).toBe(readsAfterActivation);
+	});
+
+	it('after the credential gets a new API key, activation renews the subscriptions; old secrets verify until then, and are refused after', async () => {
 		setup = await setUp({ events: ['lead/create', 'lead/update'] });
 		const { sim, harness, host } = setup;
 		await host.activate();
@@ -90,9 +106,10 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 			}),
 		);
 
-		// A delivery signed with a secret stored under the old key: refused, nothing runs.
+		// Until the trigger renews, the service still signs with the old subscriptions' secrets:
+		// genuine deliveries, verified with the box this process built at activation.
 		const stale = signed(oldSecret, lead.id, 'lead/create');
-		expect(await post(host.webhookUrl(), stale.rawBody, stale.headers)).toBe(401);
+		expect(await post(host.webhookUrl(), stale.rawBody, stale.headers)).toBe(200);
 
 		// n8n restarting or re-activating: checkExists says "not there", create renews.
 		expect(await host.checkExists()).toBe(false);
@@ -106,11 +123,13 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 		]);
 		expect(await host.checkExists()).toBe(true);
 
-		const fresh = signed(storedSecretOf(renewed, 'lead/create'), lead.id, 'lead/create');
+		const [second] = sim.control.seedLeads(1);
+		const fresh = signed(storedSecretOf(renewed, 'lead/create'), second.id, 'lead/create');
 		expect(await post(host.webhookUrl(), fresh.rawBody, fresh.headers)).toBe(200);
-		expect(await post(host.webhookUrl(), stale.rawBody, stale.headers)).toBe(401);
+		const staleAgain = signed(oldSecret, second.id, 'lead/update');
+		expect(await post(host.webhookUrl(), staleAgain.rawBody, staleAgain.headers)).toBe(401);
 		await host.settle();
-		expect(executedEvents(host)).toHaveLength(1);
+		expect(executedEvents(host)).toHaveLength(2);
 
 		// the old key's subscriptions are not ours to list any more; deactivation still tries them
 		await host.deactivate();
@@ -120,6 +139,46 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 			),
 		).toEqual([]);
 		expect(host.crashes).toEqual([]);
+	});
+
+	it('secrets sealed again under a new API key elsewhere (another n8n process activated the workflow) are opened after reading the credential again', async () => {
+		setup = await setUp({ events: ['lead/create'] });
+		const { sim, harness, host } = setup;
+		await host.activate();
+		const [lead, later] = sim.control.seedLeads(2);
+		const first = signed(storedSecret(setup, 'lead/create'), lead.id, 'lead/create');
+		expect(await post(host.webhookUrl(), first.rawBody, first.headers)).toBe(200);
+
+		const newKey = sim.control.createKey();
+		const credential = simulatorCredentialData(sim, {
+			clientId: newKey.clientId,
+			clientSecret: newKey.clientSecret,
+		});
+		harness.saveCredential('default', credential);
+		// What the other process stores when it renews the subscription under the new key.
+		const nodeData = host.store.nodeData(host.node.name);
+		const renewedBox = new SecretBox({
+			clientSecret: newKey.clientSecret,
+			clientId: newKey.clientId,
+			companyId: String(credential.companyId),
+			workflowId: host.workflow().id,
+			nodeId: host.node.id,
+		});
+		storeSubscriptions(
+			nodeData,
+			{
+				webhookUrl: host.webhookUrl(),
+				byTopic: { 'lead/create': { id: 'sub-renewed', signingSecret: 'whsec_renewed' } },
+				unreadable: {},
+			},
+			renewedBox,
+		);
+		host.store.replaceNodeData(host.node.name, nodeData);
+
+		const renewed = signed('whsec_renewed', later.id, 'lead/create');
+		expect(await post(host.webhookUrl(), renewed.rawBody, renewed.headers)).toBe(200);
+		await host.settle();
+		expect(executedEvents(host).map((event) => event.split(' ')[1])).toEqual([lead.id, later.id]);
 	});
 
 	it('a copied workflow (its static data came along) cannot use the secrets, renews its own and leaves the original alone', async () => {

@@ -246,7 +246,8 @@ describe('PartnerLeads: Lead > Create', () => {
 		expect(sim.control.listLeads()).toHaveLength(1);
 	});
 
-	it('200 items: one schema request, 200 creates, one token request', async () => {
+	it('200 items: one schema request, 200 creates, one token request, the credential read once per node run', async () => {
+		const readsBefore = harness.credentialsHelper.decryptions;
 		const run = await harness.runNode({ parameters: createParameters(sim), items: people(200) });
 		expect(run.error).toBeUndefined();
 		expect(run.items).toHaveLength(200);
@@ -256,6 +257,7 @@ describe('PartnerLeads: Lead > Create', () => {
 		expect(stats.byRoute['POST /leads']).toBe(200);
 		expect(stats.tokenRequests).toBe(1);
 		expect(harness.credentialsHelper.preAuthenticationCalls).toBe(1);
+		expect(harness.credentialsHelper.decryptions - readsBefore).toBe(1);
 	});
 
 	describe('Parallel Requests', () => {
