@@ -203,7 +203,8 @@ export async function apiRequestRaw(
 			}
 		}
 
-		const secrets = secretsOf(await this.getCredentials(CREDENTIAL_TYPE).catch(() => ({})));
+		// The run's credential, with any token renewed during the run: what the request sent.
+		const secrets = secretsOf(await credentialDataFor(this).catch(() => ({})));
 		throw serviceError(
 			this.getNode(),
 			failure,

@@ -205,7 +205,7 @@ describe('PartnerLeads: Lead > Create', () => {
 		});
 	});
 
-	it('Continue On Fail: failing items become error items in place, the others go on', async () => {
+	it('Continue On Fail: failing items become error items in place, the others go on; one credential read', async () => {
 		const org = sim.control.addPartnerOrganization({ name: 'Other' });
 		const foreignAgent = sim.control.addAgent(org.id).id;
 		const items = [
@@ -214,12 +214,14 @@ describe('PartnerLeads: Lead > Create', () => {
 			{ first: 'C', last: 'Three', email: 'c3@example.com', agent: sim.defaultAgents[0].id },
 			{ first: 'D', last: 'Four', email: 'd4@example.com', agent: foreignAgent },
 		];
+		const readsBefore = harness.credentialsHelper.decryptions;
 		const run = await harness.runNode({
 			parameters: createParameters(sim, personFromItem, { agentId: '={{ $json.agent }}' }),
 			items,
 			continueOnFail: true,
 		});
 		expect(run.error).toBeUndefined();
+		expect(harness.credentialsHelper.decryptions - readsBefore).toBe(1);
 		expect(pairedIndexes(run)).toEqual([0, 1, 2, 3]);
 		const [first, second, third, fourth] = jsonOf(run);
 		expect(first.email).toBe('a1@example.com');
