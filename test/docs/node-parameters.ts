@@ -1,0 +1,167 @@
+import type {
+	ICredentialType,
+	INodeProperties,
+	INodePropertyCollection,
+	INodePropertyOptions,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+
+/**
+ * The parameters users see, as the documentation names them: display names, nested under
+ * their collection ("Options > Parallel Requests"), with the resource and operation they are
+ * shown for.
+ */
+
+export interface Parameter {
+	/** Where it is: the node's or credential's display name. */
+	owner: string;
+	/** Display names from the top-level parameter down to this one. */
+	path: string[];
+	property: INodeProperties;
+	/** The top-level parameter, whose displayOptions decide where it is shown. */
+	top: INodeProperties;
+}
+
+function flatten(
+	owner: string,
+	properties: INodeProperties[],
+	path: string[] = [],
+	top?: INodeProperties,
+): Parameter[] {
+	return properties.flatMap((property) => {
+		const here = [...path, property.displayName];
+		const own: Parameter = { owner, path: here, property, top: top ?? property };
+		if (property.type === 'collection')
+			return [
+				own,
+				...flatten(owner, (property.options ?? []) as INodeProperties[], here, top ?? property),
+			];
+		if (property.type === 'fixedCollection')
+			return [
+				own,
+				...((property.options ?? []) as INodePropertyCollection[]).flatMap((group) =>
+					flatten(owner, group.values, [...here, group.displayName], top ?? property),
+				),
+			];
+		return [own];
+	});
+}
+
+export function nodeParameters(description: INodeTypeDescription): Parameter[] {
+	return flatten(description.displayName, description.properties);
+}
+
+export function credentialParameters(credential: ICredentialType): Parameter[] {
+	return flatten(credential.displayName, credential.properties);
+}
+
+function normalized(name: string): string {
+	return name.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Whether a documented name is this display name. n8n's conventions add to what the editor
+ * shows in ways prose leaves out: a unit ("Maximum Event Age (Hours)") and "Name or ID" on a
+ * list loaded from the service ("Match Field Name or ID").
+ */
+export function namesMatch(documented: string, displayName: string): boolean {
+	const wanted = normalized(documented);
+	const shown = normalized(displayName);
+	return [shown, shown.replace(/\s*\([^)]*\)$/, ''), shown.replace(/ name or id$/, '')].includes(
+		wanted,
+	);
+}
+
+/** Parameters whose path ends with the documented path (one name, or "Options > Name"). */
+export function findParameters(parameters: Parameter[], documentedPath: string[]): Parameter[] {
+	return parameters.filter(
+		({ path }) =>
+			path.length >= documentedPath.length &&
+			documentedPath.every((name, index) =>
+				namesMatch(name, path[path.length - documentedPath.length + index]),
+			),
+	);
+}
+
+/**
+ * The resource and operations a heading such as "Lead: Get Many" or "Webhook Subscription:
+ * Create, Get Many, Delete" stands for, as parameter values; undefined when it names none.
+ */
+export function operationsOfHeading(
+	description: INodeTypeDescription,
+	heading: string,
+): { resource: string; operations: string[] } | undefined {
+	const [resourceName, operationNames] = heading.split(/:\s*/, 2);
+	if (operationNames === undefined) return undefined;
+	const options = (name: string) =>
+		description.properties
+			.filter((property) => property.name === name && property.type === 'options')
+			.map((property) => ({
+				property,
+				options: (property.options ?? []) as INodePropertyOptions[],
+			}));
+	const resource = options('resource')
+		.flatMap(({ options: values }) => values)
+		.find((option) => namesMatch(resourceName, option.name));
+	if (!resource) return undefined;
+	const operationOptions = options('operation')
+		.filter(({ property }) =>
+			[property.displayOptions?.show?.resource ?? []].flat().includes(resource.value),
+		)
+		.flatMap(({ options: values }) => values);
+	const operations = operationNames
+		.split(/,\s*/)
+		.map((name) => operationOptions.find((option) => namesMatch(name, option.name))?.value);
+	if (operations.some((operation) => operation === undefined)) return undefined;
+	return { resource: String(resource.value), operations: operations.map(String) };
+}
+
+/** Whether a top-level parameter is shown for the resource and one of the operations. */
+export function shownFor(
+	parameter: Parameter,
+	scope: { resource: string; operations: string[] },
+): boolean {
+	const show = parameter.top.displayOptions?.show ?? {};
+	const resources = show.resource ? [show.resource].flat().map(String) : undefined;
+	const operations = show.operation ? [show.operation].flat().map(String) : undefined;
+	return (
+		(!resources || resources.includes(scope.resource)) &&
+		(!operations || operations.some((operation) => scope.operations.includes(operation)))
+	);
+}
+
+const ON = ['on', 'true', 'yes', 'enabled'];
+const OFF = ['off', 'false', 'no', 'disabled'];
+
+/**
+ * Whether the default the documentation states ("On", "72 hours", "Email", "1") is the
+ * parameter's default: booleans as on/off, numbers by their leading number, options by name or
+ * value, anything else as text.
+ */
+export function defaultMatches(property: INodeProperties, documented: string): boolean {
+	const claimed = normalized(documented.replace(/[*`"']/g, ''));
+	const actual = property.default;
+	if (property.type === 'boolean') return (actual === true ? ON : OFF).includes(claimed);
+	if (property.type === 'number') {
+		const number = /^-?[\d,]*\.?\d+/.exec(claimed)?.[0];
+		return number !== undefined && Number(number.replace(/,/g, '')) === actual;
+	}
+	if (property.type === 'options') {
+		const option = ((property.options ?? []) as INodePropertyOptions[]).find(
+			(candidate) => candidate.value === actual,
+		);
+		return (
+			normalized(String(actual)) === claimed ||
+			(option !== undefined && normalized(option.name) === claimed)
+		);
+	}
+	return normalized(String(actual)) === claimed;
+}
+
+/** The default as the failure message shows it: the option's name too, where there is one. */
+export function describeDefault(property: INodeProperties): string {
+	const option = ((property.options ?? []) as INodePropertyOptions[]).find(
+		(candidate) => 'value' in candidate && candidate.value === property.default,
+	);
+	return `${JSON.stringify(property.default)}${option ? ` ("${option.name}")` : ''} (${property.type})`;
+}
