@@ -34,6 +34,8 @@ const MIN_PIECE = 3;
 
 export interface Literal {
 	text: string;
+	/** A piece of a template literal between its values: text of a message being built. */
+	piece: boolean;
 	file: string;
 	line: number;
 }
@@ -51,10 +53,11 @@ export function literalsIn(folders: string[]): Literal[] {
 	const literals: Literal[] = [];
 	for (const path of folders.flatMap((folder) => tsFiles(join(ROOT, folder)))) {
 		const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest);
-		const add = (text: string, node: ts.Node) => {
+		const add = (text: string, node: ts.Node, piece = false) => {
 			if (text.trim())
 				literals.push({
 					text,
+					piece,
 					file: relative(ROOT, path),
 					line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
 				});
@@ -63,8 +66,8 @@ export function literalsIn(folders: string[]): Literal[] {
 			if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
 				add(node.text, node);
 			else if (ts.isTemplateExpression(node)) {
-				add(node.head.text, node);
-				for (const span of node.templateSpans) add(span.literal.text, span);
+				add(node.head.text, node, true);
+				for (const span of node.templateSpans) add(span.literal.text, span, true);
 			}
 			ts.forEachChild(node, visit);
 		};
@@ -82,6 +85,7 @@ export interface QuoteMatch {
 	closest?: Literal;
 }
 
+const WORD = /[\p{L}\p{N}_]+/gu;
 const WORD_CHAR = /[\p{L}\p{N}_]/u;
 
 /** Whether a literal found at this place starts or ends inside a word of the quote ("id" in "valid"). */
@@ -107,9 +111,10 @@ function markFragment(fragment: string, literals: Literal[], covered: boolean[],
 			mark(literal, 0, fragment.length);
 			continue;
 		}
-		if (text.trim())
-			for (let at = fragment.indexOf(text); at >= 0; at = fragment.indexOf(text, at + 1))
-				if (!splitsWord(fragment, at, text)) mark(literal, at, text.length);
+		// A one-word string such as 'lead' or 'value' is a key or a code, not message text.
+		if (!literal.piece && (text.match(WORD) ?? []).length < 2) continue;
+		for (let at = fragment.indexOf(text); at >= 0; at = fragment.indexOf(text, at + 1))
+			if (!splitsWord(fragment, at, text)) mark(literal, at, text.length);
 		// The quote may start inside a literal (after "…") and end inside one (before "…").
 		for (let length = Math.min(fragment.length, text.length) - 1; length >= MIN_PIECE; length--)
 			if (text.endsWith(fragment.slice(0, length))) {
@@ -125,11 +130,17 @@ function markFragment(fragment: string, literals: Literal[], covered: boolean[],
 	return best;
 }
 
-const WORD = /[\p{L}\p{N}_]+/gu;
+/** Literals of the example data this short are values (a label, a picklist value, an ID); longer ones are prose. */
+const MAX_VALUE_LITERAL_WORDS = 2;
 
-/** The words of the example data, which may stand in a quote where the code has a value. */
+/** The words of the example data's values, which may stand in a quote where the code has a value. */
 export function dataWords(literals: Literal[]): Set<string> {
-	return new Set(literals.flatMap(({ text }) => [...text.matchAll(WORD)].map((match) => match[0])));
+	return new Set(
+		literals
+			.map(({ text }) => [...text.matchAll(WORD)].map((match) => match[0]))
+			.filter((words) => words.length <= MAX_VALUE_LITERAL_WORDS)
+			.flat(),
+	);
 }
 
 /**
