@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
@@ -73,7 +73,7 @@ function npmCommands(commandLine: string): Array<{ command: string; script?: str
 		.map((part) => part.trim())
 		.filter((part) => /^npm\s/.test(part))
 		.map((command) => {
-			const run = /^npm\s+(?:run|run-script)\s+([^\s]+)/.exec(command);
+			const run = /^npm\s+(?:run|run-script)\s+([^\s<]\S*)/.exec(command); // "<script>": a placeholder
 			const builtIn = /^npm\s+(test|t|start|stop|restart)\b/.exec(command);
 			const script = run?.[1] ?? (builtIn ? ({ t: 'test' }[builtIn[1]] ?? builtIn[1]) : undefined);
 			return { command: command.replace(/\s+/g, ' '), script };
