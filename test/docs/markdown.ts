@@ -66,7 +66,11 @@ export function slugOf(headingText: string): string {
 }
 
 export function readDoc(file: string): Doc {
-	const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+	return parseDoc(file, readFileSync(join(ROOT, file), 'utf8'));
+}
+
+export function parseDoc(file: string, markdown: string): Doc {
+	const lines = markdown.split('\n');
 	const codeLines = new Set<number>();
 	const headings: Heading[] = [];
 	const fences: Doc['fences'] = [];
@@ -201,3 +205,17 @@ export function links(doc: Doc): Link[] {
 	}
 	return found;
 }
+
+/** The documents whose promises are checked. */
+export const README = readDoc('README.md');
+export const SECURITY = readDoc('SECURITY.md');
+export const CONTRIBUTING = readDoc('CONTRIBUTING.md');
+export const DOCS = [README, SECURITY, CONTRIBUTING];
+
+/** "README.md:42", for failure messages. */
+export const at = (doc: Doc, line: number) => `${doc.file}:${line}`;
+
+export const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+	name: string;
+	scripts: Record<string, string>;
+};

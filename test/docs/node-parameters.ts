@@ -165,3 +165,66 @@ export function describeDefault(property: INodeProperties): string {
 	);
 	return `${JSON.stringify(property.default)}${option ? ` ("${option.name}")` : ''} (${property.type})`;
 }
+
+/**
+ * What a table's notes say a parameter offers, checked against it: the bold choices of a list
+ * (`**Lead Created** (`lead/create`)`) or a resource locator (`**From List**`), and the options a
+ * collection lists first ("Agent ID, Created After, … Updated After."). Empty: all true.
+ */
+export function choiceProblems(matches: Parameter[], notes: string): string[] {
+	const property = matches[0]?.property;
+	if (!property || matches.some((match) => match.property.type !== property.type)) return [];
+	const bold = [...notes.matchAll(/\*\*([^*]+)\*\*(?:\s*\(`([^`]+)`\))?/g)].map((match) => ({
+		name: match[1].trim(),
+		value: match[2],
+	}));
+	const offered = (names: Array<{ name: string; value?: unknown }>, what: string) =>
+		bold
+			.filter(
+				(choice) =>
+					!names.some(
+						(option) =>
+							namesMatch(choice.name, option.name) &&
+							(choice.value === undefined || String(option.value) === choice.value),
+					),
+			)
+			.map(
+				(choice) =>
+					`"${choice.name}"${choice.value === undefined ? '' : ` (${choice.value})`} is not one of its ${what}: ${names
+						.map(
+							(option) =>
+								`"${option.name}"${option.value === undefined ? '' : ` (${String(option.value)})`}`,
+						)
+						.join(', ')}`,
+			);
+	const all = <T>(pick: (parameter: INodeProperties) => T[]) =>
+		matches.flatMap(({ property: each }) => pick(each));
+	if (property.type === 'options' || property.type === 'multiOptions')
+		return offered(
+			all((each) => (each.options ?? []) as INodePropertyOptions[]),
+			'options',
+		);
+	if (property.type === 'resourceLocator')
+		return offered(
+			all((each) => (each.modes ?? []).map((mode) => ({ name: mode.displayName }))),
+			'modes',
+		);
+	if (property.type === 'collection') {
+		const listed = notes
+			.split('.')[0]
+			.replace(/\*\*/g, '')
+			.replace(/\([^)]*\)/g, '')
+			.split(/,\s*/)
+			.map((name) => name.trim());
+		const names = all((each) =>
+			((each.options ?? []) as INodeProperties[]).map((option) => option.displayName),
+		);
+		return listed
+			.filter((name) => !names.some((option) => namesMatch(name, option)))
+			.map(
+				(name) =>
+					`"${name}" is not one of its options: ${names.map((option) => `"${option}"`).join(', ')}`,
+			);
+	}
+	return [];
+}

@@ -1,24 +1,20 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-
 import { PartnerLeadsApi } from '../../credentials/PartnerLeadsApi.credentials';
 import { PartnerLeads } from '../../nodes/PartnerLeads/PartnerLeads.node';
 import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
-import { exampleProblems } from './example-workflow';
 import type { Doc } from './markdown';
 import {
+	at,
 	codeSpans,
 	headingPath,
-	links,
 	proseLines,
-	readDoc,
-	ROOT,
+	README,
+	SECURITY,
 	sectionRange,
 	tables,
 } from './markdown';
 import type { Parameter } from './node-parameters';
 import {
+	choiceProblems,
 	credentialParameters,
 	defaultMatches,
 	describeDefault,
@@ -38,22 +34,12 @@ import {
 } from './source-messages';
 
 /**
- * What the README (and SECURITY.md, CONTRIBUTING.md) promise, checked against the code: the
- * set-up commands, the messages it quotes, the parameters and defaults it names, its links and
- * anchors, and the example workflows it links. Every check reads the Markdown, so a section
- * added or edited later is checked the same way; each failure names the file, the line, the
- * claim and what the code says.
+ * What the README (and SECURITY.md, CONTRIBUTING.md) promise, checked against the code. Every
+ * check reads the Markdown, so a section added or edited later is checked the same way; each
+ * failure names the file, the line, the claim and what the code says. See CONTRIBUTING.md,
+ * "The documentation test".
  */
 
-const README = readDoc('README.md');
-const SECURITY = readDoc('SECURITY.md');
-const CONTRIBUTING = readDoc('CONTRIBUTING.md');
-const DOCS = [README, SECURITY, CONTRIBUTING];
-
-const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-	name: string;
-	scripts: Record<string, string>;
-};
 const action = new PartnerLeads().description;
 const trigger = new PartnerLeadsTrigger().description;
 const credential = new PartnerLeadsApi();
@@ -62,88 +48,6 @@ const ALL_PARAMETERS = [
 	...nodeParameters(trigger),
 	...credentialParameters(credential),
 ];
-
-const at = (doc: Doc, line: number) => `${doc.file}:${line}`;
-
-/** npm invocations in a command line: `npm ci`, `npm test`, `npm run <script>` with arguments. */
-function npmCommands(commandLine: string): Array<{ command: string; script?: string }> {
-	return commandLine
-		.replace(/\s#.*$/, '')
-		.split(/&&|;|\|\|/)
-		.map((part) => part.trim())
-		.filter((part) => /^npm\s/.test(part))
-		.map((command) => {
-			const run = /^npm\s+(?:run|run-script)\s+([^\s<]\S*)/.exec(command); // "<script>": a placeholder
-			const builtIn = /^npm\s+(test|t|start|stop|restart)\b/.exec(command);
-			const script = run?.[1] ?? (builtIn ? ({ t: 'test' }[builtIn[1]] ?? builtIn[1]) : undefined);
-			return { command: command.replace(/\s+/g, ' '), script };
-		});
-}
-
-describe('the set-up commands at the top of the README', () => {
-	const block = README.fences[0];
-	const secondSection = README.headings.filter((heading) => heading.level === 2)[1];
-	const commandLines = (block?.body ?? []).filter((line) => npmCommands(line).length > 0);
-	const scriptsRun = commandLines.map((line) =>
-		npmCommands(line).filter((command) => command.script !== undefined),
-	);
-
-	it('come first: the README opens its first section with a code block of two commands', () => {
-		expect(block).toBeDefined();
-		expect({
-			line: block.line,
-			beforeSecondSection: block.line < (secondSection?.line ?? Infinity),
-		}).toEqual({
-			line: block.line,
-			beforeSecondSection: true,
-		});
-		expect(
-			commandLines.map((line, index) => ({ line, scripts: scriptsRun[index].length })),
-		).toEqual(commandLines.map((line) => ({ line, scripts: 1 })));
-		expect(commandLines).toHaveLength(2);
-	});
-
-	it('run scripts package.json has, and one of them is the test command .ci/run runs', () => {
-		const missing = scriptsRun
-			.flat()
-			.filter(({ script }) => !(script! in packageJson.scripts))
-			.map(
-				({ command }) => `${at(README, block.line)}: \`${command}\` runs no script of package.json`,
-			);
-		expect(missing).toEqual([]);
-
-		const testCommand = scriptsRun.flat().find(({ script }) => script === 'test');
-		expect(testCommand).toBeDefined();
-		const ciCommands = readFileSync(join(ROOT, '.ci', 'run'), 'utf8')
-			.split('\n')
-			.filter((line) => !/^\s*#/.test(line))
-			.flatMap(npmCommands)
-			.map(({ command }) => command);
-		expect({
-			readmeTestCommand: testCommand!.command,
-			ranByCi: ciCommands.includes(testCommand!.command),
-		}).toEqual({
-			readmeTestCommand: testCommand!.command,
-			ranByCi: true,
-		});
-	});
-});
-
-it('every `npm run` the documents name is a script of package.json', () => {
-	const problems = DOCS.flatMap((doc) =>
-		doc.lines.flatMap((text, index) => {
-			const candidates = doc.codeLines.has(index + 1) ? [text] : codeSpans(text);
-			return candidates
-				.flatMap(npmCommands)
-				.filter(({ script }) => script !== undefined && !(script in packageJson.scripts))
-				.map(
-					({ command, script }) =>
-						`${at(doc, index + 1)}: \`${command}\`: package.json has no script "${script}"`,
-				);
-		}),
-	);
-	expect(problems).toEqual([]);
-});
 
 describe('messages the documents quote are ones the code can produce', () => {
 	const literals = literalsIn(SHIPPED_SOURCE);
@@ -222,6 +126,8 @@ describe('parameters and defaults the documents name exist, with those defaults'
 		doc: Doc;
 		line: number;
 		names: string[][];
+		/** The rest of a table row: what it says about the parameter. */
+		notes: string;
 		defaults: Array<{ name?: string; value: string }>;
 		scope: Parameter[];
 	}
@@ -273,6 +179,7 @@ describe('parameters and defaults the documents name exist, with those defaults'
 				doc,
 				line: row.line,
 				names: namesIn(row.cells[column] ?? ''),
+				notes: row.cells.filter((_cell, index) => index !== column).join(' '),
 				defaults: defaultsIn(row.cells.filter((_cell, index) => index !== column).join(' ')),
 				scope: scopeOf(doc, row.line),
 			}));
@@ -284,6 +191,7 @@ describe('parameters and defaults the documents name exist, with those defaults'
 					doc,
 					line,
 					names: [[match[1]]],
+					notes: '',
 					defaults: [{ name: match[1], value: match[2].trim() }],
 					scope: scopeOf(doc, line),
 				})),
@@ -302,12 +210,15 @@ describe('parameters and defaults the documents name exist, with those defaults'
 					claim,
 				] as const,
 		),
-	)('%s', (_title, { doc, line, names, defaults, scope }) => {
+	)('%s', (_title, { doc, line, names, notes, defaults, scope }) => {
 		const problems: string[] = [];
 		const found = new Map<string, Parameter[]>();
 		for (const path of names) {
 			const matches = findParameters(scope, path);
 			found.set(path[path.length - 1], matches);
+			if (names.length === 1)
+				for (const problem of choiceProblems(matches, notes))
+					problems.push(`${at(doc, line)}: "${path.join(' > ')}": ${problem}`);
 			if (!matches.length)
 				problems.push(
 					`${at(doc, line)}: no parameter "${path.join(' > ')}" in ${action.displayName}, ${trigger.displayName} or ${credential.displayName}${scope === ALL_PARAMETERS ? '' : " where this section's operation shows it"}`,
@@ -341,94 +252,6 @@ describe('parameters and defaults the documents name exist, with those defaults'
 						.join(', ')}`,
 				);
 		}
-		expect(problems).toEqual([]);
-	});
-});
-
-describe('links and anchors resolve', () => {
-	const docByFile = new Map(DOCS.map((doc) => [doc.file, doc]));
-	const docAt = (file: string) =>
-		docByFile.get(file) ??
-		(file.endsWith('.md') && existsSync(join(ROOT, file)) ? readDoc(file) : undefined);
-
-	it.each(DOCS.map((doc) => [doc.file, doc] as const))('%s', (_file, doc) => {
-		const problems: string[] = [];
-		for (const link of links(doc)) {
-			if (/^[a-z][a-z+.-]*:/i.test(link.target)) continue; // https:, mailto:: not followed offline
-			const [pathPart, anchor] = link.target.split('#', 2);
-			const file = pathPart
-				? relative(ROOT, join(ROOT, dirname(doc.file), decodeURI(pathPart)))
-				: doc.file;
-			const claim = `${at(doc, link.line)}: ${link.image ? 'image' : 'link'} [${link.text}](${link.target})`;
-			if (!existsSync(join(ROOT, file))) {
-				problems.push(`${claim}: ${file} does not exist`);
-				continue;
-			}
-			if (anchor === undefined) continue;
-			const target = docAt(file);
-			if (!target) {
-				problems.push(`${claim}: ${file} is not Markdown, so it has no heading "#${anchor}"`);
-			} else if (!target.headings.some((heading) => heading.slug === anchor.toLowerCase())) {
-				const near = target.headings
-					.filter((heading) => heading.slug.includes(anchor.split('-')[0]))
-					.map((heading) => `#${heading.slug}`);
-				problems.push(
-					`${claim}: ${file} has no heading with the anchor "#${anchor}"${near.length ? ` (near: ${near.join(', ')})` : ''}`,
-				);
-			}
-		}
-		expect(problems).toEqual([]);
-	});
-});
-
-describe('example workflows the README links import into n8n', () => {
-	const examples = links(README)
-		.map((link) => ({ ...link, file: relative(ROOT, join(ROOT, link.target.split('#')[0])) }))
-		.filter((link) => link.file.startsWith('examples/') && link.file.endsWith('.json'));
-	const unique = [...new Map(examples.map((example) => [example.file, example])).values()];
-
-	it('the README links examples', () => {
-		expect(unique.length).toBeGreaterThan(0);
-	});
-
-	it.each(unique.map((example) => [example.file, example] as const))(
-		'%s',
-		(_file, { file, line }) => {
-			const problems = existsSync(join(ROOT, file))
-				? exampleProblems(readFileSync(join(ROOT, file), 'utf8'), packageJson.name, [
-						new PartnerLeads(),
-						new PartnerLeadsTrigger(),
-					])
-				: ['does not exist'];
-			expect(problems.map((problem) => `${at(README, line)} links ${file}: ${problem}`)).toEqual(
-				[],
-			);
-		},
-	);
-});
-
-describe('the comparison quotes its figures from bench/README.md', () => {
-	const BENCH = readDoc('bench/README.md');
-	/** Figures as written: 4.52, 1,000, 2.40.7, 30. */
-	const figures = (text: string) => text.match(/\d(?:[\d,.]*\d)?/g) ?? [];
-	const benchFigures = new Set(proseLines(BENCH).flatMap(({ text }) => figures(text)));
-	const sections = README.headings.filter((heading) => /how it compares/i.test(heading.text));
-
-	it('the README has the comparison', () => {
-		expect(sections.map((heading) => heading.text)).toHaveLength(1);
-	});
-
-	it('every figure in it is one of bench/README.md, so the figures are updated there first', () => {
-		const problems = sections.flatMap((heading) =>
-			proseLines(README, sectionRange(README, heading)).flatMap(({ line, text }) =>
-				figures(text.replace(/\([^)]*\.md[^)]*\)|`[^`]*`/g, ''))
-					.filter((figure) => !benchFigures.has(figure))
-					.map(
-						(figure) =>
-							`${at(README, line)} (${heading.text}): "${figure}" is no figure of bench/README.md; take it from there`,
-					),
-			),
-		);
 		expect(problems).toEqual([]);
 	});
 });
