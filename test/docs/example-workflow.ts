@@ -2,6 +2,7 @@ import type { IConnections, INode, INodeType, INodeTypes, IVersionedNodeType } f
 import { NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { parameterProblems } from '../examples/parameter-check';
+import { PACKAGE, PackageNodeTypes } from '../harness/node-types';
 import { STANDARD_LEAD_FIELD_IDS } from '../simulator';
 
 /**
@@ -17,11 +18,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Problems of one workflow file (empty: it imports). */
-export function exampleProblems(
-	json: string,
-	packageName: string,
-	ourNodes: Array<INodeType | IVersionedNodeType>,
-): string[] {
+export function exampleProblems(json: string): string[] {
 	let workflow: unknown;
 	try {
 		workflow = JSON.parse(json);
@@ -31,7 +28,16 @@ export function exampleProblems(
 	if (!isObject(workflow) || !Array.isArray(workflow.nodes) || !isObject(workflow.connections))
 		return ['is not an n8n workflow: it needs "nodes" (a list) and "connections" (an object)'];
 
-	const ours = new Map(ourNodes.map((node) => [`${packageName}.${node.description.name}`, node]));
+	const packageTypes = new PackageNodeTypes();
+	/** This package's node types as n8n loads them (the agent tool variant included), by type name. */
+	const ourType = (type: string): INodeType | IVersionedNodeType | undefined => {
+		if (!type.startsWith(`${PACKAGE}.`)) return undefined;
+		try {
+			return packageTypes.getByName(type);
+		} catch {
+			return undefined;
+		}
+	};
 	const nodes = workflow.nodes as INode[];
 	const connections = workflow.connections as IConnections;
 	const problems: string[] = [];
@@ -44,7 +50,7 @@ export function exampleProblems(
 			typeof node.typeVersion !== 'number'
 		)
 			problems.push(`node ${JSON.stringify(node.name)}: needs a name, a type and a typeVersion`);
-		const type = ours.get(node.type);
+		const type = ourType(String(node.type));
 		if (type) {
 			const versions = [NodeHelpers.getVersionedNodeType(type).description.version].flat();
 			if (!versions.includes(node.typeVersion))
@@ -58,9 +64,11 @@ export function exampleProblems(
 					STANDARD_LEAD_FIELD_IDS,
 				))
 					problems.push(`node "${node.name}": ${problem}`);
+		} else if (String(node.type).startsWith(`${PACKAGE}.`)) {
+			problems.push(`node "${node.name}": ${node.type} is no node type of this package`);
 		} else if (!N8N_NODE_PACKAGES.some((prefix) => String(node.type).startsWith(prefix))) {
 			problems.push(
-				`node "${node.name}": type ${node.type} is neither this package's (${[...ours.keys()].join(', ')}) nor one of n8n's (${N8N_NODE_PACKAGES.join('*, ')}*)`,
+				`node "${node.name}": type ${node.type} is neither this package's (${PACKAGE}.*) nor one of n8n's (${N8N_NODE_PACKAGES.join('*, ')}*)`,
 			);
 		}
 	}
@@ -73,11 +81,11 @@ export function exampleProblems(
 	if (problems.length) return problems;
 
 	const nodeTypes: INodeTypes = {
-		getByName: (type) => ours.get(type) as INodeType,
-		getByNameAndVersion: (type, version) =>
-			(ours.has(type)
-				? NodeHelpers.getVersionedNodeType(ours.get(type)!, version)
-				: undefined) as INodeType,
+		getByName: (type) => ourType(type) as INodeType,
+		getByNameAndVersion: (type, version) => {
+			const ours = ourType(type);
+			return (ours ? NodeHelpers.getVersionedNodeType(ours, version) : undefined) as INodeType;
+		},
 		getKnownTypes: () => ({}),
 	};
 	try {

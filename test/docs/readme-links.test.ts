@@ -2,20 +2,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
-import { PartnerLeads } from '../../nodes/PartnerLeads/PartnerLeads.node';
-import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
 import { exampleProblems } from './example-workflow';
-import {
-	at,
-	DOCS,
-	links,
-	packageJson,
-	proseLines,
-	readDoc,
-	README,
-	ROOT,
-	sectionRange,
-} from './markdown';
+import { at, DOCS, links, proseLines, readDoc, README, ROOT, sectionRange } from './markdown';
 
 /**
  * What the README (and SECURITY.md, CONTRIBUTING.md) promise, checked against the code. Every
@@ -74,10 +62,7 @@ describe('example workflows the README links import into n8n', () => {
 		'%s',
 		(_file, { file, line }) => {
 			const problems = existsSync(join(ROOT, file))
-				? exampleProblems(readFileSync(join(ROOT, file), 'utf8'), packageJson.name, [
-						new PartnerLeads(),
-						new PartnerLeadsTrigger(),
-					])
+				? exampleProblems(readFileSync(join(ROOT, file), 'utf8'))
 				: ['does not exist'];
 			expect(problems.map((problem) => `${at(README, line)} links ${file}: ${problem}`)).toEqual(
 				[],
