@@ -251,11 +251,10 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		// The fetched lead tells exactly: not changed since the recovery ran it, nothing to run.
 		if (mayBeRecovered && updatedMs !== undefined && ledger?.hasRun(event.id, updatedMs))
 			return reply(this, 200, { received: true, duplicate: true });
+		// What ran is the fetched lead, as of its updatedAt; without it, only the event time is known.
 		ledger?.recordDelivered(
 			event.id,
-			updatedMs !== undefined && updatedMs >= eventMs
-				? { ms: updatedMs, exact: true }
-				: { ms: eventMs, exact: false },
+			updatedMs !== undefined ? { ms: updatedMs, exact: true } : { ms: eventMs, exact: false },
 		);
 		seen.remember(mark);
 		if (isTest) handOverTestEvent(this.getWorkflow().id, this.getNode().id, [[{ json }]]);
