@@ -155,6 +155,36 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 		expect(setup.host.executions).toHaveLength(0);
 	});
 
+	it('while n8n is up but unreachable, the periodic check runs the missed events once (Fetch Full Lead off)', async () => {
+		setup = await setUp(
+			{ events: ALL_TOPICS, fetchFullLead: false, options: { checkIntervalMinutes: 0.01 } },
+			{ delivery: { retryDelaysMs: [] } },
+		);
+		await setup.host.activate();
+		await nextSecond();
+		setup.sim.control.setDeliveryFaults({ unreachable: true });
+		const missed = created(setup, 'unreachable');
+		await setup.sim.control.waitForDeliveries(10_000);
+		setup.sim.control.setDeliveryFaults({});
+		await eventually(() => setup.host.executions.length >= 1, 'the recovered execution');
+		await setup.host.settle();
+		expect(outputs(setup.host)).toEqual([
+			{
+				event: { id: missed.id, topic: 'lead/create', timestamp: missed.updatedAt },
+				recovered: true,
+			},
+		]);
+		// The event time alone decides here: a late delivery of the same change runs nothing.
+		const [lost] = setup.sim.control.deliveries();
+		const late = signed(storedSecret(setup, 'lead/create'), missed.id, 'lead/create', lost.timestamp);
+		expect(await post(setup.host.webhookUrl(), late.rawBody, late.headers)).toBe(200);
+		// Later checks find nothing more.
+		setup.sim.control.resetStats();
+		await eventually(() => listRequests(setup) >= 3, 'three more checks');
+		await setup.host.settle();
+		expect(setup.host.executions).toHaveLength(1);
+	});
+
 	it('a newly activated workflow runs nothing for the leads the portal already holds', async () => {
 		setup = await setUp({ events: ALL_TOPICS }, { delivery: { maxAttempts: 1 } });
 		for (let index = 0; index < 5; index++) created(setup, `existing${index}`);
