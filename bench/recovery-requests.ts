@@ -25,7 +25,9 @@ async function requestsPerCheck(cap: number, leads: number): Promise<number> {
 	try {
 		sim.control.seedLeads(leads);
 		const harness = new N8nHarness(sim);
-		let host = await TriggerHost.start(harness, { parameters: { events: ['lead/create', 'lead/update'] } });
+		let host = await TriggerHost.start(harness, {
+			parameters: { events: ['lead/create', 'lead/update'] },
+		});
 		await host.activate();
 		const persisted = host.persisted();
 		await host.close();
@@ -42,7 +44,8 @@ async function requestsPerCheck(cap: number, leads: number): Promise<number> {
 			seen = now;
 		}
 		await host.close();
-		if (host.executions.length > 0) throw new Error('a check with nothing missed started executions');
+		if (host.executions.length > 0)
+			throw new Error('a check with nothing missed started executions');
 		return seen;
 	} finally {
 		await sim.close();
@@ -57,7 +60,9 @@ async function main(): Promise<void> {
 		for (const cap of CAPS) cells.push(String(await requestsPerCheck(cap, leads)));
 		rows.push(`| ${leads.toLocaleString('en-US')} | ${cells.join(' | ')} |`);
 	}
-	process.stdout.write(`List requests per check for missed events (nothing missed):\n${rows.join('\n')}\n`);
+	process.stdout.write(
+		`List requests per check for missed events (nothing missed):\n${rows.join('\n')}\n`,
+	);
 }
 
 runMain(main);

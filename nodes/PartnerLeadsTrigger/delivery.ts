@@ -210,7 +210,8 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	// lead's updatedAt to tell, the event time decides.
 	const mayBeRecovered = ledger?.mayBeRecovered(event.id, eventMs) === true;
 	const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
-	if (mayBeRecovered && !fetchFullLead) return reply(this, 200, { received: true, duplicate: true });
+	if (mayBeRecovered && !fetchFullLead)
+		return reply(this, 200, { received: true, duplicate: true });
 	const seen = new SeenEvents(this.getWorkflowStaticData('node'), eventScope(this), {
 		maxAgeSeconds,
 	});

@@ -23,7 +23,8 @@ export function handOverTestEvent(
 	data: INodeExecutionData[][],
 ): void {
 	const now = Date.now();
-	for (const [key, entry] of handovers) if (now - entry.atMs > HANDOVER_TTL_MS) handovers.delete(key);
+	for (const [key, entry] of handovers)
+		if (now - entry.atMs > HANDOVER_TTL_MS) handovers.delete(key);
 	handovers.set(keyOf(workflowId, nodeId), { data, atMs: now });
 }
 

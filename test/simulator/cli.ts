@@ -96,7 +96,9 @@ function retryDelays(value: string | undefined): number[] | undefined {
 	return value.split(',').map((part) => {
 		const delay = Number(part);
 		if (!Number.isFinite(delay) || delay < 0)
-			throw new Error(`--delivery-retry-delays takes delays in ms, e.g. 1000,5000, or none (got "${value}")`);
+			throw new Error(
+				`--delivery-retry-delays takes delays in ms, e.g. 1000,5000, or none (got "${value}")`,
+			);
 		return delay;
 	});
 }

@@ -248,7 +248,10 @@ describe('retries', () => {
 
 	it('follows an explicit retry schedule, and with an empty one gives up after the first attempt', async () => {
 		const failing = await extraReceiver(() => 503);
-		const scheduled = await extraSimulator({ seed: 9, delivery: { ...FAST, retryDelaysMs: [40, 5] } });
+		const scheduled = await extraSimulator({
+			seed: 9,
+			delivery: { ...FAST, retryDelaysMs: [40, 5] },
+		});
 		await subscribe(scheduled, 'lead/create', failing.url);
 		scheduled.control.portalCreateLead({ firstName: 'S' });
 		await scheduled.control.waitForDeliveries(3000);

@@ -110,9 +110,7 @@ class LeadVersions {
 			.map(
 				([key, version]) =>
 					key +
-					Math.max(0, Math.min(version.ms, 0xfffffffffff))
-						.toString(16)
-						.padStart(TIME_LENGTH, '0') +
+					Math.max(0, Math.min(version.ms, 0xfffffffffff)).toString(16).padStart(TIME_LENGTH, '0') +
 					(version.exact ? 'e' : 'a'),
 			)
 			.join(SEPARATOR);
@@ -201,7 +199,9 @@ export class RecoveryLedger {
 	/** Whether some version of the lead already ran (so its creation did). */
 	knows(leadId: string): boolean {
 		const key = leadKey(leadId);
-		return this.memory.delivered.get(key) !== undefined || this.memory.recovered.get(key) !== undefined;
+		return (
+			this.memory.delivered.get(key) !== undefined || this.memory.recovered.get(key) !== undefined
+		);
 	}
 
 	/**

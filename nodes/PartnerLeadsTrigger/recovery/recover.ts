@@ -16,7 +16,6 @@ import { RECOVERY_TIMING } from './timing';
  * live delivery marked `recovered: true`. The list has no filters, so every page is read.
  */
 
-
 export interface RecoveryOutcome {
 	/** leads that started an execution */
 	recovered: number;
@@ -36,14 +35,16 @@ export function productionScope(context: {
 	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}:production`;
 }
 
-export function openLedger(context: ITriggerFunctions, nowMs: () => number = Date.now): RecoveryLedger {
+export function openLedger(
+	context: ITriggerFunctions,
+	nowMs: () => number = Date.now,
+): RecoveryLedger {
 	const options = context.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
 	return new RecoveryLedger(context.getWorkflowStaticData('node'), productionScope(context), {
 		maxAgeSeconds: maxEventAgeSeconds(options.maxEventAgeHours),
 		nowMs,
 	});
 }
-
 
 /** Which change a listed lead stands for, if it has not run yet. */
 function judgeLead(
@@ -78,16 +79,18 @@ async function outputFor(
 		recovered: true,
 	};
 	if (!fetchFullLead) return { json, version: candidate.version };
-	try {
-		// The same full lead a delivery gives (a listed lead may carry fewer fields).
-		const lead = await getLead.call(context, candidate.id);
-		json.lead = lead;
-		return { json, version: Math.max(candidate.version, isoTimeMs(lead.updatedAt) ?? 0) };
-	} catch (error) {
-		if (httpCodeOf(error) !== '404') throw error;
+	// The same full lead a delivery gives (a listed lead may carry fewer fields); a lead
+	// deleted since it was listed still runs, as a delivery's would.
+	const lead = await getLead.call(context, candidate.id).catch((error: unknown) => {
+		if (httpCodeOf(error) === '404') return undefined;
+		throw error;
+	});
+	if (!lead) {
 		json.leadNotFound = true;
 		return { json, version: candidate.version };
 	}
+	json.lead = lead;
+	return { json, version: Math.max(candidate.version, isoTimeMs(lead.updatedAt) ?? 0) };
 }
 
 export async function recoverMissedEvents(

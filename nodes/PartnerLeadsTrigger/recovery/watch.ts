@@ -15,7 +15,6 @@ import { RECOVERY_TIMING } from './timing';
 /** Default "Missed Events Check Interval": a full list read every 6 hours keeps the request rate low. */
 export const DEFAULT_CHECK_INTERVAL_MINUTES = 360;
 
-
 /** Activations that start listening anew: nothing the portal holds from before then runs. */
 const NEW_ACTIVATIONS = new Set(['activate', 'create']);
 

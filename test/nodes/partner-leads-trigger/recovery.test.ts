@@ -1,4 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
@@ -23,8 +24,9 @@ async function eventually(
 ): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!condition()) {
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-		await new Promise((resolve) => setTimeout(resolve, 20));
+		if (Date.now() > deadline)
+			throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+		await sleep(20);
 	}
 }
 
@@ -38,28 +40,38 @@ async function checkEnded(setup: Setup): Promise<void> {
 	let seen = -1;
 	while (seen !== listRequests(setup)) {
 		seen = listRequests(setup);
-		await new Promise((resolve) => setTimeout(resolve, 300));
+		await sleep(300);
 	}
 	await setup.host.settle();
 }
 
 /** Lead timestamps have whole-second resolution under some personalities: step past the activation's second. */
 async function nextSecond(): Promise<void> {
-	await new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 20));
+	await sleep(1_000 - (Date.now() % 1_000) + 20);
 }
 
 function created(setup: Setup, name: string): Lead {
-	return setup.sim.control.portalCreateLead({ firstName: name, lastName: 'Test', email: `${name}@example.com` });
+	return setup.sim.control.portalCreateLead({
+		firstName: name,
+		lastName: 'Test',
+		email: `${name}@example.com`,
+	});
 }
 
-type Output = { event: { id: string; topic: string; timestamp: string }; lead?: IDataObject; recovered?: boolean };
+type Output = {
+	event: { id: string; topic: string; timestamp: string };
+	lead?: IDataObject;
+	recovered?: boolean;
+};
 
 function outputs(host: TriggerHost): Output[] {
 	return host.executions.map((execution) => execution.items[0].json as unknown as Output);
 }
 
 function ran(host: TriggerHost): string[] {
-	return outputs(host).map((output) => `${output.event.topic} ${output.event.id}${output.recovered ? ' recovered' : ''}`);
+	return outputs(host).map(
+		(output) => `${output.event.topic} ${output.event.id}${output.recovered ? ' recovered' : ''}`,
+	);
 }
 
 /** n8n stops: the trigger's address refuses connections, its memory is gone. */
@@ -70,7 +82,10 @@ async function stopN8n(setup: Setup): Promise<ReturnType<TriggerHost['persisted'
 	return persisted;
 }
 
-async function startN8n(setup: Setup, persisted: ReturnType<TriggerHost['persisted']>): Promise<void> {
+async function startN8n(
+	setup: Setup,
+	persisted: ReturnType<TriggerHost['persisted']>,
+): Promise<void> {
 	setup.host = await TriggerHost.start(setup.harness, persisted);
 	await setup.host.activate('init');
 }
@@ -79,7 +94,12 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 	let setup: Setup;
 
 	beforeAll(() => {
-		Object.assign(RECOVERY_TIMING, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10, retryDelayMs: 200 });
+		Object.assign(RECOVERY_TIMING, {
+			firstCheckDelayMs: 50,
+			settleMs: 0,
+			tickMs: 10,
+			retryDelayMs: 200,
+		});
 	});
 
 	afterAll(() => {
@@ -136,7 +156,12 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 
 		// The service's late retry of a recovered change runs nothing.
 		const retried = lost.find((attempt) => attempt.leadId === missedA.id);
-		const again = signed(storedSecret(setup, 'lead/create'), missedA.id, 'lead/create', retried?.timestamp);
+		const again = signed(
+			storedSecret(setup, 'lead/create'),
+			missedA.id,
+			'lead/create',
+			retried?.timestamp,
+		);
 		expect(await post(setup.host.webhookUrl(), again.rawBody, again.headers)).toBe(200);
 		await setup.host.settle();
 		expect(setup.host.executions).toHaveLength(4);
@@ -176,7 +201,12 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 		]);
 		// The event time alone decides here: a late delivery of the same change runs nothing.
 		const [lost] = setup.sim.control.deliveries();
-		const late = signed(storedSecret(setup, 'lead/create'), missed.id, 'lead/create', lost.timestamp);
+		const late = signed(
+			storedSecret(setup, 'lead/create'),
+			missed.id,
+			'lead/create',
+			lost.timestamp,
+		);
 		expect(await post(setup.host.webhookUrl(), late.rawBody, late.headers)).toBe(200);
 		// Later checks find nothing more.
 		setup.sim.control.resetStats();
@@ -221,7 +251,10 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 	});
 
 	it('with Recover Missed Events off, a restart recovers nothing and reads no list', async () => {
-		setup = await setUp({ events: ALL_TOPICS, recoverMissedEvents: false }, { delivery: { maxAttempts: 1 } });
+		setup = await setUp(
+			{ events: ALL_TOPICS, recoverMissedEvents: false },
+			{ delivery: { maxAttempts: 1 } },
+		);
 		await setup.host.activate();
 		await nextSecond();
 		const persisted = await stopN8n(setup);
@@ -229,7 +262,7 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 		await setup.sim.control.waitForDeliveries(10_000);
 		setup.sim.control.resetStats();
 		await startN8n(setup, persisted);
-		await new Promise((resolve) => setTimeout(resolve, 300));
+		await sleep(300);
 		await setup.host.settle();
 		expect(setup.host.executions).toHaveLength(0);
 		expect(listRequests(setup)).toBe(0);
