@@ -7,6 +7,7 @@
  *
  *   npx ts-node --transpile-only --prefer-ts-exts bench/recovery-requests.ts
  */
+import './env';
 import { N8nHarness } from '../test/harness/harness';
 import { TriggerHost } from '../test/harness/webhooks';
 import { DEFAULT_PERSONALITY, startSimulator } from '../test/simulator';
