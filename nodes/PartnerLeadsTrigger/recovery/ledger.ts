@@ -94,8 +94,17 @@ class LeadVersions {
 			this.forgottenUpTo = Math.max(this.forgottenUpTo, forgottenUpTo);
 	}
 
-	/** Forgets versions older than the cutoff, and the oldest beyond the capacity. */
-	trim(cutoffMs: number, capacity: number): void {
+	/** when versions were last checked against the cutoff */
+	private checkedAgeAtMs = 0;
+
+	/**
+	 * Forgets versions older than the cutoff, and the oldest beyond the capacity. Sorting
+	 * costs milliseconds at the bound, so ages are checked at most once a minute.
+	 */
+	trim(cutoffMs: number, capacity: number, nowMs: number): void {
+		const ageDue = nowMs - this.checkedAgeAtMs >= 60_000 || nowMs < this.checkedAgeAtMs;
+		if (!ageDue && this.versions.size <= capacity) return;
+		if (ageDue) this.checkedAgeAtMs = nowMs;
 		const byTime = [...this.versions.entries()].sort((a, b) => a[1].ms - b[1].ms);
 		let drop = 0;
 		while (drop < byTime.length && byTime[drop][1].ms < cutoffMs) drop++;
@@ -241,9 +250,10 @@ export class RecoveryLedger {
 	/** Writes the process memory into static data (a fresh object: n8n saves only assignments). */
 	save(): void {
 		const capacity = this.options.capacity ?? LEDGER_CAPACITY;
-		const cutoff = this.nowMs() - this.options.maxAgeSeconds * 1000;
-		this.memory.delivered.trim(cutoff, capacity);
-		this.memory.recovered.trim(cutoff, capacity);
+		const now = this.nowMs();
+		const cutoff = now - this.options.maxAgeSeconds * 1000;
+		this.memory.delivered.trim(cutoff, capacity, now);
+		this.memory.recovered.trim(cutoff, capacity, now);
 		this.memory.saves++;
 		this.nodeData[STORE_KEY] = {
 			since: this.memory.since,
