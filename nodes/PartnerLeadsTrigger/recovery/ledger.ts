@@ -63,9 +63,14 @@ function covers(version: LeadVersion | undefined, updatedMs: number): boolean {
 	return updatedMs <= version.ms + (version.exact ? 0 : VERSION_TOLERANCE_MS);
 }
 
-/** Per lead, the newest version remembered. */
+function packEntry(key: string, version: LeadVersion): string {
+	const time = Math.max(0, Math.min(version.ms, 0xfffffffffff));
+	return key + time.toString(16).padStart(TIME_LENGTH, '0') + (version.exact ? 'e' : 'a');
+}
+
+/** Per lead, the newest version remembered, with its packed entry (packing is per save). */
 class LeadVersions {
-	readonly versions = new Map<string, LeadVersion>();
+	readonly versions = new Map<string, LeadVersion & { entry: string }>();
 
 	/** newest version time (ms) ever forgotten */
 	forgottenUpTo = 0;
@@ -77,7 +82,7 @@ class LeadVersions {
 	raise(key: string, version: LeadVersion): void {
 		const known = this.versions.get(key);
 		if (known && (known.ms > version.ms || (known.ms === version.ms && known.exact))) return;
-		this.versions.set(key, version);
+		this.versions.set(key, { ...version, entry: packEntry(key, version) });
 	}
 
 	merge(packed: unknown, forgottenUpTo: unknown): void {
@@ -115,14 +120,10 @@ class LeadVersions {
 	}
 
 	pack(): string {
-		return [...this.versions.entries()]
-			.map(
-				([key, version]) =>
-					key +
-					Math.max(0, Math.min(version.ms, 0xfffffffffff)).toString(16).padStart(TIME_LENGTH, '0') +
-					(version.exact ? 'e' : 'a'),
-			)
-			.join(SEPARATOR);
+		let packed = '';
+		for (const { entry } of this.versions.values())
+			packed = packed === '' ? entry : packed + SEPARATOR + entry;
+		return packed;
 	}
 }
 
@@ -236,14 +237,20 @@ export class RecoveryLedger {
 		this.save();
 	}
 
+	/** Versions older than Maximum Event Age are not kept: nothing that old runs again. */
+	private withinAge(ms: number): boolean {
+		return ms >= this.nowMs() - this.options.maxAgeSeconds * 1000;
+	}
+
 	recordDelivered(leadId: string, version: LeadVersion): void {
-		this.memory.delivered.raise(leadKey(leadId), version);
+		if (this.withinAge(version.ms)) this.memory.delivered.raise(leadKey(leadId), version);
 		this.save();
 	}
 
 	/** `updatedMs`: the lead's updatedAt that ran. */
 	recordRecovered(leadId: string, updatedMs: number): void {
-		this.memory.recovered.raise(leadKey(leadId), { ms: updatedMs, exact: true });
+		if (this.withinAge(updatedMs))
+			this.memory.recovered.raise(leadKey(leadId), { ms: updatedMs, exact: true });
 		this.save();
 	}
 
