@@ -1,6 +1,8 @@
 import type {
 	IHookFunctions,
 	INodeType,
+	ITriggerFunctions,
+	ITriggerResponse,
 	INodeTypeDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
@@ -11,6 +13,7 @@ import { partnerLeadsApiTest } from '../shared/transport/credentialTest';
 import { LEAD_TOPIC_OPTIONS, TOPIC_NAMES_EXPRESSION } from '../shared/topics';
 import { handleDelivery } from './delivery';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './eventAge';
+import { DEFAULT_CHECK_INTERVAL_MINUTES, watchForMissedEvents } from './recovery/watch';
 import { createSubscriptions, deleteSubscriptions, subscriptionsExist } from './subscriptions';
 
 export class PartnerLeadsTrigger implements INodeType {
@@ -74,6 +77,22 @@ export class PartnerLeadsTrigger implements INodeType {
 					'Whether to fetch the whole lead for created and updated leads. Deliveries carry only the lead ID, the event and its time; deleted leads cannot be fetched.',
 			},
 			{
+				displayName: 'Recover Missed Events',
+				name: 'recoverMissedEvents',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to start the workflow for leads created or updated while n8n was stopped or unreachable, once it is back. The trigger lists the portal\'s leads shortly after n8n starts and then at the "Missed Events Check Interval". Recovered items carry "recovered": true.',
+			},
+			{
+				displayName:
+					'Deleted leads cannot be recovered: a lead deleted while n8n was stopped or unreachable starts nothing. To catch those, compare your own copy with the portal\'s leads now and then (e.g. the Partner Referral Service node\'s "Get Many" on a schedule).',
+				name: 'recoveryNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { recoverMissedEvents: [true] } },
+			},
+			{
 				displayName: 'Options',
 				name: 'options',
 				type: 'collection',
@@ -87,6 +106,16 @@ export class PartnerLeadsTrigger implements INodeType {
 						default: false,
 						description:
 							'Whether to accept deliveries signed only with the legacy signature. It covers only the ID, event and time, and the service is retiring it, so leave it off unless deliveries are refused without it.',
+					},
+					{
+						displayName: 'Missed Events Check Interval (Minutes)',
+						name: 'checkIntervalMinutes',
+						type: 'number',
+						typeOptions: { minValue: 5, maxValue: 10080 },
+						default: DEFAULT_CHECK_INTERVAL_MINUTES,
+						description:
+							'How often to look for events that never arrived (n8n up but unreachable, e.g. a proxy down), besides the check after each start. Each check reads the whole list of leads: about one request per 100 leads, more where the service answers smaller pages.',
+						displayOptions: { show: { '/recoverMissedEvents': [true] } },
 					},
 					{
 						displayName: 'Maximum Event Age (Hours)',
@@ -117,6 +146,10 @@ export class PartnerLeadsTrigger implements INodeType {
 			},
 		},
 	};
+
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		return await watchForMissedEvents.call(this);
+	}
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await handleDelivery.call(this);

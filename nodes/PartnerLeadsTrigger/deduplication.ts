@@ -231,6 +231,18 @@ export class SeenEvents {
 		if (keys?.size === 0) inProgress.delete(this.scope);
 	}
 
+	/**
+	 * Writes what this process remembers into static data: another path of the trigger is
+	 * about to have it saved whole (a recovery), and must not save an older copy.
+	 */
+	writeBack(): void {
+		this.nodeData[STORE_KEY] = {
+			entries: this.memory.pack(),
+			forgottenUpTo: this.memory.forgottenUpTo,
+			writer: this.memory.nextWriter(),
+		};
+	}
+
 	/** Records the event as executed, in process memory and in static data. */
 	remember(mark: EventMark): void {
 		this.memory.add(mark);

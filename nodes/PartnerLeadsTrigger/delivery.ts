@@ -1,9 +1,10 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { getLead } from '../shared/leads';
+import { isRecord } from '../shared/record';
 import { httpCodeOf } from '../shared/transport/errors';
 import { eventMark, SeenEvents } from './deduplication';
-import { judgeEventAge, maxEventAgeSeconds } from './eventAge';
+import { isoTimeMs, judgeEventAge, maxEventAgeSeconds } from './eventAge';
 import type { LeadEvent } from './events';
 import { parseLeadEvent, selectedTopics } from './events';
 import {
@@ -15,6 +16,9 @@ import {
 } from './signature';
 import { freshSecretBox, rememberedSecretBox } from './secretBox';
 import { readStoredSubscriptions, storedEntries, unreadableIds } from './state';
+import { RecoveryLedger } from './recovery/ledger';
+import { productionScope } from './recovery/recover';
+import { handOverTestEvent } from './testEvent';
 
 /**
  * Handles one delivery of a lead event: verify, deduplicate, fetch the lead, start one
@@ -193,6 +197,21 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
 	const age = judgeEventAge(event.timestamp, maxAgeSeconds);
 	if (age.verdict !== 'inWindow') return ignoredAsReplay(this, event, age.verdict);
+	const isTest = this.getMode() === 'manual';
+	// Test deliveries are never recovered and leave nothing in the production ledger.
+	const ledger =
+		isTest || event.topic === 'lead/delete'
+			? undefined
+			: new RecoveryLedger(this.getWorkflowStaticData('node'), productionScope(this), {
+					maxAgeSeconds,
+				});
+	const eventMs = isoTimeMs(event.timestamp) ?? age.timeSeconds * 1000;
+	// Possibly the service's late retry of a change a recovery already ran: without the
+	// lead's updatedAt to tell, the event time decides.
+	const mayBeRecovered = ledger?.mayBeRecovered(event.id, eventMs) === true;
+	const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
+	if (mayBeRecovered && !fetchFullLead)
+		return reply(this, 200, { received: true, duplicate: true });
 	const seen = new SeenEvents(this.getWorkflowStaticData('node'), eventScope(this), {
 		maxAgeSeconds,
 	});
@@ -212,7 +231,6 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 		const json: IDataObject = {
 			event: { id: event.id, topic: event.topic, timestamp: event.timestamp },
 		};
-		const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
 		if (fetchFullLead && event.topic !== 'lead/delete') {
 			const fetched = await fetchLead(this, event.id);
 			if ('failed' in fetched) {
@@ -230,7 +248,17 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 			if ('notFound' in fetched) json.leadNotFound = true;
 			else json.lead = fetched.lead;
 		}
+		const updatedMs = isRecord(json.lead) ? isoTimeMs(json.lead.updatedAt) : undefined;
+		// The fetched lead tells exactly: not changed since the recovery ran it, nothing to run.
+		if (mayBeRecovered && updatedMs !== undefined && ledger?.hasRun(event.id, updatedMs))
+			return reply(this, 200, { received: true, duplicate: true });
+		// What ran is the fetched lead, as of its updatedAt; without it, only the event time is known.
+		ledger?.recordDelivered(
+			event.id,
+			updatedMs !== undefined ? { ms: updatedMs, exact: true } : { ms: eventMs, exact: false },
+		);
 		seen.remember(mark);
+		if (isTest) handOverTestEvent(this.getWorkflow().id, this.getNode().id, [[{ json }]]);
 		// Acknowledged here, before n8n starts the execution: n8n 2.x saves what a webhook changed
 		// in static data only when the webhook answered itself (starting the execution first resets
 		// the change flag), and this record is what stops the event from running again in another

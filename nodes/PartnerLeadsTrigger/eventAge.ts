@@ -15,13 +15,20 @@ export type EventAge =
 	| { verdict: 'tooOld' | 'inFuture'; timeSeconds: number }
 	| { verdict: 'unreadable' };
 
-/** Event time in whole seconds since the epoch; undefined when it is not a date. */
-export function eventTimeSeconds(timestamp: string): number | undefined {
+/** An ISO 8601 time in milliseconds since the epoch; undefined when it is not one. */
+export function isoTimeMs(timestamp: unknown): number | undefined {
 	// Only ISO 8601 (what the service sends); Date.parse alone would also accept loose
 	// forms such as "1" or "March 7", which no real delivery carries.
-	if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(timestamp)) return undefined;
+	if (typeof timestamp !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(timestamp))
+		return undefined;
 	const ms = Date.parse(timestamp);
-	return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
+	return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** Event time in whole seconds since the epoch; undefined when it is not a date. */
+export function eventTimeSeconds(timestamp: string): number | undefined {
+	const ms = isoTimeMs(timestamp);
+	return ms === undefined ? undefined : Math.floor(ms / 1000);
 }
 
 export function maxEventAgeSeconds(hours: unknown): number {

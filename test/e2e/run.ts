@@ -25,12 +25,13 @@ import { credentialMessages } from './scenarios/credential-messages';
 import { secretsAndReplays } from './scenarios/secrets-and-replays';
 import { cappedService } from './scenarios/capped-service';
 import { restartWithActiveTrigger } from './scenarios/restart';
+import { recoveryAfterDowntime } from './scenarios/recovery';
 import { examplesRun } from './scenarios/examples';
 import { plannedChecks, runVersion } from './version-session';
 import { plannedQueueChecks, QUEUE_SCENARIOS, runQueueMode } from './queue/session';
 import { E2E_N8N_VERSIONS } from './versions';
 
-// the restart stays last: it restarts n8n
+// the restarts stay last: they restart n8n
 const ALL_SCENARIOS = [
 	nodeTypesListed,
 	credentialTest,
@@ -43,6 +44,7 @@ const ALL_SCENARIOS = [
 	secretsAndReplays,
 	cappedService,
 	examplesRun,
+	recoveryAfterDowntime,
 	restartWithActiveTrigger,
 ];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */

@@ -12,6 +12,7 @@ import type {
 	INodeExecutionData,
 	INodeParameters,
 	IRun,
+	ITriggerResponse,
 	IWebhookData,
 	IWebhookResponseData,
 	IWorkflowExecuteAdditionalData,
@@ -21,7 +22,7 @@ import type {
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { jsonParse, NodeHelpers } from 'n8n-workflow';
-import { HookContext, WebhookContext } from 'n8n-core';
+import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
 
 import type { N8nHarness } from './harness';
 import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE } from './harness';
@@ -55,12 +56,16 @@ export class StaticDataStore {
 
 	saves = 0;
 
+	/** a crashed process saves nothing more */
+	frozen = false;
+
 	load(): IDataObject {
 		return JSON.parse(this.saved) as IDataObject;
 	}
 
 	/** n8n's WorkflowStaticDataService.saveStaticData: only when the Workflow saw a change. */
 	saveIfChanged(workflow: Workflow): void {
+		if (this.frozen) return;
 		if ((workflow.staticData as { __dataChanged?: boolean }).__dataChanged !== true) return;
 		this.saved = JSON.stringify(workflow.staticData);
 		this.saves++;
@@ -132,6 +137,17 @@ export class TriggerHost {
 
 	private test?: Registration & { staticData: IDataObject };
 
+	/**
+	 * Simulates n8n dying right after the trigger's n-th emit was saved and its execution
+	 * started: nothing is saved or started after it.
+	 */
+	crashAfterEmits?: number;
+
+	private emits = 0;
+
+	/** the running trigger() of the active workflow (ActiveWorkflows' trigger response) */
+	private triggerResponse?: ITriggerResponse;
+
 	private readonly webhookStaticDataSaved: 'always' | 'whenAnsweredByNode';
 
 	private constructor(
@@ -199,7 +215,13 @@ export class TriggerHost {
 
 	// ---- activation (ActiveWorkflowManager.add / clearWebhooks) ----
 
-	async activate(): Promise<void> {
+	/**
+	 * `activation`: 'activate' when the user activates, 'init' when n8n starts with the
+	 * workflow active. After the webhooks, n8n starts the node's trigger() on the same
+	 * long-lived Workflow (ActiveWorkflowManager.addNonWebhookTriggers); its emit saves that
+	 * Workflow's static data, then starts an execution in mode 'trigger'.
+	 */
+	async activate(activation: WorkflowActivateMode = 'activate'): Promise<void> {
 		const workflow = this.workflow();
 		const webhookData = this.webhookData(workflow, false);
 		try {
@@ -208,18 +230,50 @@ export class TriggerHost {
 				workflow,
 				webhookData,
 				'trigger',
-				'activate',
+				activation,
 			);
-			if (!exists) await this.runMethod('create', workflow, webhookData, 'trigger', 'activate');
+			if (!exists) await this.runMethod('create', workflow, webhookData, 'trigger', activation);
 		} catch (error) {
 			await this.deactivate().catch(() => undefined);
 			throw error;
 		}
 		this.production = { webhookData, mode: 'production' };
+		await this.startTrigger(workflow, activation);
 		this.store.saveIfChanged(workflow);
 	}
 
+	private async startTrigger(workflow: Workflow, activation: WorkflowActivateMode): Promise<void> {
+		const node = workflow.getNode(this.node.name) as INode;
+		const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+		if (!nodeType.trigger) return;
+		const emit = (data: INodeExecutionData[][]) => {
+			if (this.store.frozen) return;
+			this.store.saveIfChanged(workflow);
+			this.track(this.execute(this.workflow(), node.name, data[0] ?? [], 'trigger'));
+			this.emits++;
+			if (this.emits === this.crashAfterEmits) this.store.frozen = true;
+		};
+		const context = new TriggerContext(
+			workflow,
+			node,
+			this.additionalData(),
+			'trigger',
+			activation,
+			emit,
+			(error: Error) => this.crashes.push(error),
+		);
+		this.triggerResponse = (await nodeType.trigger.call(context)) ?? undefined;
+	}
+
+	/** ActiveWorkflows.remove: the trigger's closeFunction. */
+	private async stopTrigger(): Promise<void> {
+		const response = this.triggerResponse;
+		this.triggerResponse = undefined;
+		await response?.closeFunction?.();
+	}
+
 	async deactivate(): Promise<void> {
+		await this.stopTrigger();
 		this.production = undefined;
 		const workflow = this.workflow();
 		await this.runMethod(
@@ -299,6 +353,7 @@ export class TriggerHost {
 	}
 
 	async close(): Promise<void> {
+		await this.stopTrigger();
 		await this.settle();
 		if (!this.server.listening) return;
 		const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));

@@ -21,6 +21,7 @@ Options:
   --seed-leads <n>                    insert n leads at start
   --rate-limit <requests/second>      per-key rate limit (default off)
   --delivery-max-attempts <n>         webhook attempts per delivery (default 6)
+  --delivery-retry-delays <ms,...>    delay before each retry (overrides attempts and base delay); none = no retries
   --delivery-base-delay <ms>          first retry delay, doubled each time (default 1000)
   --delivery-timeout <ms>             receiver timeout (default 10000)
   --personality <name>                how the service answers where the spec says "not shown"
@@ -83,8 +84,23 @@ function optionsFrom(args: Map<string, string>): SimulatorOptions {
 			maxAttempts: number(args, '--delivery-max-attempts'),
 			baseDelayMs: number(args, '--delivery-base-delay'),
 			timeoutMs: number(args, '--delivery-timeout'),
+			retryDelaysMs: retryDelays(args.get('--delivery-retry-delays')),
 		},
 	};
+}
+
+/** `--delivery-retry-delays 1000,5000` (ms before each retry); `none` for no retries at all. */
+function retryDelays(value: string | undefined): number[] | undefined {
+	if (value === undefined) return undefined;
+	if (value === 'none' || value === '') return [];
+	return value.split(',').map((part) => {
+		const delay = Number(part);
+		if (!Number.isFinite(delay) || delay < 0)
+			throw new Error(
+				`--delivery-retry-delays takes delays in ms, e.g. 1000,5000, or none (got "${value}")`,
+			);
+		return delay;
+	});
 }
 
 /** Drops undefined values so the simulator's defaults apply. */

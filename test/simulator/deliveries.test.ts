@@ -246,6 +246,41 @@ describe('retries', () => {
 		expect(sim.control.deliveries().map((a) => a.status)).toEqual([503, 503, 503]);
 	});
 
+	it('follows an explicit retry schedule, and with an empty one gives up after the first attempt', async () => {
+		const failing = await extraReceiver(() => 503);
+		const scheduled = await extraSimulator({
+			seed: 9,
+			delivery: { ...FAST, retryDelaysMs: [40, 5] },
+		});
+		await subscribe(scheduled, 'lead/create', failing.url);
+		scheduled.control.portalCreateLead({ firstName: 'S' });
+		await scheduled.control.waitForDeliveries(3000);
+		expect(scheduled.control.deliveries().map((a) => a.attempt)).toEqual([1, 2, 3]);
+		const [first, second, third] = failing.received.map((r) => r.at);
+		expect(second - first).toBeGreaterThanOrEqual(40 - 2);
+		expect(third - second).toBeLessThan(second - first);
+
+		const once = await extraSimulator({ seed: 10, delivery: { ...FAST, retryDelaysMs: [] } });
+		await subscribe(once, 'lead/create', failing.url);
+		once.control.portalCreateLead({ firstName: 'N' });
+		await once.control.waitForDeliveries(3000);
+		expect(once.control.deliveries().map((a) => [a.attempt, a.status])).toEqual([[1, 503]]);
+	});
+
+	it('with the receiver unreachable, sends nothing and gives up after the schedule', async () => {
+		await subscribe(sim, 'lead/create', receiver.url);
+		sim.control.setDeliveryFaults({ unreachable: true });
+		await client.api('POST', '/leads', validLead(sim));
+		await sim.control.waitForDeliveries(3000);
+		sim.control.setDeliveryFaults({});
+		expect(receiver.received).toHaveLength(0);
+		expect(sim.control.deliveries().map((a) => [a.attempt, a.acknowledged])).toEqual([
+			[1, false],
+			[2, false],
+			[3, false],
+		]);
+	});
+
 	it('stops retrying once the subscription is deleted', async () => {
 		// A long first retry delay, so the DELETE surely lands before the retry is due.
 		const target = await extraSimulator({ seed: 8, delivery: { ...FAST, baseDelayMs: 150 } });

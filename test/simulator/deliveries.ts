@@ -16,7 +16,7 @@ import type {
 /**
  * Webhook deliveries (spec section 6): one POST per event per matching subscription,
  * acknowledged only by HTTP 200; anything else, or no answer within `timeoutMs`, is retried
- * with exponential backoff up to `maxAttempts`. Asynchronous: emit() only queues.
+ * after each delay of `retryDelaysMs` (by default exponential backoff up to `maxAttempts`). Asynchronous: emit() only queues.
  * The simulator never contacts a non-loopback address: such a delivery is recorded as
  * not sent and not retried.
  */
@@ -218,7 +218,9 @@ export class DeliveryEngine {
 	private async send(job: Job, generation: number): Promise<void> {
 		job.attempt++;
 		const sentAt = isoNow();
-		const outcome = await this.post(job);
+		const outcome: Outcome = this.faults.unreachable
+			? { error: 'receiver unreachable (injected)' }
+			: await this.post(job);
 		if (generation !== this.generation) return;
 		const acknowledged = outcome.status === 200;
 		this.attempts.push({
@@ -244,7 +246,7 @@ export class DeliveryEngine {
 			return;
 		}
 		if (job.duplicate || outcome.final || job.attempt >= this.options.maxAttempts) return;
-		const delay = this.options.baseDelayMs * 2 ** (job.attempt - 1);
+		const delay = this.options.retryDelaysMs[job.attempt - 1] ?? this.options.baseDelayMs;
 		const timer = setTimeout(() => {
 			this.retryTimers.delete(timer);
 			if (generation !== this.generation) return;

@@ -38,6 +38,17 @@ function resolveOptions(options: SimulatorOptions): ResolvedOptions {
 		concurrency: 8,
 		...options.delivery,
 	};
+	if (delivery.retryDelaysMs) {
+		if (!delivery.retryDelaysMs.every((delay) => delay >= 0))
+			throw new Error('delivery.retryDelaysMs must hold delays of 0 ms or more');
+		delivery.maxAttempts = delivery.retryDelaysMs.length + 1;
+	}
+	const retryDelaysMs =
+		delivery.retryDelaysMs ??
+		Array.from(
+			{ length: Math.max(0, delivery.maxAttempts - 1) },
+			(_, retry) => delivery.baseDelayMs * 2 ** retry,
+		);
 	if (!(delivery.maxAttempts >= 1)) throw new Error('delivery.maxAttempts must be at least 1');
 	if (!(delivery.concurrency >= 1)) throw new Error('delivery.concurrency must be at least 1');
 	const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
@@ -45,7 +56,7 @@ function resolveOptions(options: SimulatorOptions): ResolvedOptions {
 	return {
 		tokenLifetimeSeconds,
 		allowInsecureLoopbackWebhooks: options.allowInsecureLoopbackWebhooks ?? false,
-		delivery,
+		delivery: { ...delivery, retryDelaysMs },
 		rateLimitPerSecond: options.rateLimitPerSecond ?? null,
 		seed: options.seed ?? randomSeed(),
 		defaultKeySelfServe: options.defaultKeySelfServe ?? true,

@@ -151,6 +151,8 @@ export interface DeliveryFaults {
 	duplicateRate?: number;
 	/** when true, pending deliveries are sent in shuffled order */
 	reorder?: boolean;
+	/** when true, the receiver cannot be reached (a proxy down, an expired certificate): every attempt fails without a request */
+	unreachable?: boolean;
 }
 
 export interface DeliveryOptions {
@@ -158,6 +160,11 @@ export interface DeliveryOptions {
 	maxAttempts?: number;
 	/** first retry delay in ms, doubled each attempt; default 1000 (tests use ~10) */
 	baseDelayMs?: number;
+	/**
+	 * The whole retry schedule instead: the delay before each retry, in ms. `[]` means no
+	 * retries at all (one attempt). Overrides maxAttempts and baseDelayMs.
+	 */
+	retryDelaysMs?: number[];
 	/** receiver timeout in ms, default 10000 */
 	timeoutMs?: number;
 	/** deliveries in flight at once, default 8 */

@@ -4,6 +4,7 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
+	ITriggerFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
@@ -27,6 +28,7 @@ export type PartnerLeadsFunctions =
 	| IExecuteFunctions
 	| ILoadOptionsFunctions
 	| IHookFunctions
+	| ITriggerFunctions
 	| IWebhookFunctions;
 
 export interface ApiRequest {

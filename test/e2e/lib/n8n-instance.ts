@@ -28,8 +28,11 @@ export interface N8nInstance {
 	notableLogLines(): string[];
 	/** stops n8n; its temporary folder (database, log) is removed unless `keepFiles` */
 	stop(options?: { keepFiles?: boolean }): Promise<void>;
-	/** stops n8n and starts it again on the same port, database and encryption key (as an upgrade or a crash would) */
-	restart(options?: { kill?: boolean }): Promise<void>;
+	/**
+	 * stops n8n and starts it again on the same port, database and encryption key (as an
+	 * upgrade or a crash would); `whileStopped` runs between the two (e.g. portal changes)
+	 */
+	restart(options?: { kill?: boolean; whileStopped?: () => Promise<void> }): Promise<void>;
 }
 
 export interface StartOptions {
@@ -244,6 +247,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		stop,
 		restart: async (restartOptions = {}) => {
 			await stopProcessOnly(restartOptions.kill);
+			await restartOptions.whileStopped?.();
 			await startOrExplain();
 		},
 	};

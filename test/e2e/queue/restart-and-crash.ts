@@ -15,7 +15,7 @@ import { leadTriggerWorkflow } from '../workflows';
 import type { QueueContext, QueueScenario } from './context';
 
 /** Delivers until a webhook process knows the trigger's path (404 before it registered it). */
-async function deliverOnceRegistered(
+export async function deliverOnceRegistered(
 	subscription: Subscription,
 	leadId: string,
 	timestamp: string,
@@ -30,7 +30,10 @@ async function deliverOnceRegistered(
 	);
 }
 
-async function activate(context: QueueContext, extraNodes: Array<Record<string, unknown>> = []) {
+export async function activate(
+	context: QueueContext,
+	extraNodes: Array<Record<string, unknown>> = [],
+) {
 	const { workflow, webhookId } = leadTriggerWorkflow(context.credential);
 	if (extraNodes.length > 0) {
 		workflow.nodes.push(...extraNodes);

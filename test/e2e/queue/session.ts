@@ -21,11 +21,13 @@ import type { QueueContext, QueueScenario } from './context';
 import { leadOperationsOnWorkers } from './lead-operations';
 import { restartInQueueMode, workerKilledMidRun } from './restart-and-crash';
 import { triggerInQueueMode } from './trigger';
+import { recoveryInQueueMode } from './recovery';
 
 export const QUEUE_SCENARIOS: QueueScenario[] = [
 	leadOperationsOnWorkers,
 	triggerInQueueMode,
 	restartInQueueMode,
+	recoveryInQueueMode,
 	workerKilledMidRun,
 ];
 

@@ -1,0 +1,280 @@
+import { createHash, randomUUID } from 'crypto';
+import type { IDataObject } from 'n8n-workflow';
+
+/**
+ * What the trigger knows about each lead's changes, so that recovery (listing the portal's
+ * leads) and live deliveries run every change once between them:
+ *
+ * - `since`: the time from which the trigger has been listening. A new activation starts it
+ *   at that moment, so leads the portal already held never run; a finished recovery raises it.
+ * - `delivered`: per lead, the newest version a live delivery ran (the later of the event time
+ *   and the fetched lead's updatedAt). Recovery skips a lead whose updatedAt is not newer.
+ * - `recovered`: per lead, the version a recovery ran (the lead's updatedAt). A delivery whose
+ *   event time is not newer is the service's late retry of a change already run: it starts
+ *   nothing. Kept apart from `delivered` so that live deliveries arriving out of order still
+ *   run as before.
+ *
+ * Versions are remembered for the Maximum Event Age, at most LEDGER_CAPACITY leads per list.
+ * A lead forgotten early raises that list's `forgottenUpTo`: recovery then starts no earlier
+ * than it, so a forgotten lead may be missed but never runs twice.
+ *
+ * Static data is saved whole, last writer wins, by webhook processes (deliveries) and by the
+ * process running the trigger (recoveries). Every writer first merges what the stored copy
+ * holds into its process memory (per lead the newest version, `since` the latest) and writes
+ * the union back, so a copy saved by one writer does not erase what another already wrote.
+ */
+
+/** Leads remembered per list ('delivered', 'recovered'); like the event memory, 10,000. */
+export const LEDGER_CAPACITY = 10_000;
+
+/**
+ * One remembered lead in static data: 16 hex lead key, 11 hex version time (milliseconds),
+ * one letter (e: the lead's own updatedAt, a: only an event time), one separator.
+ */
+export const LEDGER_ENTRY_BYTES = 29;
+
+/**
+ * How far an event time and the lead's updatedAt may lie apart for the same change. The
+ * service sets both but does not say they are equal; they may differ by milliseconds or a
+ * few seconds either way. Used only where the lead's own updatedAt is not known.
+ */
+export const VERSION_TOLERANCE_MS = 5_000;
+
+const KEY_LENGTH = 16;
+const TIME_LENGTH = 11;
+const SEPARATOR = ' ';
+const STORE_KEY = 'recovery';
+const ENTRY = /^[0-9a-f]{27}[ea]$/;
+
+/** A version of a lead that ran: its time, and whether that is the lead's updatedAt (exact). */
+export interface LeadVersion {
+	ms: number;
+	exact: boolean;
+}
+
+/** The lead id hashed, so every entry has the same small size whatever the ids look like. */
+export function leadKey(leadId: string): string {
+	return createHash('sha256').update(leadId).digest('hex').slice(0, KEY_LENGTH);
+}
+
+/** Whether a change at this time (the lead's updatedAt) is covered by a version that ran. */
+function covers(version: LeadVersion | undefined, updatedMs: number): boolean {
+	if (!version) return false;
+	return updatedMs <= version.ms + (version.exact ? 0 : VERSION_TOLERANCE_MS);
+}
+
+function packEntry(key: string, version: LeadVersion): string {
+	const time = Math.max(0, Math.min(version.ms, 0xfffffffffff));
+	return key + time.toString(16).padStart(TIME_LENGTH, '0') + (version.exact ? 'e' : 'a');
+}
+
+/** Per lead, the newest version remembered, with its packed entry (packing is per save). */
+class LeadVersions {
+	readonly versions = new Map<string, LeadVersion & { entry: string }>();
+
+	/** newest version time (ms) ever forgotten */
+	forgottenUpTo = 0;
+
+	get(key: string): LeadVersion | undefined {
+		return this.versions.get(key);
+	}
+
+	raise(key: string, version: LeadVersion): void {
+		const known = this.versions.get(key);
+		if (known && (known.ms > version.ms || (known.ms === version.ms && known.exact))) return;
+		this.versions.set(key, { ...version, entry: packEntry(key, version) });
+	}
+
+	merge(packed: unknown, forgottenUpTo: unknown): void {
+		if (typeof packed === 'string' && packed !== '') {
+			for (const entry of packed.split(SEPARATOR)) {
+				if (!ENTRY.test(entry)) continue;
+				this.raise(entry.slice(0, KEY_LENGTH), {
+					ms: parseInt(entry.slice(KEY_LENGTH, KEY_LENGTH + TIME_LENGTH), 16),
+					exact: entry.endsWith('e'),
+				});
+			}
+		}
+		if (typeof forgottenUpTo === 'number' && Number.isFinite(forgottenUpTo))
+			this.forgottenUpTo = Math.max(this.forgottenUpTo, forgottenUpTo);
+	}
+
+	/** when versions were last checked against the cutoff */
+	private checkedAgeAtMs = 0;
+
+	/**
+	 * Forgets versions older than the cutoff, and the oldest beyond the capacity. Sorting
+	 * costs milliseconds at the bound, so ages are checked at most once a minute.
+	 */
+	trim(cutoffMs: number, capacity: number, nowMs: number): void {
+		const ageDue = nowMs - this.checkedAgeAtMs >= 60_000 || nowMs < this.checkedAgeAtMs;
+		if (!ageDue && this.versions.size <= capacity) return;
+		if (ageDue) this.checkedAgeAtMs = nowMs;
+		const byTime = [...this.versions.entries()].sort((a, b) => a[1].ms - b[1].ms);
+		let drop = 0;
+		while (drop < byTime.length && byTime[drop][1].ms < cutoffMs) drop++;
+		drop = Math.max(drop, byTime.length - capacity);
+		if (drop <= 0) return;
+		for (const [key] of byTime.slice(0, drop)) this.versions.delete(key);
+		this.forgottenUpTo = Math.max(this.forgottenUpTo, byTime[drop - 1][1].ms);
+	}
+
+	pack(): string {
+		let packed = '';
+		for (const { entry } of this.versions.values())
+			packed = packed === '' ? entry : packed + SEPARATOR + entry;
+		return packed;
+	}
+}
+
+/** One trigger node's ledger in process memory. */
+class Memory {
+	readonly id = randomUUID();
+
+	saves = 0;
+
+	since = 0;
+
+	readonly delivered = new LeadVersions();
+
+	readonly recovered = new LeadVersions();
+}
+
+const memories = new Map<string, Memory>();
+
+export interface LedgerOptions {
+	maxAgeSeconds: number;
+	capacity?: number;
+	nowMs?: () => number;
+}
+
+/** The ledger of one trigger node (production deliveries only: test events are never recovered). */
+export class RecoveryLedger {
+	private readonly memory: Memory;
+
+	private readonly nowMs: () => number;
+
+	constructor(
+		private readonly nodeData: IDataObject,
+		scope: string,
+		private readonly options: LedgerOptions,
+	) {
+		this.nowMs = options.nowMs ?? Date.now;
+		let memory = memories.get(scope);
+		if (!memory) {
+			memory = new Memory();
+			memories.set(scope, memory);
+		}
+		this.memory = memory;
+		this.sync();
+	}
+
+	/** Takes in what static data holds beyond this process's memory. */
+	private sync(): void {
+		const stored = this.nodeData[STORE_KEY] as IDataObject | undefined;
+		if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return;
+		if (typeof stored.writer === 'string' && stored.writer.startsWith(`${this.memory.id}:`)) return;
+		if (typeof stored.since === 'number' && Number.isFinite(stored.since))
+			this.memory.since = Math.max(this.memory.since, stored.since);
+		this.memory.delivered.merge(stored.delivered, stored.deliveredForgottenUpTo);
+		this.memory.recovered.merge(stored.recovered, stored.recoveredForgottenUpTo);
+	}
+
+	/** Epoch ms from which the trigger has been listening; 0 when it never started. */
+	get since(): number {
+		return this.memory.since;
+	}
+
+	/**
+	 * The earliest lead version (epoch ms) recovery may run: after `since`, and after every
+	 * version the ledger had to forget (it may have run).
+	 */
+	get recoverAfterMs(): number {
+		return Math.max(
+			this.memory.since,
+			this.memory.delivered.forgottenUpTo,
+			this.memory.recovered.forgottenUpTo,
+		);
+	}
+
+	/** Whether the lead's change at this updatedAt already ran, live or recovered. */
+	hasRun(leadId: string, updatedMs: number): boolean {
+		const key = leadKey(leadId);
+		return (
+			covers(this.memory.delivered.get(key), updatedMs) ||
+			covers(this.memory.recovered.get(key), updatedMs)
+		);
+	}
+
+	/** Whether some version of the lead already ran (so its creation did). */
+	knows(leadId: string): boolean {
+		const key = leadKey(leadId);
+		return (
+			this.memory.delivered.get(key) !== undefined || this.memory.recovered.get(key) !== undefined
+		);
+	}
+
+	/**
+	 * Whether a delivered event may be a change a recovery already ran: its time is not
+	 * clearly after the version recovered. With the lead fetched, `hasRun` on its updatedAt
+	 * decides exactly.
+	 */
+	mayBeRecovered(leadId: string, eventMs: number): boolean {
+		const recovered = this.memory.recovered.get(leadKey(leadId));
+		return recovered !== undefined && eventMs <= recovered.ms + VERSION_TOLERANCE_MS;
+	}
+
+	/** Starts listening from now (a new activation): nothing before it is ever recovered. */
+	startListening(): void {
+		this.memory.since = Math.max(this.memory.since, this.nowMs());
+		this.save();
+	}
+
+	/** Records that the trigger has been listening up to this time (a finished recovery). */
+	listenedUpTo(timeMs: number): void {
+		if (timeMs <= this.memory.since) return;
+		this.memory.since = timeMs;
+		this.save();
+	}
+
+	/** Versions older than Maximum Event Age are not kept: nothing that old runs again. */
+	private withinAge(ms: number): boolean {
+		return ms >= this.nowMs() - this.options.maxAgeSeconds * 1000;
+	}
+
+	recordDelivered(leadId: string, version: LeadVersion): void {
+		if (this.withinAge(version.ms)) this.memory.delivered.raise(leadKey(leadId), version);
+		this.save();
+	}
+
+	/** `updatedMs`: the lead's updatedAt that ran. */
+	recordRecovered(leadId: string, updatedMs: number): void {
+		if (this.withinAge(updatedMs))
+			this.memory.recovered.raise(leadKey(leadId), { ms: updatedMs, exact: true });
+		this.save();
+	}
+
+	/** Writes the process memory into static data (a fresh object: n8n saves only assignments). */
+	save(): void {
+		const capacity = this.options.capacity ?? LEDGER_CAPACITY;
+		const now = this.nowMs();
+		const cutoff = now - this.options.maxAgeSeconds * 1000;
+		this.memory.delivered.trim(cutoff, capacity, now);
+		this.memory.recovered.trim(cutoff, capacity, now);
+		this.memory.saves++;
+		this.nodeData[STORE_KEY] = {
+			since: this.memory.since,
+			delivered: this.memory.delivered.pack(),
+			deliveredForgottenUpTo: this.memory.delivered.forgottenUpTo,
+			recovered: this.memory.recovered.pack(),
+			recoveredForgottenUpTo: this.memory.recovered.forgottenUpTo,
+			writer: `${this.memory.id}:${this.memory.saves}`,
+		};
+	}
+}
+
+/** Forgets the process memory of a scope (deactivation, or a simulated restart in tests). */
+export function forgetLedgerMemory(scope?: string): void {
+	if (scope === undefined) memories.clear();
+	else memories.delete(scope);
+}

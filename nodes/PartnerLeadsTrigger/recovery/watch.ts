@@ -1,0 +1,95 @@
+import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import { takeTestEvent } from '../testEvent';
+import { openLedger, recoverMissedEvents } from './recover';
+import { RECOVERY_TIMING } from './timing';
+
+/**
+ * The trigger's `trigger()`: n8n runs it only where it runs triggers and pollers (the one
+ * main process, or the leader in queue mode), so there is one recovery per workflow however
+ * many webhook processes and workers there are. It checks for missed events shortly after
+ * n8n starts (or the workflow is re-activated) and then on the user's interval.
+ */
+
+/** Default "Missed Events Check Interval": a full list read every 6 hours keeps the request rate low. */
+export const DEFAULT_CHECK_INTERVAL_MINUTES = 360;
+
+/** Activations that start listening anew: nothing the portal holds from before then runs. */
+const NEW_ACTIVATIONS = new Set(['activate', 'create']);
+
+/** Waits until the time, waking up now and then to stop promptly once closed. */
+async function waitUntil(dueMs: number, closed: () => boolean): Promise<void> {
+	while (!closed() && Date.now() < dueMs)
+		await sleep(Math.min(RECOVERY_TIMING.tickMs, dueMs - Date.now()));
+}
+
+function manualTestRun(context: ITriggerFunctions): ITriggerResponse {
+	return {
+		manualTriggerFunction: async () => {
+			const data = takeTestEvent(context.getWorkflow().id, context.getNode().id);
+			if (!data) {
+				throw new NodeOperationError(
+					context.getNode(),
+					'The test event was received, but it is not in the process running this test execution',
+					{
+						description:
+							'This happens when n8n runs manual executions on workers (OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS=true). Test the trigger with the workflow published instead, or without offloading manual executions.',
+					},
+				);
+			}
+			context.emit(data);
+		},
+	};
+}
+
+export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITriggerResponse> {
+	if (this.getMode() === 'manual') return manualTestRun(this);
+	const ledger = openLedger(this);
+	const newActivation = NEW_ACTIVATIONS.has(this.getActivationMode()) || ledger.since === 0;
+	if (newActivation) ledger.startListening();
+	if (this.getNodeParameter('recoverMissedEvents', true) === false) return {};
+
+	const options = this.getNodeParameter('options', {}) as { checkIntervalMinutes?: number };
+	const minutes = Number(options.checkIntervalMinutes ?? DEFAULT_CHECK_INTERVAL_MINUTES);
+	const intervalMs =
+		(Number.isFinite(minutes) && minutes > 0 ? minutes : DEFAULT_CHECK_INTERVAL_MINUTES) * 60_000;
+	let closed = false;
+	const isClosed = () => closed;
+	let checking: Promise<unknown> | undefined;
+	const loop = async () => {
+		// A new activation has nothing to recover yet; after a restart, check soon.
+		let due = Date.now() + (newActivation ? intervalMs : RECOVERY_TIMING.firstCheckDelayMs);
+		while (!closed) {
+			await waitUntil(due, isClosed);
+			if (closed) return;
+			try {
+				const check = recoverMissedEvents.call(this, isClosed);
+				checking = check;
+				const outcome = await check;
+				if (outcome.recovered > 0)
+					this.logger.info(
+						`Partner Referral Service Trigger recovered ${outcome.recovered} missed lead event(s)`,
+						{ node: this.getNode().name, listRequests: outcome.listRequests },
+					);
+				// Changes too recent to judge are checked again once deliveries had time to arrive.
+				due = Date.now() + (outcome.deferred > 0 ? RECOVERY_TIMING.settleMs + 1_000 : intervalMs);
+			} catch (error) {
+				this.logger.warn(
+					`Partner Referral Service Trigger could not check for missed events, trying again in ${Math.round(RECOVERY_TIMING.retryDelayMs / 60_000)} minutes: ${(error as Error).message}`,
+					{ node: this.getNode().name },
+				);
+				due = Date.now() + Math.min(intervalMs, RECOVERY_TIMING.retryDelayMs);
+			}
+		}
+	};
+	void loop();
+	return {
+		// The wait ends by itself within a tick; a check in progress stops before it starts
+		// anything more, and deactivation waits for that.
+		closeFunction: async () => {
+			closed = true;
+			await checking?.catch(() => undefined);
+		},
+	};
+}

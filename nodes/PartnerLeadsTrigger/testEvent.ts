@@ -1,0 +1,40 @@
+import type { INodeExecutionData } from 'n8n-workflow';
+
+/**
+ * "Listen for test event": n8n runs the test delivery's execution in manual mode, and in
+ * manual mode it calls a trigger node's `trigger()` and takes what it emits, not what the
+ * webhook returned. So the webhook hands its verified output over here and `trigger()` in
+ * manual mode emits exactly that. Both run in the process that received the test delivery
+ * (n8n runs manual executions in the main process unless they are offloaded to workers).
+ */
+
+/** A handed-over event older than this is stale (its execution never came). */
+const HANDOVER_TTL_MS = 5 * 60_000;
+
+const handovers = new Map<string, { data: INodeExecutionData[][]; atMs: number }>();
+
+function keyOf(workflowId: string | undefined, nodeId: string): string {
+	return `${workflowId ?? ''}:${nodeId}`;
+}
+
+export function handOverTestEvent(
+	workflowId: string | undefined,
+	nodeId: string,
+	data: INodeExecutionData[][],
+): void {
+	const now = Date.now();
+	for (const [key, entry] of handovers)
+		if (now - entry.atMs > HANDOVER_TTL_MS) handovers.delete(key);
+	handovers.set(keyOf(workflowId, nodeId), { data, atMs: now });
+}
+
+/** The test event handed over for this node, taken (it runs once), if any. */
+export function takeTestEvent(
+	workflowId: string | undefined,
+	nodeId: string,
+): INodeExecutionData[][] | undefined {
+	const key = keyOf(workflowId, nodeId);
+	const entry = handovers.get(key);
+	handovers.delete(key);
+	return entry && Date.now() - entry.atMs <= HANDOVER_TTL_MS ? entry.data : undefined;
+}

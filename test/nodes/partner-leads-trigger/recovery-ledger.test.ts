@@ -1,0 +1,99 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	forgetLedgerMemory,
+	LEDGER_ENTRY_BYTES,
+	RecoveryLedger,
+} from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
+
+/**
+ * The ledger in static data that n8n saves whole, last writer wins: what each process wrote
+ * survives another process's save of an older copy, and its size stays bounded.
+ */
+
+const HOUR = 3600;
+const NOW = Date.parse('2026-03-01T12:00:00.000Z');
+
+/** One n8n process: its own memory (scope), loading and saving the database's JSON copy. */
+function processAt(scope: string, database: { saved: string }, capacity?: number) {
+	return {
+		write(change: (ledger: RecoveryLedger) => void): void {
+			const nodeData = JSON.parse(database.saved) as IDataObject;
+			change(
+				new RecoveryLedger(nodeData, scope, {
+					maxAgeSeconds: 72 * HOUR,
+					nowMs: () => NOW,
+					capacity,
+				}),
+			);
+			database.saved = JSON.stringify(nodeData);
+		},
+		read(): RecoveryLedger {
+			return new RecoveryLedger(JSON.parse(database.saved) as IDataObject, `${scope}-reader`, {
+				maxAgeSeconds: 72 * HOUR,
+				nowMs: () => NOW,
+			});
+		},
+	};
+}
+
+describe('recovery ledger', () => {
+	afterEach(() => forgetLedgerMemory());
+
+	it('two processes saving older copies in turn lose no record: the next save writes the union', () => {
+		const database = { saved: '{}' };
+		const first = processAt('process-1', database);
+		const second = processAt('process-2', database);
+		const stale = database.saved;
+		first.write((ledger) => ledger.recordDelivered('lead-x', { ms: NOW - 1000, exact: true }));
+		// process 2 had loaded the copy before process 1 saved
+		database.saved = stale;
+		second.write((ledger) => ledger.recordRecovered('lead-y', NOW - 500));
+		expect(first.read().hasRun('lead-x', NOW - 1000)).toBe(false);
+		first.write((ledger) => ledger.recordDelivered('lead-z', { ms: NOW - 100, exact: true }));
+		const merged = first.read();
+		expect(merged.hasRun('lead-x', NOW - 1000)).toBe(true);
+		expect(merged.hasRun('lead-y', NOW - 500)).toBe(true);
+		expect(merged.hasRun('lead-z', NOW - 100)).toBe(true);
+	});
+
+	it('an exact version covers only itself; an event time covers changes up to 5 s later', () => {
+		const database = { saved: '{}' };
+		const writer = processAt('process-1', database);
+		writer.write((ledger) => {
+			ledger.recordDelivered('exact', { ms: NOW - 10_000, exact: true });
+			ledger.recordDelivered('approximate', { ms: NOW - 10_000, exact: false });
+			ledger.recordRecovered('recovered', NOW - 10_000);
+		});
+		const ledger = writer.read();
+		expect(ledger.hasRun('exact', NOW - 10_000)).toBe(true);
+		expect(ledger.hasRun('exact', NOW - 9_999)).toBe(false);
+		expect(ledger.hasRun('approximate', NOW - 5_000)).toBe(true);
+		expect(ledger.hasRun('approximate', NOW - 4_999)).toBe(false);
+		expect(ledger.mayBeRecovered('recovered', NOW - 5_000)).toBe(true);
+		expect(ledger.mayBeRecovered('recovered', NOW - 4_999)).toBe(false);
+		expect(ledger.mayBeRecovered('exact', NOW - 10_000)).toBe(false);
+	});
+
+	it('stays within its capacity and Maximum Event Age, and never recovers before what it forgot', () => {
+		const database = { saved: '{}' };
+		const writer = processAt('process-1', database, 1_000);
+		writer.write((ledger) => {
+			ledger.startListening();
+			for (let index = 0; index < 1_050; index++)
+				ledger.recordDelivered(`lead-${index}`, { ms: NOW - 60_000 + index, exact: true });
+			ledger.recordRecovered('too-old', NOW - 73 * HOUR * 1000);
+		});
+		const stored = (
+			JSON.parse(database.saved) as { recovery: { delivered: string; recovered: string } }
+		).recovery;
+		const entries = stored.delivered.split(' ');
+		expect(entries).toHaveLength(1_000);
+		expect(stored.delivered.length + 1).toBe(1_000 * LEDGER_ENTRY_BYTES);
+		expect(stored.recovered).toBe('');
+		const ledger = writer.read();
+		expect(ledger.hasRun('lead-1049', NOW - 60_000 + 1_049)).toBe(true);
+		expect(ledger.hasRun('lead-0', NOW - 60_000)).toBe(false);
+		expect(ledger.recoverAfterMs).toBe(Math.max(NOW, NOW - 60_000 + 49));
+	});
+});

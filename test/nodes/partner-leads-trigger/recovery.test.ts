@@ -1,0 +1,288 @@
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { TriggerHost } from '../../harness/webhooks';
+import type { Lead } from '../../simulator';
+import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
+import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
+import type { Setup } from './helpers';
+import { ALL_TOPICS, post, setUp, storedSecret, signed } from './helpers';
+
+/**
+ * Recovery of missed events: n8n stopped longer than the service retried, the portal changed
+ * meanwhile, n8n started again. The simulator gives up after one attempt (no retries), so
+ * every delivery made while the trigger's address was closed is lost for good.
+ */
+
+const DEFAULT_TIMING = { ...RECOVERY_TIMING };
+
+/** Bounded wait for a condition the trigger brings about in the background. */
+async function eventually(
+	condition: () => boolean,
+	what: string | (() => string),
+	timeoutMs = 15_000,
+): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition()) {
+		if (Date.now() > deadline)
+			throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+		await sleep(20);
+	}
+}
+
+function listRequests(setup: Setup): number {
+	return setup.sim.control.stats().byRoute['GET /leads'] ?? 0;
+}
+
+/** Waits until the trigger has read the list and then made no list request for a while: a check ended. */
+async function checkEnded(setup: Setup): Promise<void> {
+	await eventually(() => listRequests(setup) > 0, 'a check for missed events');
+	let seen = -1;
+	while (seen !== listRequests(setup)) {
+		seen = listRequests(setup);
+		await sleep(300);
+	}
+	await setup.host.settle();
+}
+
+/** Lead timestamps have whole-second resolution under some personalities: step past the activation's second. */
+async function nextSecond(): Promise<void> {
+	await sleep(1_000 - (Date.now() % 1_000) + 20);
+}
+
+function created(setup: Setup, name: string): Lead {
+	return setup.sim.control.portalCreateLead({
+		firstName: name,
+		lastName: 'Test',
+		email: `${name}@example.com`,
+	});
+}
+
+type Output = {
+	event: { id: string; topic: string; timestamp: string };
+	lead?: IDataObject;
+	recovered?: boolean;
+};
+
+function outputs(host: TriggerHost): Output[] {
+	return host.executions.map((execution) => execution.items[0].json as unknown as Output);
+}
+
+function ran(host: TriggerHost): string[] {
+	return outputs(host).map(
+		(output) => `${output.event.topic} ${output.event.id}${output.recovered ? ' recovered' : ''}`,
+	);
+}
+
+/** n8n stops: the trigger's address refuses connections, its memory is gone. */
+async function stopN8n(setup: Setup): Promise<ReturnType<TriggerHost['persisted']>> {
+	const persisted = setup.host.persisted();
+	await setup.host.close();
+	forgetLedgerMemory();
+	return persisted;
+}
+
+async function startN8n(
+	setup: Setup,
+	persisted: ReturnType<TriggerHost['persisted']>,
+): Promise<void> {
+	setup.host = await TriggerHost.start(setup.harness, persisted);
+	await setup.host.activate('init');
+}
+
+describe('PartnerLeadsTrigger recovery of missed events', () => {
+	let setup: Setup;
+
+	beforeAll(() => {
+		Object.assign(RECOVERY_TIMING, {
+			firstCheckDelayMs: 50,
+			settleMs: 0,
+			tickMs: 10,
+			retryDelayMs: 200,
+		});
+	});
+
+	afterAll(() => {
+		Object.assign(RECOVERY_TIMING, DEFAULT_TIMING);
+	});
+
+	afterEach(async () => {
+		await setup?.close();
+		forgetLedgerMemory();
+	});
+
+	it('after a stop longer than the service retried, runs each missed create and update once, and nothing else', async () => {
+		setup = await setUp({ events: ALL_TOPICS }, { delivery: { maxAttempts: 1 } });
+		const untouched = created(setup, 'untouched');
+		const updatedWhileDown = created(setup, 'olderLead');
+		const deletedWhileDown = created(setup, 'deleted');
+		await setup.host.activate();
+		await nextSecond();
+
+		const live = created(setup, 'live');
+		await setup.sim.control.waitForDeliveries(10_000);
+		await setup.host.settle();
+		expect(ran(setup.host)).toEqual([`lead/create ${live.id}`]);
+
+		const persisted = await stopN8n(setup);
+		const missedA = created(setup, 'missedA');
+		const missedB = created(setup, 'missedB');
+		setup.sim.control.portalUpdateLead(updatedWhileDown.id, { value: 10 });
+		setup.sim.control.portalUpdateLead(live.id, { value: 20 });
+		setup.sim.control.portalDeleteLead(deletedWhileDown.id);
+		await setup.sim.control.waitForDeliveries(10_000);
+		const lost = setup.sim.control.deliveries().filter((attempt) => attempt.status !== 200);
+		expect(lost).toHaveLength(5);
+
+		await startN8n(setup, persisted);
+		await eventually(
+			() => setup.host.executions.length >= 4,
+			() => `four recovered executions, got ${JSON.stringify(ran(setup.host))}`,
+		);
+		await setup.host.settle();
+		expect(ran(setup.host).sort()).toEqual(
+			[
+				`lead/create ${missedA.id} recovered`,
+				`lead/create ${missedB.id} recovered`,
+				`lead/update ${updatedWhileDown.id} recovered`,
+				`lead/update ${live.id} recovered`,
+			].sort(),
+		);
+		// The same output as a live delivery: the event and the full lead, as it is now.
+		const update = outputs(setup.host).find((output) => output.event.id === live.id);
+		expect(update?.lead).toMatchObject({ id: live.id, value: 20 });
+		expect(update?.event.timestamp).toBe(setup.sim.control.getLead(live.id)?.updatedAt);
+		expect(ran(setup.host).join()).not.toContain(untouched.id);
+
+		// The service's late retry of a recovered change runs nothing.
+		const retried = lost.find((attempt) => attempt.leadId === missedA.id);
+		const again = signed(
+			storedSecret(setup, 'lead/create'),
+			missedA.id,
+			'lead/create',
+			retried?.timestamp,
+		);
+		expect(await post(setup.host.webhookUrl(), again.rawBody, again.headers)).toBe(200);
+		await setup.host.settle();
+		expect(setup.host.executions).toHaveLength(4);
+
+		// A change afterwards is delivered live and runs once.
+		setup.sim.control.portalUpdateLead(missedA.id, { value: 30 });
+		await setup.sim.control.waitForDeliveries(10_000);
+		await setup.host.settle();
+		expect(ran(setup.host).slice(4)).toEqual([`lead/update ${missedA.id}`]);
+
+		// Another restart recovers nothing more.
+		const stopped = await stopN8n(setup);
+		setup.sim.control.resetStats();
+		await startN8n(setup, stopped);
+		await checkEnded(setup);
+		expect(setup.host.executions).toHaveLength(0);
+	});
+
+	it('while n8n is up but unreachable, the periodic check runs the missed events once (Fetch Full Lead off)', async () => {
+		setup = await setUp(
+			{ events: ALL_TOPICS, fetchFullLead: false, options: { checkIntervalMinutes: 0.01 } },
+			{ delivery: { retryDelaysMs: [] } },
+		);
+		await setup.host.activate();
+		await nextSecond();
+		setup.sim.control.setDeliveryFaults({ unreachable: true });
+		const missed = created(setup, 'unreachable');
+		await setup.sim.control.waitForDeliveries(10_000);
+		setup.sim.control.setDeliveryFaults({});
+		await eventually(() => setup.host.executions.length >= 1, 'the recovered execution');
+		await setup.host.settle();
+		expect(outputs(setup.host)).toEqual([
+			{
+				event: { id: missed.id, topic: 'lead/create', timestamp: missed.updatedAt },
+				recovered: true,
+			},
+		]);
+		// The event time alone decides here: a late delivery of the same change runs nothing.
+		const [lost] = setup.sim.control.deliveries();
+		const late = signed(
+			storedSecret(setup, 'lead/create'),
+			missed.id,
+			'lead/create',
+			lost.timestamp,
+		);
+		expect(await post(setup.host.webhookUrl(), late.rawBody, late.headers)).toBe(200);
+		// Later checks find nothing more.
+		setup.sim.control.resetStats();
+		await eventually(() => listRequests(setup) >= 3, 'three more checks');
+		await setup.host.settle();
+		expect(setup.host.executions).toHaveLength(1);
+	});
+
+	it('a newly activated workflow runs nothing for the leads the portal already holds', async () => {
+		setup = await setUp({ events: ALL_TOPICS }, { delivery: { maxAttempts: 1 } });
+		for (let index = 0; index < 5; index++) created(setup, `existing${index}`);
+		await setup.host.activate();
+		const persisted = await stopN8n(setup);
+		setup.sim.control.resetStats();
+		await startN8n(setup, persisted);
+		await checkEnded(setup);
+		expect(setup.host.executions).toHaveLength(0);
+	});
+
+	it('a restart in the middle of a recovery starts every missed lead exactly once', async () => {
+		setup = await setUp({ events: ['lead/create'] }, { delivery: { maxAttempts: 1 } });
+		await setup.host.activate();
+		await nextSecond();
+		const persisted = await stopN8n(setup);
+		const missed = Array.from({ length: 6 }, (_, index) => created(setup, `missed${index}`));
+		await setup.sim.control.waitForDeliveries(10_000);
+
+		setup.host = await TriggerHost.start(setup.harness, persisted);
+		setup.host.crashAfterEmits = 2;
+		await setup.host.activate('init');
+		await eventually(() => setup.host.store.frozen, 'the crash');
+		await setup.host.settle();
+		const before = ran(setup.host);
+		expect(before).toHaveLength(2);
+
+		setup.host.store.frozen = false;
+		await startN8n(setup, await stopN8n(setup));
+		await eventually(() => before.length + setup.host.executions.length >= 6, 'the rest');
+		await setup.host.settle();
+		const all = [...before, ...ran(setup.host)].sort();
+		expect(all).toEqual(missed.map((lead) => `lead/create ${lead.id} recovered`).sort());
+	});
+
+	it('with Recover Missed Events off, a restart recovers nothing and reads no list', async () => {
+		setup = await setUp(
+			{ events: ALL_TOPICS, recoverMissedEvents: false },
+			{ delivery: { maxAttempts: 1 } },
+		);
+		await setup.host.activate();
+		await nextSecond();
+		const persisted = await stopN8n(setup);
+		created(setup, 'missed');
+		await setup.sim.control.waitForDeliveries(10_000);
+		setup.sim.control.resetStats();
+		await startN8n(setup, persisted);
+		await sleep(300);
+		await setup.host.settle();
+		expect(setup.host.executions).toHaveLength(0);
+		expect(listRequests(setup)).toBe(0);
+	});
+
+	it('"listen for test event" yields the delivered event and recovers nothing', async () => {
+		setup = await setUp({ events: ['lead/create'] }, { delivery: { maxAttempts: 1 } });
+		await setup.host.listenForTestEvent();
+		const before = setup.host.store.load();
+		const lead = created(setup, 'tested');
+		await setup.sim.control.waitForDeliveries(10_000);
+		await setup.host.settle();
+		expect(setup.host.executions.map((execution) => execution.mode)).toEqual(['manual']);
+		expect(outputs(setup.host)).toEqual([
+			{
+				event: { id: lead.id, topic: 'lead/create', timestamp: expect.any(String) },
+				lead: expect.objectContaining({ id: lead.id }),
+			},
+		]);
+		expect(listRequests(setup)).toBe(0);
+		expect(setup.host.store.load()).toEqual(before);
+	});
+});
