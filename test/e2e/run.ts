@@ -3,7 +3,7 @@
  * End-to-end tests of n8n-nodes-partner-leads in the real n8n application.
  *
  *   npm run test:e2e                         both versions
- *   N8N_E2E_VERSIONS=2.40.7 npm run test:e2e one version
+ *   N8N_E2E_VERSIONS=2.41.1 npm run test:e2e one version
  *
  * Builds the package, provides n8n (cached outside the repository, see scripts/e2e/provide-n8n.sh),
  * then per version starts the simulator and n8n and runs the scenarios. Prints a summary ending

@@ -10,11 +10,22 @@ export const PACKAGE = 'n8n-nodes-partner-leads';
 
 type NodeTypeFactory = () => INodeType | IVersionedNodeType;
 
+/**
+ * The action node as an AI Agent's tool, the way n8n derives it from `usableAsTool`: the same
+ * node under the type name with a `Tool` suffix, which its `@tool` display options see.
+ */
+function asAgentTool(node: PartnerLeads): INodeType {
+	const tool = new PartnerLeads();
+	tool.description = { ...node.description, name: `${node.description.name}Tool` };
+	return tool;
+}
+
 /** The node types n8n would load from this package, plus two test-only nodes, by full type name. */
 const factories: Record<string, NodeTypeFactory> = {
 	'test.testItems': () => new TestItemsNode(),
 	'test.transportProbe': () => new TransportProbeNode(),
 	[`${PACKAGE}.partnerLeads`]: () => new PartnerLeads(),
+	[`${PACKAGE}.partnerLeadsTool`]: () => asAgentTool(new PartnerLeads()),
 	[`${PACKAGE}.partnerLeadsTrigger`]: () => new PartnerLeadsTrigger(),
 };
 
