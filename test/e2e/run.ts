@@ -26,6 +26,7 @@ import { secretsAndReplays } from './scenarios/secrets-and-replays';
 import { cappedService } from './scenarios/capped-service';
 import { restartWithActiveTrigger } from './scenarios/restart';
 import { examplesRun } from './scenarios/examples';
+import { agentTool } from './scenarios/agent-tool';
 import { plannedChecks, runVersion } from './version-session';
 import { plannedQueueChecks, QUEUE_SCENARIOS, runQueueMode } from './queue/session';
 import { E2E_N8N_VERSIONS } from './versions';
@@ -43,6 +44,7 @@ const ALL_SCENARIOS = [
 	secretsAndReplays,
 	cappedService,
 	examplesRun,
+	agentTool,
 	restartWithActiveTrigger,
 ];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */

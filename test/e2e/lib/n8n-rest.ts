@@ -73,6 +73,20 @@ export class N8nRest {
 		return namesOf(await this.call('GET', '/types/nodes.json', undefined, { raw: true }));
 	}
 
+	/** The newest version of a node type (its `defaultVersion`, else its highest), from `/types/nodes.json`. */
+	async nodeTypeDefaultVersion(name: string): Promise<number | undefined> {
+		const types = await this.call('GET', '/types/nodes.json', undefined, { raw: true });
+		const descriptions = (Array.isArray(types) ? types : []).filter(
+			(type): type is Record<string, unknown> => isRecord(type) && type.name === name,
+		);
+		const numbers = (values: unknown[]) =>
+			values.flat().filter((version): version is number => typeof version === 'number');
+		const defaults = numbers(descriptions.map((type) => type.defaultVersion));
+		const versions =
+			defaults.length > 0 ? defaults : numbers(descriptions.map((type) => type.version));
+		return versions.length > 0 ? Math.max(...versions) : undefined;
+	}
+
 	/** `GET /types/credentials.json`: every credential type n8n loaded. */
 	async credentialTypeNames(): Promise<string[]> {
 		return namesOf(await this.call('GET', '/types/credentials.json', undefined, { raw: true }));
