@@ -31,7 +31,7 @@ const BASE_NODE_VERSIONS: Record<string, number[]> = {
 	'n8n-nodes-base.set': [3.4],
 	'n8n-nodes-base.stickyNote': [1],
 	'@n8n/n8n-nodes-langchain.chatTrigger': [1.1],
-	'@n8n/n8n-nodes-langchain.agent': [2.2],
+	'@n8n/n8n-nodes-langchain.agent': [3],
 	'@n8n/n8n-nodes-langchain.lmChatOpenAi': [1.2],
 	'@n8n/n8n-nodes-langchain.memoryBufferWindow': [1.3],
 };

@@ -22,6 +22,7 @@ import {
 	type ChatScript,
 	type ScriptedChatModel,
 } from '../agent/scripted-chat-model';
+import { readExamples, withCredential } from '../../../scripts/dev/examples';
 import { agentWorkflow } from '../agent/workflow';
 import { executionError, waitForExecutions } from '../lib/execution-data';
 import type { WorkflowSummary } from '../lib/n8n-rest';
@@ -38,6 +39,9 @@ export const AGENT_TOOLS_DIR = path.join(os.tmpdir(), 'partner-leads-e2e-agent-t
 
 interface AgentSession {
 	model: ScriptedChatModel;
+	openAiCredential: { id: string; name: string };
+	/** the agent workflows run, whose executions are searched for secrets */
+	workflowIds: string[];
 	workflow: WorkflowSummary;
 	/** sends a prompt through the agent workflow; returns the agent's final answer */
 	ask(prompt: string, script: ChatScript): Promise<string>;
@@ -84,7 +88,13 @@ async function startAgent(context: ScenarioContext): Promise<AgentSession> {
 		const answer = JSON.stringify(response.json);
 		return answer;
 	};
-	return { model, workflow: created, ask };
+	return {
+		model,
+		openAiCredential: { id: openAi.id, name: 'Scripted model' },
+		workflowIds: [created.id],
+		workflow: created,
+		ask,
+	};
 }
 
 /** The tools as the model sees them: name, description, parameter JSON schema. */
@@ -229,6 +239,86 @@ async function picklistCorrected(session: AgentSession, sim: Simulator) {
 	assert.equal(created[0]!.customFields.industry, 'saas');
 }
 
+const EXAMPLE_FILE = 'agent-lead-intake.json';
+
+/**
+ * examples/agent-lead-intake.json as a user imports it (credentials chosen, Partner Organization
+ * and Agent filled) and chats with it: its public chat is switched on to reach it from here.
+ */
+async function exampleRuns(context: ScenarioContext, session: AgentSession): Promise<void> {
+	const { rest, sim, credential } = context;
+	const example = readExamples().find((candidate) => candidate.file === EXAMPLE_FILE);
+	assert.ok(example, `examples/${EXAMPLE_FILE} is missing`);
+	const ready = withCredential(example, credential);
+	let webhookId = '';
+	const nodes = ready.nodes.map((node) => {
+		const parameters = { ...node.parameters };
+		if (node.type === '@n8n/n8n-nodes-langchain.chatTrigger') {
+			parameters.public = true;
+			webhookId = String((node as { webhookId?: string }).webhookId);
+		}
+		if (parameters.operation === 'create') {
+			parameters.partnerOrganizationId = {
+				__rl: true,
+				mode: 'id',
+				value: sim.defaultPartnerOrganization.id,
+			};
+			parameters.agentId = { __rl: true, mode: 'id', value: sim.defaultAgents[0]!.id };
+		}
+		const credentials = node.credentials?.openAiApi
+			? { ...node.credentials, openAiApi: session.openAiCredential }
+			: node.credentials;
+		return { ...node, parameters, ...(credentials ? { credentials } : {}) };
+	});
+	const stored = await rest.createWorkflow({
+		name: ready.name,
+		nodes,
+		connections: ready.connections,
+		settings: { ...ready.settings, saveDataSuccessExecution: 'all' },
+	});
+	await rest.activateWorkflow(stored);
+	session.workflowIds.push(stored.id);
+	try {
+		session.model.script = steps(
+			(request) => {
+				recordTools(`${context.n8n.version}-example`, request);
+				return {
+					toolCalls: [
+						{
+							name: toolFor(request, 'Creates a lead').name,
+							arguments: {
+								firstName: 'Mary',
+								lastName: 'Jackson',
+								email: 'mary@example.com',
+								companyName: 'Langley Research',
+								platform: 'Pipedrive',
+								notes: 'Wants the partner program brochure.',
+							},
+						},
+					],
+				};
+			},
+			(request) => ({ text: `Created lead ${leadIdIn(toolResults(request)[0]) ?? '?'}.` }),
+		);
+		const response = await runThroughWebhook(rest, `${webhookId}/chat`, {
+			action: 'sendMessage',
+			sessionId: 'example-session',
+			chatInput: 'New lead: Mary Jackson <mary@example.com> of Langley Research, uses Pipedrive.',
+		});
+		const leadId = /Created lead ([^ .?"]+)/.exec(response.text)?.[1];
+		assert.ok(
+			leadId,
+			`the example's chat answered ${response.status}: ${response.text.slice(0, 300)}`,
+		);
+		const lead = sim.control.getLead(leadId);
+		assert.equal(lead?.email, 'mary@example.com');
+		assert.equal(lead?.platform, 'pipedrive');
+		assert.equal(lead?.companyName, 'Langley Research');
+	} finally {
+		await rest.deactivateWorkflow(stored).catch(() => undefined);
+	}
+}
+
 /** Where each live secret shows up (names only, never the values). */
 async function secretLeaks(context: ScenarioContext, session: AgentSession): Promise<string[]> {
 	const { sim, rest, n8n } = context;
@@ -241,8 +331,9 @@ async function secretLeaks(context: ScenarioContext, session: AgentSession): Pro
 	session.model.rawRequests.forEach((body, index) =>
 		places.set(`request #${index + 1} to the model`, body),
 	);
-	for (const summary of await rest.listExecutions(session.workflow.id))
-		places.set(`execution ${summary.id}`, JSON.stringify(await rest.getExecution(summary.id)));
+	for (const workflowId of session.workflowIds)
+		for (const summary of await rest.listExecutions(workflowId))
+			places.set(`execution ${summary.id}`, JSON.stringify(await rest.getExecution(summary.id)));
 	places.set("n8n's log", await readFile(n8n.logFile, 'utf8'));
 	const found: string[] = [];
 	for (const [name, value] of secrets)
@@ -251,7 +342,7 @@ async function secretLeaks(context: ScenarioContext, session: AgentSession): Pro
 }
 
 export const agentTool: Scenario = {
-	name: "AI Agent with the node as its tool (scripted model on loopback): creates a lead from a prompt, gets and updates it by id, corrects a picklist value from the tool's error; no secret reaches the model or the executions",
+	name: "AI Agent with the node as its tool (scripted model on loopback): creates a lead from a prompt, gets and updates it by id, corrects a picklist value from the tool's error, runs the agent example; no secret reaches the model or the executions",
 	async run(context) {
 		const { rest, sim, n8n } = context;
 		const session = await startAgent(context);
@@ -259,6 +350,7 @@ export const agentTool: Scenario = {
 			const leadId = await createFromPrompt(session, n8n.version, sim);
 			await getAndUpdate(session, sim, leadId);
 			await picklistCorrected(session, sim);
+			await exampleRuns(context, session);
 			assert.ok(sim.control.issuedTokens().length >= 1, 'no access token was issued');
 			const found = await secretLeaks(context, session);
 			assert.deepEqual(found, [], `live secrets found: ${found.join('; ')}`);
