@@ -65,8 +65,9 @@ function outputOf(json: IDataObject | IDataObject[], itemIndex: number): INodeEx
  * item errors; an operation only says what its steps are (see ItemSteps):
  *
  * 1. `prepare` reads and checks every item before the first request is sent. Without
- *    "Continue On Fail" (or the agent tool's error items, see errorsAsItems) one bad item stops the run before anything was written, instead of
- *    halfway through; with it, the bad item becomes an error item and the others go ahead.
+ *    "Continue On Fail" (or an agent's tool, see errorsAsItems) one bad item stops the run
+ *    before anything was written, instead of halfway through; with it, the bad item becomes an
+ *    error item and the others go ahead.
  * 2. `beforeRequests` runs once if any item is left; a failure there fails every item.
  * 3. `run` sends the item's requests, with at most `parallelRequests` items in flight (fewer
  *    while the service answers 429). Outputs keep item order. Without "Continue On Fail" no

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 
 import { parseFlatted } from './flatted';
 import { httpRequest, isRecord, type HttpResponse } from './http';
+import { pollUntil } from './wait';
 
 export class N8nRestError extends Error {
 	constructor(
@@ -193,11 +194,45 @@ export class N8nRest {
 	async activateWorkflow(workflow: WorkflowSummary): Promise<WorkflowSummary> {
 		if (!workflow.versionId)
 			throw new Error(`workflow ${workflow.id} has no versionId to activate`);
-		return workflowSummary(
+		const activated = workflowSummary(
 			await this.call('POST', `/rest/workflows/${workflow.id}/activate`, {
 				versionId: workflow.versionId,
 			}),
 		);
+		await this.publicationSettled(workflow.id);
+		return activated;
+	}
+
+	/**
+	 * 2.41 publishes in the background: the activate call answers at once and each trigger's
+	 * outcome is at `GET /rest/workflows/:id/publication-status` ({status: in_progress |
+	 * published | partial | failed | not_published, triggers: [{nodeId, status, errorMessage}]}).
+	 * Waits until it is no longer in progress; a trigger that failed fails the activation, as it
+	 * does on the lines that answer only when done. Older lines have no such route (404).
+	 */
+	private async publicationSettled(workflowId: string): Promise<void> {
+		const path = `/rest/workflows/${workflowId}/publication-status`;
+		const settled = await pollUntil(
+			async () => {
+				try {
+					const answer = await this.call('GET', path);
+					return isRecord(answer) && answer.status !== 'in_progress' ? answer : undefined;
+				} catch (error) {
+					if (error instanceof N8nRestError && error.status === 404) return {};
+					throw error;
+				}
+			},
+			{ timeoutMs: 60_000, intervalMs: 200, what: `the publication of workflow ${workflowId}` },
+		);
+		if (settled.status === 'failed' || settled.status === 'partial') {
+			const errors = (Array.isArray(settled.triggers) ? settled.triggers : [])
+				.filter(isRecord)
+				.map((trigger) => String(trigger.errorMessage ?? ''))
+				.filter(Boolean);
+			throw new Error(
+				`workflow ${workflowId} was not published (${String(settled.status)}): ${errors.join('; ')}`,
+			);
+		}
 	}
 
 	/** `POST /rest/workflows/:id/deactivate` {} (2.x accepts an optional expectedChecksum; 1.x reads no body). */
