@@ -214,13 +214,8 @@ export class N8nRest {
 		const path = `/rest/workflows/${workflowId}/publication-status`;
 		const settled = await pollUntil(
 			async () => {
-				try {
-					const answer = await this.call('GET', path);
-					return isRecord(answer) && answer.status !== 'in_progress' ? answer : undefined;
-				} catch (error) {
-					if (error instanceof N8nRestError && error.status === 404) return {};
-					throw error;
-				}
+				const answer = await this.call('GET', path, undefined, { notFound: {} });
+				return isRecord(answer) && answer.status !== 'in_progress' ? answer : undefined;
 			},
 			{ timeoutMs: 60_000, intervalMs: 200, what: `the publication of workflow ${workflowId}` },
 		);
@@ -281,12 +276,12 @@ export class N8nRest {
 		});
 	}
 
-	/** One REST call; unwraps n8n's `{data: …}` envelope unless `raw`. */
+	/** One REST call; unwraps n8n's `{data: …}` envelope unless `raw`; a 404 gives `notFound` when set. */
 	private async call(
 		method: string,
 		path: string,
 		body?: unknown,
-		options: { raw?: boolean } = {},
+		options: { raw?: boolean; notFound?: unknown } = {},
 	): Promise<unknown> {
 		const headers: Record<string, string> = {
 			accept: 'application/json',
@@ -301,6 +296,7 @@ export class N8nRest {
 			timeoutMs: 60_000,
 		});
 		this.keepSessionCookie(response.headers);
+		if (response.status === 404 && options.notFound !== undefined) return options.notFound;
 		if (response.status < 200 || response.status >= 300)
 			throw new N8nRestError(method, path, response.status, response.text);
 		if (options.raw) return response.json;

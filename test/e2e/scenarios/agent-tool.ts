@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The action node as an AI Agent's tool, in the real app: n8n's AI Agent with its OpenAI Chat
  * Model pointed at a scripted model on loopback (test/e2e/agent/scripted-chat-model.ts). The
