@@ -36,24 +36,10 @@ export class PartnerLeads implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				displayOptions: { hide: { '@tool': [true] } },
 				options: [
 					{ name: 'Lead', value: 'lead' },
 					{ name: 'Lead Schema', value: 'leadSchema' },
 					{ name: 'Webhook Subscription', value: 'webhookSubscription' },
-				],
-				default: 'lead',
-			},
-			// As an AI Agent's tool: leads and the schema only (see helpers/agentTool.ts).
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				displayOptions: { show: { '@tool': [true] } },
-				options: [
-					{ name: 'Lead', value: 'lead' },
-					{ name: 'Lead Schema', value: 'leadSchema' },
 				],
 				default: 'lead',
 			},

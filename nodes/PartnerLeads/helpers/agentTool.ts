@@ -14,7 +14,9 @@ export const AGENT_RETRY_HINT =
 
 /**
  * What an agent may do with the tool: leads and the lead schema. Webhook subscriptions are
- * left out: creating one returns its signing secret, which must never reach a model, and
- * subscribing is set up once by a person, not per conversation.
+ * refused: creating one returns its signing secret, which must never reach a model, and
+ * subscribing is set up once by a person, not per conversation. (The Resource list cannot hide
+ * them for the tool alone: a second Resource parameter shown only with `@tool` doubles every
+ * action in n8n's node panel.)
  */
 export const AGENT_TOOL_RESOURCES: readonly string[] = ['lead', 'leadSchema'];
