@@ -4,9 +4,9 @@
  * the simulator next door (plain HTTP on loopback) and 25 ms away each way (behind a TLS
  * latency proxy, so every new connection pays its handshake).
  *
- *   npm run bench:n8n                          # 2.40.7, 4 runs per case (about 12 minutes)
+ *   npm run bench:n8n                          # 2.41.1, 4 runs per case (about 12 minutes)
  *   npm run bench:n8n -- --quick               # small sizes, 2 runs: checks the bench (about 3 minutes)
- *   npm run bench:n8n -- --version both        # 2.40.7 and 1.123.81 (or --version 1.123.81)
+ *   npm run bench:n8n -- --version both        # 2.41.1 and 1.123.81 (or --version 1.123.81)
  *   npm run bench:n8n -- --runs 7
  *   npm run bench:n8n -- --only create,trigger  # some cases (create | trigger | get-many)
  *   npm run bench:n8n -- --profile create      # CPU profile of n8n during one case (create | get-many | trigger)
@@ -69,7 +69,7 @@ function parseOptions(argv: string[]): Options {
 		return index >= 0 ? argv[index + 1] : undefined;
 	};
 	const quick = argv.includes('--quick');
-	const version = value('--version') ?? '2.40.7';
+	const version = value('--version') ?? '2.41.1';
 	const profile = value('--profile') as CaseName | undefined;
 	const names = ['create', 'trigger', 'get-many'];
 	if (profile && !names.includes(profile))
@@ -78,7 +78,7 @@ function parseOptions(argv: string[]): Options {
 	if (only.some((name) => !names.includes(name)))
 		throw new Error('--only takes create, trigger and get-many, separated by commas');
 	return {
-		versions: version === 'both' ? ['2.40.7', '1.123.81'] : [version],
+		versions: version === 'both' ? ['2.41.1', '1.123.81'] : [version],
 		runs: Number(value('--runs') ?? (quick ? 2 : 4)),
 		leads: quick ? 40 : 150,
 		deliveries: quick ? 60 : 200,

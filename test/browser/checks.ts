@@ -249,4 +249,34 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			assert.ok(!text.includes(wrongSecret), 'the credential dialog shows the secret');
 		},
 	},
+	{
+		name: "AI Agent example: the node is the agent's tool on the canvas; its Create Lead tool shows the fields the model fills with $fromAI",
+		async run(editor, session) {
+			const example = session.workflows.find(
+				(workflow) => workflow.file === 'agent-lead-intake.json',
+			);
+			assert.ok(example, 'npm run dev did not import the agent example');
+			await editor.page.goto(`${editor.baseUrl}/workflow/${example.id}`);
+			const tool = editor.page.locator('[data-test-id="canvas-node"]', {
+				hasText: /^\s*Create Lead/,
+			});
+			await tool.first().waitFor({ timeout: 30_000 });
+			for (const name of ['AI Agent', 'Create Lead', 'Get Lead', 'Update Lead', 'Get Lead Schema'])
+				assert.ok(
+					(await editor.page.locator('[data-test-id="canvas-node"]', { hasText: name }).count()) >
+						0,
+					`the canvas does not show "${name}"`,
+				);
+			await editor.screenshot('agent-example-canvas');
+			await tool.first().dblclick();
+			await editor.testId('mapping-fields-container').waitFor({ timeout: 30_000 });
+			await editor.screenshot('agent-tool-create-lead');
+			const text = await editor.testId('node-parameters').innerText();
+			assert.match(
+				text,
+				/fromAI|defined automatically by the model/i,
+				'Lead Fields shows no $fromAI field',
+			);
+		},
+	},
 ];

@@ -3,8 +3,8 @@
  * The browser test: n8n's editor in Debian's chromium (playwright-core, no browser download),
  * on the same session `npm run dev` gives a user.
  *
- *   npm run test:browser                              n8n 2.40.7 and 1.123.81
- *   N8N_BROWSER_VERSIONS=2.40.7 npm run test:browser  one version
+ *   npm run test:browser                              n8n 2.41.1 and 1.123.81
+ *   N8N_BROWSER_VERSIONS=2.41.1 npm run test:browser  one version
  *
  * Screenshots go to N8N_BROWSER_SHOTS (default: <tmp>/partner-leads-browser-shots), printed at
  * the end. Exits non-zero when a check failed; every wait is bounded, and so is the whole run.

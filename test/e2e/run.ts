@@ -3,7 +3,7 @@
  * End-to-end tests of n8n-nodes-partner-leads in the real n8n application.
  *
  *   npm run test:e2e                         both versions
- *   N8N_E2E_VERSIONS=2.40.7 npm run test:e2e one version
+ *   N8N_E2E_VERSIONS=2.41.1 npm run test:e2e one version
  *
  * Builds the package, provides n8n (cached outside the repository, see scripts/e2e/provide-n8n.sh),
  * then per version starts the simulator and n8n and runs the scenarios. Prints a summary ending
@@ -27,6 +27,7 @@ import { cappedService } from './scenarios/capped-service';
 import { restartWithActiveTrigger } from './scenarios/restart';
 import { recoveryAfterDowntime } from './scenarios/recovery';
 import { examplesRun } from './scenarios/examples';
+import { agentTool } from './scenarios/agent-tool';
 import { plannedChecks, runVersion } from './version-session';
 import { plannedQueueChecks, QUEUE_SCENARIOS, runQueueMode } from './queue/session';
 import { E2E_N8N_VERSIONS } from './versions';
@@ -45,6 +46,7 @@ const ALL_SCENARIOS = [
 	cappedService,
 	examplesRun,
 	recoveryAfterDowntime,
+	agentTool,
 	restartWithActiveTrigger,
 ];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 /** The n8n versions the e2e suite runs against: the current 2.x line and the last 1.x. */
-export const E2E_N8N_VERSIONS: readonly string[] = ['2.40.7', '1.123.81'];
+export const E2E_N8N_VERSIONS: readonly string[] = ['2.41.1', '1.123.81'];
 
 /** Where scripts/e2e/provide-n8n.sh caches Node 24 and n8n (keep in sync with the script). */
 export function e2eCacheRoot(env: NodeJS.ProcessEnv = process.env): string {

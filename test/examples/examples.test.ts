@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import type { IConnections, INode, INodeType, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
 import { NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, TRIGGER_NODE_TYPE } from '../harness/harness';
+import {
+	ACTION_NODE_TYPE,
+	ACTION_TOOL_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	TRIGGER_NODE_TYPE,
+} from '../harness/harness';
 import { PackageNodeTypes } from '../harness/node-types';
 import { STANDARD_LEAD_FIELD_IDS } from '../simulator';
 import { parameterProblems } from './parameter-check';
@@ -25,9 +30,13 @@ const BASE_NODE_VERSIONS: Record<string, number[]> = {
 	'n8n-nodes-base.httpRequest': [4.2],
 	'n8n-nodes-base.set': [3.4],
 	'n8n-nodes-base.stickyNote': [1],
+	'@n8n/n8n-nodes-langchain.chatTrigger': [1.1],
+	'@n8n/n8n-nodes-langchain.agent': [3],
+	'@n8n/n8n-nodes-langchain.lmChatOpenAi': [1.2],
+	'@n8n/n8n-nodes-langchain.memoryBufferWindow': [1.3],
 };
 
-const OUR_TYPES = [ACTION_NODE_TYPE, TRIGGER_NODE_TYPE];
+const OUR_TYPES = [ACTION_NODE_TYPE, ACTION_TOOL_NODE_TYPE, TRIGGER_NODE_TYPE];
 
 /** Our node types; `undefined` for n8n's own, which Workflow accepts as "not installed". */
 class ExampleNodeTypes implements INodeTypes {
@@ -74,8 +83,9 @@ function connectedPairs(connections: IConnections): Array<[string, string]> {
 	);
 }
 
-it('there are the three documented examples', () => {
+it('there are the four documented examples', () => {
 	expect(files).toEqual([
+		'agent-lead-intake.json',
 		'create-lead-from-form.json',
 		'reconcile-leads-hourly.json',
 		'sync-lead-updates.json',

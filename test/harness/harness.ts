@@ -21,6 +21,8 @@ import { PACKAGE, PackageNodeTypes, packageCredentialTypes } from './node-types'
 
 export const CREDENTIAL_TYPE = 'partnerLeadsApi';
 export const ACTION_NODE_TYPE = `${PACKAGE}.partnerLeads`;
+/** the action node as an AI Agent's tool (n8n derives it from `usableAsTool`) */
+export const ACTION_TOOL_NODE_TYPE = `${PACKAGE}.partnerLeadsTool`;
 export const TRIGGER_NODE_TYPE = `${PACKAGE}.partnerLeadsTrigger`;
 
 export interface NodeRun {

@@ -10,11 +10,49 @@ export const PACKAGE = 'n8n-nodes-partner-leads';
 
 type NodeTypeFactory = () => INodeType | IVersionedNodeType;
 
+/**
+ * The action node as an AI Agent's tool, the way n8n derives it from `usableAsTool`
+ * (convertNodeToAiTool in n8n's cli): the same node under the type name with a `Tool` suffix,
+ * which its `@tool` display options see, plus the Tool Description parameters n8n adds.
+ */
+function asAgentTool(node: PartnerLeads): INodeType {
+	const tool = new PartnerLeads();
+	tool.description = {
+		...node.description,
+		name: `${node.description.name}Tool`,
+		displayName: `${node.description.displayName} Tool`,
+		properties: [
+			{
+				displayName: 'Tool Description',
+				name: 'descriptionType',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Set Automatically', value: 'auto' },
+					{ name: 'Set Manually', value: 'manual' },
+				],
+				default: 'auto',
+			},
+			{
+				displayName: 'Description',
+				name: 'toolDescription',
+				type: 'string',
+				default: node.description.description,
+				required: true,
+				displayOptions: { show: { descriptionType: ['manual'] } },
+			},
+			...node.description.properties,
+		],
+	};
+	return tool;
+}
+
 /** The node types n8n would load from this package, plus two test-only nodes, by full type name. */
 const factories: Record<string, NodeTypeFactory> = {
 	'test.testItems': () => new TestItemsNode(),
 	'test.transportProbe': () => new TransportProbeNode(),
 	[`${PACKAGE}.partnerLeads`]: () => new PartnerLeads(),
+	[`${PACKAGE}.partnerLeadsTool`]: () => asAgentTool(new PartnerLeads()),
 	[`${PACKAGE}.partnerLeadsTrigger`]: () => new PartnerLeadsTrigger(),
 };
 

@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { LeadRequestOptions } from '../../shared/leads';
 import { AdaptiveLimiter } from '../helpers/adaptiveLimiter';
+import { AGENT_RETRY_HINT, runsAsAgentTool } from '../helpers/agentTool';
 import type { ItemSteps } from './types';
 
 export const MAX_PARALLEL_REQUESTS = 16;
@@ -22,14 +23,25 @@ function withItemIndex(
 	});
 }
 
-/** The item "Continue On Fail" puts in place of a failed one. */
+/**
+ * Failed items become error items with "Continue On Fail", and always when the node runs as an
+ * AI Agent's tool: the agent reads the tool's output, so the error must be its output to let
+ * the model fix its next call (a thrown error reaches the model as an empty result).
+ */
+function errorsAsItems(context: IExecuteFunctions): boolean {
+	return context.continueOnFail() || runsAsAgentTool(context);
+}
+
+/** The item put in place of a failed one (see errorsAsItems). */
 function errorItem(
+	context: IExecuteFunctions,
 	error: NodeApiError | NodeOperationError,
 	itemIndex: number,
 ): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.description = error.description;
 	if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
+	if (runsAsAgentTool(context)) json.hint = AGENT_RETRY_HINT;
 	return { json, pairedItem: { item: itemIndex } };
 }
 
@@ -53,8 +65,9 @@ function outputOf(json: IDataObject | IDataObject[], itemIndex: number): INodeEx
  * item errors; an operation only says what its steps are (see ItemSteps):
  *
  * 1. `prepare` reads and checks every item before the first request is sent. Without
- *    "Continue On Fail" one bad item stops the run before anything was written, instead of
- *    halfway through; with it, the bad item becomes an error item and the others go ahead.
+ *    "Continue On Fail" (or an agent's tool, see errorsAsItems) one bad item stops the run
+ *    before anything was written, instead of halfway through; with it, the bad item becomes an
+ *    error item and the others go ahead.
  * 2. `beforeRequests` runs once if any item is left; a failure there fails every item.
  * 3. `run` sends the item's requests, with at most `parallelRequests` items in flight (fewer
  *    while the service answers 429). Outputs keep item order. Without "Continue On Fail" no
@@ -66,7 +79,7 @@ export async function runItemLoop<T>(
 	itemCount: number,
 	steps: ItemSteps<T>,
 ): Promise<INodeExecutionData[]> {
-	const continueOnFail = this.continueOnFail();
+	const errorsBecomeItems = errorsAsItems(this);
 	const results = new Array<INodeExecutionData[]>(itemCount);
 	const prepared = new Map<number, T>();
 	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
@@ -74,8 +87,8 @@ export async function runItemLoop<T>(
 			prepared.set(itemIndex, steps.prepare(itemIndex));
 		} catch (caught) {
 			const error = withItemIndex(this, caught, itemIndex);
-			if (!continueOnFail) throw error;
-			results[itemIndex] = [errorItem(error, itemIndex)];
+			if (!errorsBecomeItems) throw error;
+			results[itemIndex] = [errorItem(this, error, itemIndex)];
 		}
 	}
 	if (prepared.size > 0 && steps.beforeRequests) await steps.beforeRequests();
@@ -101,8 +114,8 @@ export async function runItemLoop<T>(
 				limiter.onSuccess();
 			} catch (caught) {
 				const error = withItemIndex(this, caught, itemIndex);
-				if (continueOnFail) {
-					results[itemIndex] = [errorItem(error, itemIndex)];
+				if (errorsBecomeItems) {
+					results[itemIndex] = [errorItem(this, error, itemIndex)];
 				} else if (!failed.first || itemIndex < failed.first.itemIndex) {
 					failed.first = { itemIndex, error };
 				}
@@ -128,6 +141,6 @@ export function runFailure(
 	itemCount: number,
 ): INodeExecutionData[] {
 	const error = withItemIndex(this, caught, 0);
-	if (!this.continueOnFail() || itemCount === 0) throw error;
-	return Array.from({ length: itemCount }, (_item, itemIndex) => errorItem(error, itemIndex));
+	if (!errorsAsItems(this) || itemCount === 0) throw error;
+	return Array.from({ length: itemCount }, (_item, itemIndex) => errorItem(this, error, itemIndex));
 }

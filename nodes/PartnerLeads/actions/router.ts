@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { AGENT_TOOL_RESOURCES, runsAsAgentTool } from '../helpers/agentTool';
 import type { LeadField } from '../helpers/schema';
 import { fetchLeadSchema } from '../helpers/schema';
 import { runFailure, runItemLoop } from './itemLoop';
@@ -25,18 +26,32 @@ const operations: Record<PartnerLeadsResource, Record<string, { execute: Operati
 	},
 };
 
-export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
-	const resource = this.getNodeParameter('resource', 0) as PartnerLeadsResource;
-	const operation = this.getNodeParameter('operation', 0) as string;
+/** The operation's handler; what the node cannot do here fails the whole run with a clear error. */
+function operationFor(
+	this: IExecuteFunctions,
+	resource: PartnerLeadsResource,
+	operation: string,
+): { execute: OperationExecute } {
 	const handler = operations[resource]?.[operation];
+	if (runsAsAgentTool(this) && !AGENT_TOOL_RESOURCES.includes(resource)) {
+		throw new NodeOperationError(this.getNode(), `"${resource}" is not available to an AI Agent`, {
+			description:
+				"As an agent's tool the node works on leads and the lead schema. Manage webhook subscriptions with the node in a workflow (or the Partner Referral Service Trigger).",
+		});
+	}
 	if (!handler) {
 		throw new NodeOperationError(
 			this.getNode(),
 			`The operation "${operation}" is not supported for "${resource}"`,
 		);
 	}
+	return handler;
+}
 
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as PartnerLeadsResource;
+	const operation = this.getNodeParameter('operation', 0) as string;
 	// One schema request per run, however many items need it.
 	let schema: Promise<LeadField[]> | undefined;
 	const run: OperationRun = {
@@ -44,6 +59,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	};
 
 	try {
+		const handler = operationFor.call(this, resource, operation);
 		const steps = await handler.execute.call(this, items, run);
 		return [await runItemLoop.call(this, items.length, steps)];
 	} catch (caught) {

@@ -210,6 +210,17 @@ function detailsText(details: ServiceErrorBody['details']): string {
 		.join('; ');
 }
 
+const CREDIT_FIX =
+	" The agent must belong to the partner organization sent with it: give the organization's ID in 'Partner Organization' and one of its agents in 'Agent' (the 'Agent' list, and Lead > Get Many, show which agent IDs belong to which organization).";
+
+/** How to fix a refused agent or partner organization, whichever shape the refusal has. */
+function creditFix(body: ServiceErrorBody): string {
+	const named = body.details.some(
+		(detail) => detail.field === 'agentId' || detail.field === 'partnerOrganizationId',
+	);
+	return named || /\bagent|partner ?organi[sz]ation/i.test(body.message ?? '') ? CREDIT_FIX : '';
+}
+
 /** The reason of an auth refusal: the service's code, or failing one, what its message says. */
 function authReason(body: ServiceErrorBody, status: number): string | undefined {
 	if (body.code) return body.code;
@@ -293,7 +304,7 @@ export function describeFailure(failure: HttpFailure, subject: RequestSubject): 
 			fields
 				? `The service rejected the ${subject.what}: ${fields}`
 				: `The service rejected the ${subject.what}: ${body.message ?? 'invalid request'}`,
-			'Fix the listed fields in the input data or the node parameters and run again.',
+			`Fix the listed fields in the input data or the node parameters and run again.${creditFix(body)}`,
 		];
 	}
 	if (status === 429) {

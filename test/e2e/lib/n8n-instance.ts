@@ -85,6 +85,8 @@ export function n8nEnvironment(
 					N8N_WEBHOOK_URL: webhookUrl,
 					N8N_RUNNERS_BROKER_PORT: String(ports.broker),
 					N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+					// 2.41 fetches a public MCP server registry in the background: no network here
+					N8N_DISABLED_MODULES: 'mcp-registry',
 				}
 			: { WEBHOOK_URL: webhookUrl, N8N_RUNNERS_ENABLED: 'false' };
 	const inherited = Object.fromEntries(

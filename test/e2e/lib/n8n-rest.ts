@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 
 import { parseFlatted } from './flatted';
 import { httpRequest, isRecord, type HttpResponse } from './http';
+import { pollUntil } from './wait';
 
 export class N8nRestError extends Error {
 	constructor(
@@ -71,6 +72,20 @@ export class N8nRest {
 	/** `GET /types/nodes.json` (needs the session): every node type description n8n loaded. */
 	async nodeTypeNames(): Promise<string[]> {
 		return namesOf(await this.call('GET', '/types/nodes.json', undefined, { raw: true }));
+	}
+
+	/** The newest version of a node type (its `defaultVersion`, else its highest), from `/types/nodes.json`. */
+	async nodeTypeDefaultVersion(name: string): Promise<number | undefined> {
+		const types = await this.call('GET', '/types/nodes.json', undefined, { raw: true });
+		const descriptions = (Array.isArray(types) ? types : []).filter(
+			(type): type is Record<string, unknown> => isRecord(type) && type.name === name,
+		);
+		const numbers = (values: unknown[]) =>
+			values.flat().filter((version): version is number => typeof version === 'number');
+		const defaults = numbers(descriptions.map((type) => type.defaultVersion));
+		const versions =
+			defaults.length > 0 ? defaults : numbers(descriptions.map((type) => type.version));
+		return versions.length > 0 ? Math.max(...versions) : undefined;
 	}
 
 	/** `GET /types/credentials.json`: every credential type n8n loaded. */
@@ -179,11 +194,40 @@ export class N8nRest {
 	async activateWorkflow(workflow: WorkflowSummary): Promise<WorkflowSummary> {
 		if (!workflow.versionId)
 			throw new Error(`workflow ${workflow.id} has no versionId to activate`);
-		return workflowSummary(
+		const activated = workflowSummary(
 			await this.call('POST', `/rest/workflows/${workflow.id}/activate`, {
 				versionId: workflow.versionId,
 			}),
 		);
+		await this.publicationSettled(workflow.id);
+		return activated;
+	}
+
+	/**
+	 * 2.41 publishes in the background: the activate call answers at once and each trigger's
+	 * outcome is at `GET /rest/workflows/:id/publication-status` ({status: in_progress |
+	 * published | partial | failed | not_published, triggers: [{nodeId, status, errorMessage}]}).
+	 * Waits until it is no longer in progress; a trigger that failed fails the activation, as it
+	 * does on the lines that answer only when done. Older lines have no such route (404).
+	 */
+	private async publicationSettled(workflowId: string): Promise<void> {
+		const path = `/rest/workflows/${workflowId}/publication-status`;
+		const settled = await pollUntil(
+			async () => {
+				const answer = await this.call('GET', path, undefined, { notFound: {} });
+				return isRecord(answer) && answer.status !== 'in_progress' ? answer : undefined;
+			},
+			{ timeoutMs: 60_000, intervalMs: 200, what: `the publication of workflow ${workflowId}` },
+		);
+		if (settled.status === 'failed' || settled.status === 'partial') {
+			const errors = (Array.isArray(settled.triggers) ? settled.triggers : [])
+				.filter(isRecord)
+				.map((trigger) => String(trigger.errorMessage ?? ''))
+				.filter(Boolean);
+			throw new Error(
+				`workflow ${workflowId} was not published (${String(settled.status)}): ${errors.join('; ')}`,
+			);
+		}
 	}
 
 	/** `POST /rest/workflows/:id/deactivate` {} (2.x accepts an optional expectedChecksum; 1.x reads no body). */
@@ -232,12 +276,12 @@ export class N8nRest {
 		});
 	}
 
-	/** One REST call; unwraps n8n's `{data: …}` envelope unless `raw`. */
+	/** One REST call; unwraps n8n's `{data: …}` envelope unless `raw`; a 404 gives `notFound` when set. */
 	private async call(
 		method: string,
 		path: string,
 		body?: unknown,
-		options: { raw?: boolean } = {},
+		options: { raw?: boolean; notFound?: unknown } = {},
 	): Promise<unknown> {
 		const headers: Record<string, string> = {
 			accept: 'application/json',
@@ -252,6 +296,7 @@ export class N8nRest {
 			timeoutMs: 60_000,
 		});
 		this.keepSessionCookie(response.headers);
+		if (response.status === 404 && options.notFound !== undefined) return options.notFound;
 		if (response.status < 200 || response.status >= 300)
 			throw new N8nRestError(method, path, response.status, response.text);
 		if (options.raw) return response.json;

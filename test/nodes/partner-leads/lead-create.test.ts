@@ -189,6 +189,9 @@ describe('PartnerLeads: Lead > Create', () => {
 				),
 			);
 			expect(run.error?.description).toContain('Fix the listed fields');
+			expect(run.error?.description).toContain(
+				'The agent must belong to the partner organization sent with it',
+			);
 			expect(errorItemIndex(run)).toBe(0);
 		});
 
