@@ -83,7 +83,8 @@ export class ListReader<T> {
 		this.remaining =
 			request.limit === undefined ? Infinity : Math.max(0, Math.floor(request.limit));
 		this.ahead = new ReadAhead(
-			(qs) => apiRequestRaw.call(context, { ...request, method: 'GET', qs: { ...request.qs, ...qs } }),
+			(qs) =>
+				apiRequestRaw.call(context, { ...request, method: 'GET', qs: { ...request.qs, ...qs } }),
 			Math.max(0, Math.floor(request.readAhead ?? READ_AHEAD_PAGES)),
 		);
 		const resume = /^(\d+)(?::(.*))?$/s.exec(request.resumeToken ?? '');
