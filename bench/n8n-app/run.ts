@@ -8,7 +8,8 @@
  *   npm run bench:n8n -- --quick               # small sizes, 2 runs: checks the bench (about 3 minutes)
  *   npm run bench:n8n -- --version both        # 2.40.7 and 1.123.81 (or --version 1.123.81)
  *   npm run bench:n8n -- --runs 7
- *   npm run bench:n8n -- --only create,trigger  # some cases (create | trigger | get-many)
+ *   npm run bench:n8n -- --only create,trigger  # some cases (create | rate-limited | trigger | get-many)
+ *   npm run bench:n8n -- --version 2.41.1 --only rate-limited --runs 3
  *   npm run bench:n8n -- --profile create      # CPU profile of n8n during one case (create | get-many | trigger)
  *
  * Times come from n8n's own execution data (the measured node's executionTime). Baselines run
@@ -70,7 +71,7 @@ function parseOptions(argv: string[]): Options {
 		return index >= 0 ? argv[index + 1] : undefined;
 	};
 	const quick = argv.includes('--quick');
-	const version = value('--version') ?? '2.41.1';
+	const version = value('--version') ?? '2.40.7';
 	const profile = value('--profile') as CaseName | undefined;
 	const names = ['create', 'rate-limited', 'trigger', 'get-many'];
 	if (profile && !names.includes(profile))
@@ -79,7 +80,7 @@ function parseOptions(argv: string[]): Options {
 	if (only.some((name) => !names.includes(name)))
 		throw new Error('--only takes create, rate-limited, trigger and get-many, separated by commas');
 	return {
-		versions: version === 'both' ? ['2.41.1', '1.123.81'] : [version],
+		versions: version === 'both' ? ['2.40.7', '1.123.81'] : [version],
 		runs: Number(value('--runs') ?? (quick ? 2 : 4)),
 		leads: quick ? 40 : 150,
 		deliveries: quick ? 60 : 200,
@@ -572,8 +573,8 @@ async function getManyCase(setting: Setting, rows: Row[]): Promise<void> {
 		values: ratio(mib),
 		target: near(expected, 1),
 	});
-	await rest.deactivateWorkflow({ id: workflow.id, active: true });
-	await rest.deactivateWorkflow({ id: distant.id, active: true });
+	for (const active of [workflow, distant])
+		await rest.deactivateWorkflow({ id: active.id, active: true });
 }
 
 const CASES: Record<CaseName, (setting: Setting, rows: Row[]) => Promise<void>> = {
