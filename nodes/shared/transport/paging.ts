@@ -216,6 +216,11 @@ export class ListReader<T> {
 		return fresh;
 	}
 
+	/** Waits for the requests read ahead that are still on their way (see ReadAhead.settle). */
+	async settle(): Promise<void> {
+		await this.ahead.settle();
+	}
+
 	private end(fresh: T[] = []): T[] {
 		this.ended = true;
 		this.ahead.forget();
@@ -232,6 +237,8 @@ export class ListReader<T> {
  */
 class ReadAhead {
 	private readonly inFlight = new Map<string, Promise<unknown>>();
+	/** requests sent ahead and not used, until they are answered */
+	private readonly unused = new Set<Promise<unknown>>();
 	window = 1;
 	requests = 0;
 
@@ -256,7 +263,11 @@ class ReadAhead {
 
 	expect(pages: Array<{ skip: number; limit: number }>): void {
 		const wanted = new Set(pages.map(({ skip, limit }) => `${skip}:${limit}`));
-		for (const key of this.inFlight.keys()) if (!wanted.has(key)) this.inFlight.delete(key);
+		for (const [key, answer] of this.inFlight) {
+			if (wanted.has(key)) continue;
+			this.keepUntilAnswered(answer);
+			this.inFlight.delete(key);
+		}
 		for (const page of pages) {
 			const key = `${page.skip}:${page.limit}`;
 			if (!this.inFlight.has(key)) this.inFlight.set(key, this.sendNow(page));
@@ -266,7 +277,19 @@ class ReadAhead {
 	/** Answers still on their way are not used (their failures are already caught); start small again. */
 	forget(): void {
 		if (this.inFlight.size > 0) this.window = Math.min(this.most, 1);
+		for (const answer of this.inFlight.values()) this.keepUntilAnswered(answer);
 		this.inFlight.clear();
+	}
+
+	/** Waits until no request sent ahead is still on its way, so none outlives the listing. */
+	async settle(): Promise<void> {
+		this.forget();
+		await Promise.allSettled([...this.unused]);
+	}
+
+	private keepUntilAnswered(answer: Promise<unknown>): void {
+		this.unused.add(answer);
+		void answer.finally(() => this.unused.delete(answer)).catch(() => undefined);
 	}
 
 	private sendNow(qs: { skip: number; limit: number }): Promise<unknown> {
@@ -283,8 +306,13 @@ export async function* pagesOf<T>(
 	request: PagingRequest,
 ): AsyncGenerator<T[]> {
 	const reader = new ListReader<T>(this, request);
-	for (let page = await reader.nextPage(); page !== undefined; page = await reader.nextPage())
-		yield page;
+	try {
+		for (let page = await reader.nextPage(); page !== undefined; page = await reader.nextPage())
+			yield page;
+	} finally {
+		// also when the caller stops early (enough records): no request outlives the listing
+		await reader.settle();
+	}
 }
 
 /** The whole list (or its first `limit` records) in one array. */

@@ -149,7 +149,8 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 		});
 
 		it('Return All misses no lead when leads it has passed are deleted in the portal meanwhile', async () => {
-			sim.control.seedLeads(450);
+			// enough leads that some are left: every list request, read-ahead ones too, deletes some
+			sim.control.seedLeads(900);
 			let listRequests = 0;
 			const proxy = await startRecordingProxy(sim.url, (request) => {
 				if (request.method === 'GET' && request.url.includes('/leads?')) {
