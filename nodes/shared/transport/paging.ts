@@ -13,7 +13,7 @@ export const MAX_PAGE_SIZE = 100;
  * the reader, having read the pages before it, asks for exactly that page; a list's end
  * costs at most this many requests more.
  */
-export const READ_AHEAD_PAGES = 8;
+export const READ_AHEAD_PAGES = 16;
 
 /** Pages in a row that bring nothing new before the listing gives up (a service that ignores `skip`). */
 const MAX_PAGES_WITHOUT_PROGRESS = 3;
@@ -279,6 +279,11 @@ class ReadAhead {
 		if (this.inFlight.size > 0) this.window = Math.min(this.most, 1);
 		for (const answer of this.inFlight.values()) this.keepUntilAnswered(answer);
 		this.inFlight.clear();
+	}
+
+	/** A 429: ask for fewer pages ahead; the window grows again as pages read ahead are used. */
+	slowDown(): void {
+		this.window = Math.min(this.most, 1);
 	}
 
 	/** Waits until no request sent ahead is still on its way, so none outlives the listing. */
