@@ -146,7 +146,7 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 			expect(run.items.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(
 				true,
 			);
-		});
+		}, 90_000); // pages of 7: about 830 requests, on a shared machine
 
 		it('Return All misses no lead when leads it has passed are deleted in the portal meanwhile', async () => {
 			// enough leads that some are left: every list request, read-ahead ones too, deletes some
