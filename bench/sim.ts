@@ -145,6 +145,11 @@ export class RemoteSimulator {
 		await this.call('PUT', '/faults', { route, faults });
 	}
 
+	/** A token bucket per API key (429 with Retry-After past it); null lifts it. Setting it refills the bucket. */
+	async setRateLimit(requestsPerSecond: number | null): Promise<void> {
+		await this.call('PUT', '/rate-limit', { requestsPerSecond });
+	}
+
 	async leadCount(): Promise<number> {
 		return (await this.call<unknown[]>('GET', '/leads')).length;
 	}

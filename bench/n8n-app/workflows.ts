@@ -72,13 +72,13 @@ function startedByWebhook(
 }
 
 /**
- * Lead > Create with our node, `parallelRequests` items in flight. Lead Fields map the
+ * Lead > Create with our node: its default settings, or Parallel Requests pinned. Lead Fields map the
  * items automatically (their keys are the field ids, the credit fields included), so no
  * expression is evaluated per item: like the minimal node, which sends the item as it is.
  */
-export function oursCreate(credential: CredentialRef, parallelRequests: number) {
+export function oursCreate(credential: CredentialRef, parallelRequests?: number) {
 	return startedByWebhook(
-		`ours-create-${parallelRequests}`,
+		`ours-create-${parallelRequests ?? 'default'}`,
 		{
 			type: ACTION_NODE_TYPE,
 			typeVersion: 1,
@@ -94,7 +94,7 @@ export function oursCreate(credential: CredentialRef, parallelRequests: number) 
 					matchingColumns: [],
 					schema: [],
 				},
-				options: { parallelRequests },
+				options: parallelRequests === undefined ? {} : { parallelRequests },
 			},
 		},
 		true,

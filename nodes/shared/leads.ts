@@ -7,7 +7,7 @@ import { apiRequest } from './transport/request';
 /** Leads as both nodes read and write them. `options` passes the item index and pacing through. */
 export type LeadRequestOptions = Pick<
 	ApiRequest,
-	'itemIndex' | 'onRateLimited' | 'repeatable' | 'rateLimitBudgetMs'
+	'itemIndex' | 'onRateLimited' | 'onServerError' | 'repeatable' | 'rateLimitBudgetMs'
 >;
 
 export function leadPath(leadId: string): string {

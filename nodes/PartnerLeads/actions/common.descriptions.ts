@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { LeadWritePurpose } from '../helpers/schema';
-import { MAX_PARALLEL_REQUESTS } from './itemLoop';
+import { AUTOMATIC_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS } from './itemLoop';
 
 export const leadIdLocator: INodeProperties = {
 	displayName: 'Lead',
@@ -167,10 +167,11 @@ export const parallelRequestsOption: INodeProperties = {
 	displayName: 'Parallel Requests',
 	name: 'parallelRequests',
 	type: 'number',
-	default: 1,
-	typeOptions: { minValue: 1, maxValue: MAX_PARALLEL_REQUESTS },
+	default: AUTOMATIC_PARALLEL_REQUESTS,
+	typeOptions: { minValue: 0, maxValue: MAX_PARALLEL_REQUESTS },
 	description:
-		'How many items to send at once. The output keeps the input order. When the service asks to slow down, the node lowers this by itself and raises it again later.',
+		'How many items to send at once. 0 (the default) lets the node choose: it sends more while the service keeps up and fewer when it asks to slow down, up to 32. The output keeps the input order.',
+	hint: 'Set 1 to send items strictly one after the other, e.g. when the portal needs them in order, or a number to cap the load on the service',
 };
 
 export const requestOptions: INodeProperties = {

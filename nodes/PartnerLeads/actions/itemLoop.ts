@@ -3,10 +3,22 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { LeadRequestOptions } from '../../shared/leads';
 import { AdaptiveLimiter } from '../helpers/adaptiveLimiter';
+import type { LimiterSettings } from '../helpers/adaptiveLimiter';
 import { AGENT_RETRY_HINT, runsAsAgentTool } from '../helpers/agentTool';
 import type { ItemSteps } from './types';
 
-export const MAX_PARALLEL_REQUESTS = 16;
+export const MAX_PARALLEL_REQUESTS = 32;
+
+/** "Parallel Requests" when it is not set, or set to this: the node chooses. */
+export const AUTOMATIC_PARALLEL_REQUESTS = 0;
+
+/**
+ * The automatic setting: start with a few requests in flight, add one per answered request
+ * until the service first answers 429 or 5xx, then grow slowly; never more than the cap.
+ * A distant service is then as fast as its distance allows, and a rate-limited one is kept
+ * at its limit instead of being flooded.
+ */
+const AUTOMATIC: LimiterSettings = { max: MAX_PARALLEL_REQUESTS, initial: 8, slowStart: true };
 
 /** Errors carry the item they belong to, so n8n shows it and the user finds the input. */
 function withItemIndex(
@@ -45,12 +57,12 @@ function errorItem(
 	return { json, pairedItem: { item: itemIndex } };
 }
 
-function parallelRequestsOption(context: IExecuteFunctions): number {
+/** "Parallel Requests": automatic unless the user pinned a number (1 = one item at a time). */
+function limiterSettings(context: IExecuteFunctions): LimiterSettings {
 	const options = context.getNodeParameter('options', 0, {}) as IDataObject;
-	const wanted = Number(options.parallelRequests ?? 1);
-	return Number.isFinite(wanted)
-		? Math.min(MAX_PARALLEL_REQUESTS, Math.max(1, Math.floor(wanted)))
-		: 1;
+	const wanted = Math.floor(Number(options.parallelRequests ?? AUTOMATIC_PARALLEL_REQUESTS));
+	if (!Number.isFinite(wanted) || wanted <= AUTOMATIC_PARALLEL_REQUESTS) return AUTOMATIC;
+	return { max: Math.min(MAX_PARALLEL_REQUESTS, wanted) };
 }
 
 function outputOf(json: IDataObject | IDataObject[], itemIndex: number): INodeExecutionData[] {
@@ -69,8 +81,9 @@ function outputOf(json: IDataObject | IDataObject[], itemIndex: number): INodeEx
  *    before anything was written, instead of halfway through; with it, the bad item becomes an
  *    error item and the others go ahead.
  * 2. `beforeRequests` runs once if any item is left; a failure there fails every item.
- * 3. `run` sends the item's requests, with at most `parallelRequests` items in flight (fewer
- *    while the service answers 429). Outputs keep item order. Without "Continue On Fail" no
+ * 3. `run` sends the item's requests, several items at once as the limiter allows ("Parallel
+ *    Requests": automatic, or pinned by the user; fewer after a 429 or 5xx, none until a
+ *    Retry-After has passed). Outputs keep item order. Without "Continue On Fail" no
  *    new item starts after a failure, and the failure of the lowest item index is thrown, as
  *    a sequential run would.
  */
@@ -93,7 +106,7 @@ export async function runItemLoop<T>(
 	}
 	if (prepared.size > 0 && steps.beforeRequests) await steps.beforeRequests();
 
-	const limiter = new AdaptiveLimiter(steps.parallel ? parallelRequestsOption(this) : 1);
+	const limiter = new AdaptiveLimiter(steps.parallel ? limiterSettings(this) : 1);
 	const running = new Set<Promise<void>>();
 	// An object, not a `let`: it is written from inside the item tasks.
 	const failed: { first?: { itemIndex: number; error: NodeApiError | NodeOperationError } } = {};
@@ -106,7 +119,8 @@ export async function runItemLoop<T>(
 		}
 		const request: LeadRequestOptions = {
 			itemIndex,
-			onRateLimited: () => limiter.onRateLimited(generation),
+			onRateLimited: (retryAfterMs) => limiter.onRateLimited(generation, retryAfterMs),
+			onServerError: () => limiter.onServerError(generation),
 		};
 		const task = (async () => {
 			try {

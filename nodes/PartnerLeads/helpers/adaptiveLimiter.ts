@@ -1,27 +1,65 @@
+import { sleep } from 'n8n-workflow';
+
+/** The clock and the wait the limiter uses; tests pass their own. */
+export interface LimiterClock {
+	now(): number;
+	sleep(ms: number): Promise<void>;
+}
+
+const REAL_CLOCK: LimiterClock = { now: () => Date.now(), sleep };
+
+export interface LimiterSettings {
+	/** the most requests in flight, ever */
+	max: number;
+	/** requests in flight at the start; default `max` */
+	initial?: number;
+	/**
+	 * Grow by one per success until the first 429 or 5xx (slow start), instead of by one per
+	 * `growAfterSuccesses` successes. For the automatic setting: it finds the service's pace fast.
+	 */
+	slowStart?: boolean;
+	/** successes that raise the allowed concurrency by one, after slow start; default 8 */
+	growAfterSuccesses?: number;
+	clock?: LimiterClock;
+}
+
 /**
- * A bounded number of requests in flight that backs off by itself when the service answers
- * 429: the allowed concurrency halves on a 429 and grows back by one after a run of
- * successes (additive increase, multiplicative decrease, as TCP does). Waiting is done on
- * promises only: no timers.
+ * A bounded number of requests in flight that adapts to the service (additive increase,
+ * multiplicative decrease, as TCP does): it grows while requests are answered, halves on a
+ * 429 or a 5xx, and after a 429 starts no request until the service's Retry-After has passed,
+ * so requests waiting their turn do not all run into the same limit.
  */
 export class AdaptiveLimiter {
+	readonly max: number;
+
 	private inFlight = 0;
 
 	private allowed: number;
+
+	private slowStart: boolean;
+
+	private readonly growAfterSuccesses: number;
 
 	private successesSinceChange = 0;
 
 	/** bumped on every decrease, so one burst of 429s from the same wave halves only once */
 	private generation = 0;
 
+	/** no new request starts before this time (a 429's Retry-After) */
+	private pausedUntil = 0;
+
+	private readonly clock: LimiterClock;
+
 	private readonly waiting: Array<() => void> = [];
 
-	constructor(
-		readonly max: number,
-		private readonly growAfterSuccesses = 8,
-	) {
+	constructor(settings: LimiterSettings | number) {
+		const { max, initial, slowStart, growAfterSuccesses, clock } =
+			typeof settings === 'number' ? { max: settings } : settings;
 		this.max = Math.max(1, Math.floor(max));
-		this.allowed = this.max;
+		this.allowed = Math.min(this.max, Math.max(1, Math.floor(initial ?? this.max)));
+		this.slowStart = slowStart ?? false;
+		this.growAfterSuccesses = growAfterSuccesses ?? 8;
+		this.clock = clock ?? REAL_CLOCK;
 	}
 
 	/** How many requests may be in flight right now. */
@@ -29,13 +67,19 @@ export class AdaptiveLimiter {
 		return this.allowed;
 	}
 
-	/** Waits for a free slot; returns the generation the slot was granted in. */
+	/** Waits for a free slot and for any Retry-After to pass; returns the slot's generation. */
 	async acquire(): Promise<number> {
 		if (this.inFlight < this.allowed && this.waiting.length === 0) {
 			this.inFlight++;
-			return this.generation;
+		} else {
+			await new Promise<void>((resolve) => this.waiting.push(resolve));
 		}
-		await new Promise<void>((resolve) => this.waiting.push(resolve));
+		// Bounded: each turn sleeps until the latest pause ends, and pauses come from 429s,
+		// which the transport stops retrying after its own budget.
+		for (let wait = this.pausedUntil - this.clock.now(); wait > 0; ) {
+			await this.clock.sleep(wait);
+			wait = this.pausedUntil - this.clock.now();
+		}
 		return this.generation;
 	}
 
@@ -47,16 +91,31 @@ export class AdaptiveLimiter {
 	onSuccess(): void {
 		if (this.allowed >= this.max) return;
 		this.successesSinceChange++;
-		if (this.successesSinceChange >= this.growAfterSuccesses) {
+		const needed = this.slowStart ? 1 : this.growAfterSuccesses;
+		if (this.successesSinceChange >= needed) {
 			this.allowed++;
 			this.successesSinceChange = 0;
 			this.wake();
 		}
 	}
 
-	/** A 429 for a request whose slot was granted in `generation`. */
-	onRateLimited(generation: number): void {
+	/**
+	 * A 429 for a request whose slot was granted in `generation`; `retryAfterMs` is how long
+	 * the service asked to wait.
+	 */
+	onRateLimited(generation: number, retryAfterMs = 0): void {
+		this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + Math.max(0, retryAfterMs));
+		this.decrease(generation);
+	}
+
+	/** A 5xx: the service is struggling, so send less. */
+	onServerError(generation: number): void {
+		this.decrease(generation);
+	}
+
+	private decrease(generation: number): void {
 		this.successesSinceChange = 0;
+		this.slowStart = false;
 		if (generation !== this.generation) return;
 		this.generation++;
 		this.allowed = Math.max(1, Math.floor(this.allowed / 2));

@@ -65,5 +65,6 @@ export async function searchLeads(
 			results.push({ name: leadLabel(lead), value: String(lead.id) });
 		}
 	}
+	await reader.settle();
 	return { results, paginationToken: reader.resumeToken };
 }

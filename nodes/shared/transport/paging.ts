@@ -8,6 +8,13 @@ import { apiRequestRaw } from './request';
 /** The largest page the client asks for. The service may answer fewer: its cap is not published. */
 export const MAX_PAGE_SIZE = 100;
 
+/**
+ * The most pages requested ahead of the one being read. A read-ahead page is only used when
+ * the reader, having read the pages before it, asks for exactly that page; a list's end
+ * costs at most this many requests more.
+ */
+export const READ_AHEAD_PAGES = 16;
+
 /** Pages in a row that bring nothing new before the listing gives up (a service that ignores `skip`). */
 const MAX_PAGES_WITHOUT_PROGRESS = 3;
 
@@ -17,6 +24,8 @@ export interface PagingRequest extends Omit<ApiRequest, 'method' | 'qs'> {
 	limit?: number;
 	/** carry on where an earlier listing stopped (`ListReader.resumeToken`) */
 	resumeToken?: string;
+	/** pages requested ahead at most; default READ_AHEAD_PAGES, 0 reads one page at a time */
+	readAhead?: number;
 }
 
 function idOf(item: unknown): string | undefined {
@@ -40,8 +49,11 @@ function lastIndexWhere<T>(items: T[], test: (item: T) => boolean): number {
  *   So deletions in the portal while a list is read never hide a record, at the cost of one
  *   record per request;
  * - every record comes out once (by id), whatever the service's order.
- * Only one page of the service's answer is held at a time; the ids read are kept to tell
- * new records from ones read before.
+ * - pages are requested ahead (see ReadAhead): while the pages come back full, the next
+ *   requests are known, so several are in flight at once. The records of each answer are
+ *   judged exactly as above, whenever it was read, so a page read ahead that no longer fits
+ *   (deletions, additions, a short page) is just not used.
+ * The ids read are kept to tell new records from ones read before.
  */
 export class ListReader<T> {
 	private readonly seen = new Set<string>();
@@ -56,8 +68,13 @@ export class ListReader<T> {
 	private ended = false;
 	/** id of the first record of the list's first page */
 	private firstId: string | undefined;
-	/** requests made so far (for benchmarks and tests) */
-	requests = 0;
+	/** the largest page actually answered (a resumed reader's largestPage is a guess) */
+	private pageSize = 0;
+	private readonly ahead: ReadAhead;
+	/** requests made so far, read-ahead ones included (for benchmarks and tests) */
+	get requests(): number {
+		return this.ahead.requests;
+	}
 
 	constructor(
 		private readonly context: PartnerLeadsFunctions,
@@ -65,6 +82,11 @@ export class ListReader<T> {
 	) {
 		this.remaining =
 			request.limit === undefined ? Infinity : Math.max(0, Math.floor(request.limit));
+		this.ahead = new ReadAhead(
+			(qs) =>
+				apiRequestRaw.call(context, { ...request, method: 'GET', qs: { ...request.qs, ...qs } }),
+			Math.max(0, Math.floor(request.readAhead ?? READ_AHEAD_PAGES)),
+		);
 		const resume = /^(\d+)(?::(.*))?$/s.exec(request.resumeToken ?? '');
 		if (resume) {
 			this.position = Number(resume[1]);
@@ -96,15 +118,46 @@ export class ListReader<T> {
 		const skip = anchored ? Math.max(0, this.position - 1 - this.stepBack) : this.position;
 		const reread = this.position - skip;
 		const limit = Math.min(MAX_PAGE_SIZE, this.remaining + reread);
-		this.requests++;
-		const body = await apiRequestRaw.call(this.context, {
-			...this.request,
-			method: 'GET',
-			qs: { ...this.request.qs, skip, limit },
-		});
+		const body = await this.ahead.read(skip, limit);
 		const { items, hasMore } = readListPage<T>(body);
 		this.largestPage = Math.max(this.largestPage, items.length);
+		this.pageSize = Math.max(this.pageSize, items.length);
+		const page = this.judge(items, skip, reread, anchored, hasMore);
+		this.requestAhead(items.length);
+		return page;
+	}
 
+	/**
+	 * While pages come back full, the next pages' requests are known: each starts where the
+	 * one before ends, less the anchor. Not after a step back, nor near the end of what is wanted.
+	 */
+	private requestAhead(pageLength: number): void {
+		const size = this.pageSize;
+		if (this.ended || this.stepBack > 0 || size < 2 || pageLength < size) {
+			this.ahead.forget();
+			return;
+		}
+		const anchored = this.anchor !== undefined;
+		const pages: Array<{ skip: number; limit: number }> = [];
+		let skip = anchored ? this.position - 1 : this.position;
+		let remaining = this.remaining;
+		while (pages.length < this.ahead.window && remaining > 0) {
+			const reread = anchored ? 1 : 0;
+			pages.push({ skip, limit: Math.min(MAX_PAGE_SIZE, remaining + reread) });
+			skip += size - reread;
+			remaining -= size - reread;
+		}
+		this.ahead.expect(pages);
+	}
+
+	/** What one answer brings: its fresh records (maybe none), or undefined to ask again. */
+	private judge(
+		items: T[],
+		skip: number,
+		reread: number,
+		anchored: boolean,
+		hasMore: boolean | undefined,
+	): T[] | undefined {
 		const firstId = items.length > 0 ? idOf(items[0]) : undefined;
 		if (skip === 0) this.firstId ??= firstId;
 		// Asked to skip, answered from the start again: the service does not page this list,
@@ -163,9 +216,92 @@ export class ListReader<T> {
 		return fresh;
 	}
 
+	/** Waits for the requests read ahead that are still on their way (see ReadAhead.settle). */
+	async settle(): Promise<void> {
+		await this.ahead.settle();
+	}
+
 	private end(fresh: T[] = []): T[] {
 		this.ended = true;
+		this.ahead.forget();
 		return fresh;
+	}
+}
+
+/**
+ * The requests of a list, some sent ahead of time: `expect` names the pages (skip, limit)
+ * the reader will ask for next, and `read` answers from those already in flight when the
+ * reader asks for one of them, or sends the request then. The window starts at one page and
+ * doubles while the pages read ahead are used (up to its most), and falls back to one when
+ * one is not: a short list costs no request more, a long one is read `window` pages at a time.
+ */
+class ReadAhead {
+	private readonly inFlight = new Map<string, Promise<unknown>>();
+	/** requests sent ahead and not used, until they are answered */
+	private readonly unused = new Set<Promise<unknown>>();
+	window = 1;
+	requests = 0;
+
+	constructor(
+		private readonly send: (qs: { skip: number; limit: number }) => Promise<unknown>,
+		private readonly most: number,
+	) {
+		if (most === 0) this.window = 0;
+	}
+
+	read(skip: number, limit: number): Promise<unknown> {
+		const key = `${skip}:${limit}`;
+		const early = this.inFlight.get(key);
+		this.inFlight.delete(key);
+		if (early) {
+			this.window = Math.min(this.most, this.window * 2);
+			return early;
+		}
+		this.forget();
+		return this.sendNow({ skip, limit });
+	}
+
+	expect(pages: Array<{ skip: number; limit: number }>): void {
+		const wanted = new Set(pages.map(({ skip, limit }) => `${skip}:${limit}`));
+		for (const [key, answer] of this.inFlight) {
+			if (wanted.has(key)) continue;
+			this.keepUntilAnswered(answer);
+			this.inFlight.delete(key);
+		}
+		for (const page of pages) {
+			const key = `${page.skip}:${page.limit}`;
+			if (!this.inFlight.has(key)) this.inFlight.set(key, this.sendNow(page));
+		}
+	}
+
+	/** Answers still on their way are not used (their failures are already caught); start small again. */
+	forget(): void {
+		if (this.inFlight.size > 0) this.window = Math.min(this.most, 1);
+		for (const answer of this.inFlight.values()) this.keepUntilAnswered(answer);
+		this.inFlight.clear();
+	}
+
+	/** A 429: ask for fewer pages ahead; the window grows again as pages read ahead are used. */
+	slowDown(): void {
+		this.window = Math.min(this.most, 1);
+	}
+
+	/** Waits until no request sent ahead is still on its way, so none outlives the listing. */
+	async settle(): Promise<void> {
+		this.forget();
+		await Promise.allSettled([...this.unused]);
+	}
+
+	private keepUntilAnswered(answer: Promise<unknown>): void {
+		this.unused.add(answer);
+		void answer.finally(() => this.unused.delete(answer)).catch(() => undefined);
+	}
+
+	private sendNow(qs: { skip: number; limit: number }): Promise<unknown> {
+		this.requests++;
+		const answer = this.send(qs);
+		answer.catch(() => undefined);
+		return answer;
 	}
 }
 
@@ -175,8 +311,13 @@ export async function* pagesOf<T>(
 	request: PagingRequest,
 ): AsyncGenerator<T[]> {
 	const reader = new ListReader<T>(this, request);
-	for (let page = await reader.nextPage(); page !== undefined; page = await reader.nextPage())
-		yield page;
+	try {
+		for (let page = await reader.nextPage(); page !== undefined; page = await reader.nextPage())
+			yield page;
+	} finally {
+		// also when the caller stops early (enough records): no request outlives the listing
+		await reader.settle();
+	}
 }
 
 /** The whole list (or its first `limit` records) in one array. */

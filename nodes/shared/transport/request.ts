@@ -46,8 +46,10 @@ export interface ApiRequest {
 	 */
 	repeatable?: boolean;
 	itemIndex?: number;
-	/** called on every 429, so a caller running requests in parallel can slow down */
-	onRateLimited?: () => void;
+	/** called on every 429 with the wait asked for, so a caller running requests in parallel can slow down */
+	onRateLimited?: (retryAfterMs: number) => void;
+	/** called on every 5xx, so a caller running requests in parallel can send less */
+	onServerError?: () => void;
 	/** how long this request may wait on 429s in all; default RETRY_POLICY.maxRateLimitWaitMs */
 	rateLimitBudgetMs?: number;
 }
@@ -175,13 +177,14 @@ export async function apiRequestRaw(
 		}
 		if (failure.status === 403 && renewToken) refusedDespiteFreshToken.add(this);
 
+		if (isServerError(failure.status)) request.onServerError?.();
 		if (failure.status === 429) {
-			request.onRateLimited?.();
 			const wait = Math.min(
 				retryAfterMs(failure.retryAfter) ??
 					backoffMs(RETRY_POLICY.rateLimitBaseDelayMs, rateLimitRetries),
 				RETRY_POLICY.maxSingleWaitMs,
 			);
+			request.onRateLimited?.(wait);
 			const budget = request.rateLimitBudgetMs ?? RETRY_POLICY.maxRateLimitWaitMs;
 			if (
 				rateLimitRetries < RETRY_POLICY.maxRateLimitRetries &&

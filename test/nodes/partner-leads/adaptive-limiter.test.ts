@@ -1,4 +1,20 @@
+import type { LimiterClock } from '../../../nodes/PartnerLeads/helpers/adaptiveLimiter';
 import { AdaptiveLimiter } from '../../../nodes/PartnerLeads/helpers/adaptiveLimiter';
+
+/** A clock that moves only when a waiter sleeps: each sleep jumps it forward. */
+function steppingClock(): LimiterClock & { sleeps: number[] } {
+	let now = 1_000;
+	const sleeps: number[] = [];
+	return {
+		sleeps,
+		now: () => now,
+		sleep: async (ms) => {
+			sleeps.push(ms);
+			now += ms;
+			await Promise.resolve();
+		},
+	};
+}
 
 describe('AdaptiveLimiter', () => {
 	it('grants up to its maximum and queues the rest in order', async () => {
@@ -18,8 +34,22 @@ describe('AdaptiveLimiter', () => {
 		expect(order).toEqual([3, 4]);
 	});
 
+	it('pinned to 1, never grants a second slot, whatever the answers', async () => {
+		const limiter = new AdaptiveLimiter(1);
+		await limiter.acquire();
+		let second = false;
+		const waiting = limiter.acquire().then(() => (second = true));
+		for (let n = 0; n < 50; n++) limiter.onSuccess();
+		await Promise.resolve();
+		expect(second).toBe(false);
+		expect(limiter.concurrency).toBe(1);
+		limiter.release();
+		await waiting;
+		expect(second).toBe(true);
+	});
+
 	it('halves on a 429 once per wave, and grows back by one after a run of successes', () => {
-		const limiter = new AdaptiveLimiter(16, 4);
+		const limiter = new AdaptiveLimiter({ max: 16, growAfterSuccesses: 4 });
 		limiter.onRateLimited(0);
 		expect(limiter.concurrency).toBe(8);
 		limiter.onRateLimited(0); // the same wave of requests: no second cut
@@ -32,5 +62,55 @@ describe('AdaptiveLimiter', () => {
 		expect(limiter.concurrency).toBe(16);
 		for (let generation = 2; generation < 10; generation++) limiter.onRateLimited(generation);
 		expect(limiter.concurrency).toBe(1);
+	});
+
+	it('halves on a 5xx as on a 429', () => {
+		const limiter = new AdaptiveLimiter({ max: 32, initial: 20 });
+		limiter.onServerError(0);
+		expect(limiter.concurrency).toBe(10);
+		limiter.onServerError(0);
+		expect(limiter.concurrency).toBe(10);
+		limiter.onServerError(1);
+		expect(limiter.concurrency).toBe(5);
+	});
+
+	it('automatic: starts at its initial value, adds one per success up to the cap until the first 429, then grows slowly', () => {
+		const limiter = new AdaptiveLimiter({
+			max: 32,
+			initial: 8,
+			slowStart: true,
+			growAfterSuccesses: 8,
+		});
+		expect(limiter.concurrency).toBe(8);
+		for (let n = 0; n < 10; n++) limiter.onSuccess();
+		expect(limiter.concurrency).toBe(18);
+		for (let n = 0; n < 100; n++) limiter.onSuccess();
+		expect(limiter.concurrency).toBe(32);
+		limiter.onRateLimited(0);
+		expect(limiter.concurrency).toBe(16);
+		for (let n = 0; n < 10; n++) limiter.onSuccess();
+		expect(limiter.concurrency).toBe(17);
+	});
+
+	it('after a 429, starts no request until its Retry-After has passed', async () => {
+		const clock = steppingClock();
+		const limiter = new AdaptiveLimiter({ max: 4, clock });
+		const generation = await limiter.acquire();
+		limiter.onRateLimited(generation, 1_500);
+		limiter.release();
+		const startedAt = clock.now();
+		await limiter.acquire();
+		limiter.release();
+		expect(clock.now() - startedAt).toBe(1_500);
+		expect(clock.sleeps).toEqual([1_500]);
+		// a later, shorter Retry-After does not shorten the pause already asked for
+		limiter.onRateLimited(generation, 3_000);
+		limiter.onRateLimited(generation, 500);
+		await limiter.acquire();
+		limiter.release();
+		expect(clock.sleeps).toEqual([1_500, 3_000]);
+		// without a 429, no wait
+		await limiter.acquire();
+		expect(clock.sleeps).toHaveLength(2);
 	});
 });

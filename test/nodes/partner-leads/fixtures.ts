@@ -8,6 +8,7 @@ import type {
 import { LoadOptionsContext } from 'n8n-core';
 
 import { clearLeadSchemaCache } from '../../../nodes/PartnerLeads/helpers/schema';
+import { READ_AHEAD_PAGES } from '../../../nodes/shared/transport/paging';
 import type { N8nHarness, NodeRun } from '../../harness/harness';
 import { ACTION_NODE_TYPE } from '../../harness/harness';
 import type { Simulator } from '../../simulator/types';
@@ -132,6 +133,15 @@ export function pageSizeOf(sim: Simulator, asked = 100): number {
 export function listRequestsFor(sim: Simulator, total: number, pageSize = pageSizeOf(sim)): number {
 	const endsWithHint = sim.personality.listHints !== 'none' && sim.personality.bodies === 'wrapped';
 	return requestsToRead(total, pageSize) + (endsWithHint || total === 0 ? 0 : 1);
+}
+
+/**
+ * A listing reads pages ahead (READ_AHEAD_PAGES at most): it sends the requests it would send
+ * one by one, and at most that many more, past the end of the list or of what was wanted.
+ */
+export function expectListRequests(actual: number, oneByOne: number): void {
+	expect(actual).toBeGreaterThanOrEqual(oneByOne);
+	expect(actual).toBeLessThanOrEqual(oneByOne + READ_AHEAD_PAGES);
 }
 
 /** List requests that read the first `count` records: a first page, then pages of `pageSize - 1` new ones. */

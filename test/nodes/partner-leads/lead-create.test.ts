@@ -236,13 +236,16 @@ describe('PartnerLeads: Lead > Create', () => {
 		expect(sim.control.listLeads()).toHaveLength(2);
 	});
 
-	it('without Continue On Fail, a service failure stops the run at that item', async () => {
+	it('without Continue On Fail, a service failure stops the run at that item (Parallel Requests 1)', async () => {
 		const org = sim.control.addPartnerOrganization();
 		const foreignAgent = sim.control.addAgent(org.id).id;
 		const agents = [sim.defaultAgents[0].id, foreignAgent, sim.defaultAgents[0].id];
 		const items = people(3).map((item, n) => ({ ...item, agent: agents[n] }));
 		const run = await harness.runNode({
-			parameters: createParameters(sim, personFromItem, { agentId: '={{ $json.agent }}' }),
+			parameters: createParameters(sim, personFromItem, {
+				agentId: '={{ $json.agent }}',
+				options: { parallelRequests: 1 },
+			}),
 			items,
 		});
 		expect(errorItemIndex(run)).toBe(1);

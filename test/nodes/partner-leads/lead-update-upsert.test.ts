@@ -6,6 +6,7 @@ import type { Simulator } from '../../simulator/types';
 import {
 	credit,
 	errorItemIndex,
+	expectListRequests,
 	jsonOf,
 	listRequestsFor,
 	mapper,
@@ -219,7 +220,7 @@ describe('PartnerLeads: Lead > Update and Create or Update', () => {
 			expect(pairedIndexes(run)).toEqual(items.map((_, n) => n));
 			const stats = sim.control.stats();
 			// one pass over the list (see listRequestsFor)
-			expect(stats.byRoute['GET /leads']).toBe(listRequestsFor(sim, 1000));
+			expectListRequests(stats.byRoute['GET /leads'], listRequestsFor(sim, 1000));
 			expect(stats.byRoute['GET /schema/lead']).toBe(1);
 			expect(stats.byRoute['POST /leads']).toBe(100);
 			expect(stats.byRoute['PATCH /leads/:id']).toBe(100);
@@ -345,6 +346,37 @@ describe('PartnerLeads: Lead > Update and Create or Update', () => {
 			).toBeGreaterThan(0);
 			const creates = sequential.filter((lead) => lead._action === 'created');
 			expect(creates).toHaveLength(7); // dup0..dup6, each created once
+		});
+
+		it('200 items with repeated match values at the default concurrency: no duplicate lead, the output in input order', async () => {
+			sim.control.reset();
+			const existing = sim.control.seedLeads(30);
+			// 60 match values, each on 3 or 4 items spread over the input; 20 of them exist already
+			const emailOf = (n: number) =>
+				n % 60 < 20 ? existing[n % 60].email! : `repeat${n % 60}@example.com`;
+			const items = Array.from({ length: 200 }, (_, n) => ({
+				first: `R${n}`,
+				last: 'Repeat',
+				// the same value in other letter cases and with spaces is the same match value
+				email: n % 2 === 0 ? emailOf(n) : ` ${emailOf(n).toUpperCase()} `,
+			}));
+			sim.control.setFaults('POST /leads', { latencyMs: 5 });
+			const run = await harness.runNode({ parameters: upsertParameters(), items });
+			expect(run.error).toBeUndefined();
+			expect(pairedIndexes(run)).toEqual(items.map((_, n) => n));
+			const byEmail = new Map<string, number>();
+			for (const lead of sim.control.listLeads()) {
+				const key = String(lead.email).toLowerCase();
+				byEmail.set(key, (byEmail.get(key) ?? 0) + 1);
+			}
+			expect([...byEmail.values()].filter((count) => count > 1)).toEqual([]);
+			expect(sim.control.listLeads()).toHaveLength(30 + 40);
+			const actions = jsonOf(run).map((lead) => lead._action);
+			// the first item of each new value creates it, every later one updates it
+			expect(actions).toEqual(
+				items.map((_, n) => (n % 60 >= 20 && n < 60 ? 'created' : 'updated')),
+			);
+			expect(sim.control.stats().byRoute['POST /leads']).toBe(40);
 		});
 	});
 });

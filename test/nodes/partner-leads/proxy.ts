@@ -12,6 +12,11 @@ export interface RecordingProxy {
 	requests: Array<{ method: string; url: string }>;
 	/** the most requests that were in flight through the proxy at one time */
 	maxInFlight(): number;
+	/**
+	 * Round trips one after the other: the longest chain of requests each sent after the one
+	 * before it was answered (a client that waits for every answer: one per request).
+	 */
+	sequentialRounds(): number;
 	close(): Promise<void>;
 }
 
@@ -29,6 +34,8 @@ export async function startRecordingProxy(
 	const requests: RecordingProxy['requests'] = [];
 	let inFlight = 0;
 	let maxInFlight = 0;
+	// the longest chain among the requests answered so far
+	let longestAnswered = 0;
 	const server = http.createServer((incoming, outgoing) => {
 		const chunks: Buffer[] = [];
 		incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -38,7 +45,11 @@ export async function startRecordingProxy(
 			requests.push({ method, url });
 			inFlight++;
 			maxInFlight = Math.max(maxInFlight, inFlight);
-			outgoing.on('close', () => inFlight--);
+			const chain = longestAnswered + 1;
+			outgoing.on('close', () => {
+				inFlight--;
+				longestAnswered = Math.max(longestAnswered, chain);
+			});
 			const headers = { ...incoming.headers, host: targetUrl.host };
 			const forward = http.request(
 				{ host: targetUrl.hostname, port: targetUrl.port, method, path: url, headers },
@@ -72,6 +83,7 @@ export async function startRecordingProxy(
 		origin: `http://127.0.0.1:${port}`,
 		requests,
 		maxInFlight: () => maxInFlight,
+		sequentialRounds: () => longestAnswered,
 		close: async () => {
 			server.closeAllConnections();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
