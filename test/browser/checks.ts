@@ -79,7 +79,10 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			assert.ok(example, 'npm run dev did not import the form example');
 			await editor.page.goto(`${editor.baseUrl}/workflow/${example.id}`);
 			// "Execute workflow" opens the form trigger's test form in a new tab
-			const formTab = editor.page.context().waitForEvent('page', { timeout: 30_000 });
+			const formTab = editor.page.context().waitForEvent('page', { timeout: 60_000 });
+			// Awaited below; handled now too, so that a click slower than the wait (a loaded
+			// machine) fails this check instead of ending the run with an unhandled rejection.
+			formTab.catch(() => undefined);
 			await editor.testId('execute-workflow-button').first().click();
 			const form = await formTab;
 			await form.waitForLoadState();
