@@ -2,7 +2,8 @@
 import { createHmac } from 'node:crypto';
 
 import type { Simulator, Subscription } from '../../simulator/types';
-import { leadTriggerWorkflow, type CredentialRef } from '../workflows';
+import { leadTriggerWorkflow, NODE, type CredentialRef } from '../workflows';
+import { nodeOutput } from './execution-data';
 import { httpRequest } from './http';
 import type { N8nRest, WorkflowSummary } from './n8n-rest';
 import { pollUntil } from './wait';
@@ -57,4 +58,19 @@ export async function signedDelivery(
 		},
 		body,
 	});
+}
+
+/** What the trigger put out in each execution of the workflow: the event, and `recovered` on recovered ones. */
+export type TriggerOutput = { event: { id: string; topic: string }; recovered?: boolean };
+
+export async function triggerOutputs(rest: N8nRest, workflowId: string): Promise<TriggerOutput[]> {
+	return await Promise.all(
+		(await rest.listExecutions(workflowId)).map(
+			async (summary) =>
+				nodeOutput(
+					await rest.getExecution(summary.id),
+					NODE.trigger,
+				)[0] as unknown as TriggerOutput,
+		),
+	);
 }

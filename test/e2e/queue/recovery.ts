@@ -7,14 +7,11 @@
  */
 import assert from 'node:assert/strict';
 
-import { nodeOutput, waitForExecutions } from '../lib/execution-data';
-import { signedDelivery, subscriptionsOf } from '../lib/lead-trigger';
+import { waitForExecutions } from '../lib/execution-data';
+import { signedDelivery, subscriptionsOf, triggerOutputs } from '../lib/lead-trigger';
 import { sleep } from '../lib/wait';
-import { NODE } from '../workflows';
 import type { QueueScenario } from './context';
 import { activate, deliverOnceRegistered } from './restart-and-crash';
-
-type Output = { event: { id: string; topic: string }; recovered?: boolean };
 
 export const recoveryInQueueMode: QueueScenario = {
 	name: 'queue mode: recovery of deliveries lost while unreachable: each missed change runs once after the main process restarts, a late retry through any webhook process runs nothing',
@@ -53,13 +50,7 @@ export const recoveryInQueueMode: QueueScenario = {
 		figures.set('recovered executions after the main process was back (ms)', Date.now() - backAt);
 		await sleep(3_000); // give a wrongly started run time to show up
 
-		const outputs = async () =>
-			await Promise.all(
-				(await rest.listExecutions(created.id)).map(
-					async (summary) =>
-						nodeOutput(await rest.getExecution(summary.id), NODE.trigger)[0] as unknown as Output,
-				),
-			);
+		const outputs = async () => await triggerOutputs(rest, created.id);
 		const recovered = (await outputs()).filter((output) => output.recovered === true);
 		assert.deepEqual(
 			recovered.map((output) => `${output.event.topic} ${output.event.id}`).sort(),

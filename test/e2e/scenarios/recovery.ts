@@ -7,13 +7,10 @@
  */
 import assert from 'node:assert/strict';
 
-import { nodeOutput, waitForExecutions } from '../lib/execution-data';
-import { activateLeadTrigger, signedDelivery } from '../lib/lead-trigger';
+import { waitForExecutions } from '../lib/execution-data';
+import { activateLeadTrigger, signedDelivery, triggerOutputs } from '../lib/lead-trigger';
 import { sleep } from '../lib/wait';
-import { NODE } from '../workflows';
 import type { Scenario } from './context';
-
-type Output = { event: { id: string; topic: string }; recovered?: boolean };
 
 export const recoveryAfterDowntime: Scenario = {
 	name: 'recovery after downtime: each missed create and update runs once when n8n is back, nothing else',
@@ -55,13 +52,7 @@ export const recoveryAfterDowntime: Scenario = {
 		const recoveredAfterMs = Date.now() - backAt;
 		await sleep(3_000); // give a wrongly started run time to show up
 
-		const outputs = async () =>
-			await Promise.all(
-				(await rest.listExecutions(created.id)).map(
-					async (summary) =>
-						nodeOutput(await rest.getExecution(summary.id), NODE.trigger)[0] as unknown as Output,
-				),
-			);
+		const outputs = async () => await triggerOutputs(rest, created.id);
 		const recovered = (await outputs()).filter((output) => output.recovered === true);
 		assert.deepEqual(
 			recovered.map((output) => `${output.event.topic} ${output.event.id}`).sort(),
