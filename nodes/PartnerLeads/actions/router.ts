@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { AGENT_TOOL_RESOURCES, runsAsAgentTool } from '../helpers/agentTool';
 import type { LeadField } from '../helpers/schema';
 import { fetchLeadSchema } from '../helpers/schema';
-import { runFailure, runItemLoop } from './itemLoop';
+import { runFailure } from './itemLoop';
 import * as lead from './lead';
 import * as leadSchema from './leadSchema';
 import type { OperationExecute, OperationRun, PartnerLeadsResource } from './types';
@@ -60,8 +60,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	try {
 		const handler = operationFor.call(this, resource, operation);
-		const steps = await handler.execute.call(this, items, run);
-		return [await runItemLoop.call(this, items.length, steps)];
+		return [await handler.execute.call(this, items, run)];
 	} catch (caught) {
 		// Item failures are handled by the loop; what gets here stopped the whole run.
 		return [runFailure.call(this, caught, items.length)];

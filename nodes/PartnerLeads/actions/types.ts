@@ -11,28 +11,37 @@ export interface OperationRun {
 
 /**
  * An operation's steps, run by the one item loop (actions/itemLoop.ts), which owns
- * iteration, "Continue On Fail", pairing and item errors.
+ * iteration, "Continue On Fail", pairing and item errors. `T` is what `prepare` gives and
+ * `run` takes. The steps are properties, not methods: method parameters are bivariant, so a
+ * `run` taking something else than `prepare` gives would compile.
  */
 export interface ItemSteps<T> {
 	/** Reads and checks one item. Runs for every item before the first request is sent. */
-	prepare(itemIndex: number): T;
+	prepare: (itemIndex: number) => T;
 	/** Once, after the checks, if any item is left to run (e.g. list the leads to match). */
-	beforeRequests?(): Promise<void>;
+	beforeRequests?: () => Promise<void>;
 	/** The item's requests; `request` carries the item index and the 429 hook for them. */
-	run(
+	run: (
 		itemIndex: number,
-		prepared: T,
+		prepared: NoInfer<T>,
 		request: LeadRequestOptions,
-	): Promise<IDataObject | IDataObject[]>;
+	) => Promise<IDataObject | IDataObject[]>;
 	/** Whether the "Parallel Requests" option applies; otherwise items run one at a time. */
 	parallel?: boolean;
 }
 
 /** An operation reads what the whole run needs once (a failure fails every item), then gives its steps. */
+export type OperationSteps<T> = (
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	run: OperationRun,
+) => Promise<ItemSteps<T>>;
+
+/** An operation as the router runs it: the output items (see defineOperation). */
 export type OperationExecute = (
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 	run: OperationRun,
-) => Promise<ItemSteps<unknown>>;
+) => Promise<INodeExecutionData[]>;
 
 export type PartnerLeadsResource = 'lead' | 'leadSchema' | 'webhookSubscription';

@@ -8,7 +8,7 @@ import {
 	withCreditFields,
 } from '../../helpers/leadValues';
 import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
-import type { OperationExecute } from '../types';
+import { defineOperation } from '../defineOperation';
 
 const properties: INodeProperties[] = [...creditFields, leadFieldsMapper('create'), requestOptions];
 
@@ -17,7 +17,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: OperationExecute = async function (items, run) {
+export const execute = defineOperation(async function (items, run) {
 	const schema = withCreditFields(await run.leadSchema());
 	return {
 		parallel: true,
@@ -28,4 +28,4 @@ export const execute: OperationExecute = async function (items, run) {
 		run: async (_itemIndex, body: IDataObject, request) =>
 			await createLead.call(this, body, request),
 	};
-};
+});

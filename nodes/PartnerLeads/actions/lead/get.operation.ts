@@ -9,7 +9,7 @@ import {
 	requestOptions,
 	simplifyOption,
 } from '../common.descriptions';
-import type { OperationExecute } from '../types';
+import { defineOperation } from '../defineOperation';
 
 const properties: INodeProperties[] = [leadIdLocator, simplifyOption, requestOptions];
 
@@ -18,7 +18,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: OperationExecute = async function () {
+export const execute = defineOperation(async function () {
 	return {
 		parallel: true,
 		prepare: (itemIndex) => ({
@@ -34,4 +34,4 @@ export const execute: OperationExecute = async function () {
 			return simplify ? simplifyLead(lead) : lead;
 		},
 	};
-};
+});

@@ -6,7 +6,7 @@ import { pagesOf } from '../../../shared/transport/paging';
 import { utcInstant } from '../../helpers/fieldTypes';
 import { simplifyLead } from '../../helpers/leadValues';
 import { returnAllOrLimit, simplifyOption } from '../common.descriptions';
-import type { OperationExecute } from '../types';
+import { defineOperation } from '../defineOperation';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -136,7 +136,7 @@ function listRequestOf(this: IExecuteFunctions, itemIndex: number): LeadListRequ
  * service's answer at a time. Without filters, Limit also bounds the requests: Limit 150
  * asks for 100 and then for the rest.
  */
-export const execute: OperationExecute = async function () {
+export const execute = defineOperation(async function () {
 	return {
 		prepare: (itemIndex) => listRequestOf.call(this, itemIndex),
 		run: async (itemIndex, { limit, matches, simplify }: LeadListRequest) => {
@@ -157,4 +157,4 @@ export const execute: OperationExecute = async function () {
 			return leads;
 		},
 	};
-};
+});

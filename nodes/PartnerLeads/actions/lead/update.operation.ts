@@ -13,7 +13,7 @@ import {
 	leadIdParameter,
 	requestOptions,
 } from '../common.descriptions';
-import type { OperationExecute } from '../types';
+import { defineOperation } from '../defineOperation';
 
 const properties: INodeProperties[] = [leadIdLocator, leadFieldsMapper('update'), requestOptions];
 
@@ -27,7 +27,7 @@ interface LeadUpdate {
 	body: IDataObject;
 }
 
-export const execute: OperationExecute = async function (items, run) {
+export const execute = defineOperation(async function (items, run) {
 	const schema = withCreditFields(await run.leadSchema());
 	return {
 		parallel: true,
@@ -50,4 +50,4 @@ export const execute: OperationExecute = async function (items, run) {
 		run: async (_itemIndex, { leadId, body }: LeadUpdate, request) =>
 			await patchLead.call(this, leadId, body, request),
 	};
-};
+});

@@ -17,7 +17,7 @@ import {
 import type { LeadField } from '../../helpers/schema';
 import { fieldName } from '../../helpers/schema';
 import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
-import type { OperationExecute } from '../types';
+import { defineOperation } from '../defineOperation';
 
 /** Added to every output lead of Create or Update: what the node did with the item. */
 export const UPSERT_ACTION_FIELD = '_action';
@@ -117,7 +117,7 @@ class LeadsByMatchValue {
 	}
 }
 
-export const execute: OperationExecute = async function (items, run) {
+export const execute = defineOperation(async function (items, run) {
 	const schema = withCreditFields(await run.leadSchema());
 	const matchField = matchFieldOf.call(this, schema);
 	const lookup = new LeadsByMatchValue(matchField);
@@ -192,4 +192,4 @@ export const execute: OperationExecute = async function (items, run) {
 			}
 		},
 	};
-};
+});

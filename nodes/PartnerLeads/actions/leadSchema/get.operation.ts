@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { LeadField } from '../../helpers/schema';
 import { fetchLeadSchemaResponse } from '../../helpers/schema';
-import type { OperationExecute } from '../types';
+import { defineOperation } from '../defineOperation';
 
 const properties: INodeProperties[] = [
 	{
@@ -47,7 +47,7 @@ function fieldItem(field: LeadField): IDataObject {
 }
 
 /** The schema is the same for every item: it is fetched once and given to each. */
-export const execute: OperationExecute = async function () {
+export const execute = defineOperation(async function () {
 	const { fields, payload } = await fetchLeadSchemaResponse.call(this);
 	const raw = (Array.isArray(payload) ? { unifiedFields: payload } : payload) as IDataObject;
 	return {
@@ -55,4 +55,4 @@ export const execute: OperationExecute = async function () {
 		run: async (_itemIndex, mode: string) =>
 			mode === 'raw' ? (structuredClone(raw) as IDataObject) : fields.map(fieldItem),
 	};
-};
+});

@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport/request';
 import { isRecord } from '../../../shared/record';
 import { LEAD_TOPIC_OPTIONS } from '../../../shared/topics';
-import type { OperationExecute } from '../types';
+import { defineOperation } from '../defineOperation';
 
 export const SIGNING_SECRET_NOTICE =
 	'The signingSecret is shown only in this answer: the service cannot show it again. Keep it like a password (for example in an n8n credential) and use it to verify the x-svc-signature-v2 header of deliveries. Do not log it or share it.';
@@ -73,7 +73,7 @@ function receiverUrl(this: IExecuteFunctions, itemIndex: number): string {
 	return raw;
 }
 
-export const execute: OperationExecute = async function () {
+export const execute = defineOperation(async function () {
 	return {
 		prepare: (itemIndex) => ({
 			topic: String(this.getNodeParameter('topic', itemIndex)),
@@ -96,4 +96,4 @@ export const execute: OperationExecute = async function () {
 			return subscription;
 		},
 	};
-};
+});

@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport/request';
 import { isRecord } from '../../../shared/record';
-import type { OperationExecute } from '../types';
+import { defineOperation } from '../defineOperation';
 
 const properties: INodeProperties[] = [
 	{
@@ -41,7 +41,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: OperationExecute = async function () {
+export const execute = defineOperation(async function () {
 	return {
 		prepare: (itemIndex) => {
 			const raw = this.getNodeParameter('subscriptionId', itemIndex, '', {
@@ -70,4 +70,4 @@ export const execute: OperationExecute = async function () {
 			return isRecord(payload) ? { ...json, ...payload } : json;
 		},
 	};
-};
+});

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { allOf } from '../../../shared/transport/paging';
 import { returnAllOrLimit } from '../common.descriptions';
-import type { OperationExecute } from '../types';
+import { defineOperation } from '../defineOperation';
 import { isRecord } from '../../../shared/record';
 
 const properties: INodeProperties[] = [
@@ -22,7 +22,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: OperationExecute = async function () {
+export const execute = defineOperation(async function () {
 	return {
 		prepare: (itemIndex) => {
 			const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
@@ -40,4 +40,4 @@ export const execute: OperationExecute = async function () {
 			return subscriptions.filter(isRecord);
 		},
 	};
-};
+});
