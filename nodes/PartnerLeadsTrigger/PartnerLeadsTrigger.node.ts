@@ -9,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { partnerLeadsApiTest } from '../shared/transport/credentialTest';
+import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
 import { LEAD_TOPIC_OPTIONS, TOPIC_NAMES_EXPRESSION } from '../shared/topics';
 import { handleDelivery } from './delivery';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './eventAge';

@@ -8,7 +8,7 @@ import { isoTimeMs, judgeEventAge, maxEventAgeSeconds } from './eventAge';
 import type { LeadEvent } from './events';
 import { parseLeadEvent, selectedTopics } from './events';
 import {
-	headerValue,
+	singleHeaderValue,
 	LEGACY_SIGNATURE_HEADER,
 	V2_SIGNATURE_HEADER,
 	verifyLegacySignature,
@@ -84,7 +84,7 @@ function verifiedEvent(
 	subscriptions: ReturnType<typeof storedEntries>,
 	acceptLegacy: boolean,
 ): LeadEvent | undefined {
-	const v2 = headerValue(request.headers, V2_SIGNATURE_HEADER);
+	const v2 = singleHeaderValue(request.headers, V2_SIGNATURE_HEADER);
 	if (v2 !== undefined) {
 		const match = subscriptions.find(([, subscription]) =>
 			verifyV2Signature(rawBody, v2, subscription.signingSecret),
@@ -96,7 +96,7 @@ function verifiedEvent(
 
 	// Only a delivery without the v2 header may fall back to the legacy one: a wrong v2
 	// signature means the bytes changed, whatever the legacy signature says.
-	const legacy = headerValue(request.headers, LEGACY_SIGNATURE_HEADER);
+	const legacy = singleHeaderValue(request.headers, LEGACY_SIGNATURE_HEADER);
 	if (!acceptLegacy || legacy === undefined) return undefined;
 	const claimed = parseLeadEvent(rawBody);
 	const subscription = claimed && subscriptions.find(([topic]) => topic === claimed.topic)?.[1];
@@ -159,113 +159,173 @@ function ignoredAsReplay(
 	return reply(context, 200, { received: true, ignored: 'possible replay', reason });
 }
 
-export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const options = this.getNodeParameter('options', {}) as {
-		acceptLegacySignature?: boolean;
-		maxEventAgeHours?: number;
-	};
-	const { event, unreadableSecrets } = await authenticate(
-		this,
-		options.acceptLegacySignature === true,
-	);
-	if (!event) {
-		// Only which headers came, never their values: a refused delivery must be traceable
-		// in n8n's log (a rotated secret, a proxy rewriting the body) without leaking anything.
-		const { headers } = this.getRequestObject();
-		const reason = unreadableSecrets
-			? ' (some stored signing secrets cannot be read: the credential has a new API key or the workflow was copied; deactivate and activate the workflow to renew the subscriptions)'
-			: '';
-		this.logger.warn(
-			`Partner Referral Service Trigger refused a delivery whose signature did not verify${reason}`,
-			{
-				node: this.getNode().name,
-				hasV2Signature: headerValue(headers, V2_SIGNATURE_HEADER) !== undefined,
-				hasLegacySignature: headerValue(headers, LEGACY_SIGNATURE_HEADER) !== undefined,
-				acceptLegacySignature: options.acceptLegacySignature === true,
-				unreadableSecrets,
-			},
-		);
-		return rejected(this, UNVERIFIED);
-	}
+type DeliveryOptions = { acceptLegacySignature?: boolean; maxEventAgeHours?: number };
 
+/** Verify: the event a valid signature vouches for, or the 401 for a delivery without one. */
+async function verifyDelivery(
+	context: IWebhookFunctions,
+	options: DeliveryOptions,
+): Promise<{ event: LeadEvent } | { response: IWebhookResponseData }> {
+	const acceptLegacySignature = options.acceptLegacySignature === true;
+	const { event, unreadableSecrets } = await authenticate(context, acceptLegacySignature);
+	if (event) return { event };
+	// Only which headers came, never their values: a refused delivery must be traceable
+	// in n8n's log (a rotated secret, a proxy rewriting the body) without leaking anything.
+	const { headers } = context.getRequestObject();
+	const reason = unreadableSecrets
+		? ' (some stored signing secrets cannot be read: the credential has a new API key or the workflow was copied; deactivate and activate the workflow to renew the subscriptions)'
+		: '';
+	context.logger.warn(
+		`Partner Referral Service Trigger refused a delivery whose signature did not verify${reason}`,
+		{
+			node: context.getNode().name,
+			hasV2Signature: singleHeaderValue(headers, V2_SIGNATURE_HEADER) !== undefined,
+			hasLegacySignature: singleHeaderValue(headers, LEGACY_SIGNATURE_HEADER) !== undefined,
+			acceptLegacySignature,
+			unreadableSecrets,
+		},
+	);
+	return { response: rejected(context, UNVERIFIED) };
+}
+
+/** An authentic event in the window, not seen before, and claimed by this delivery. */
+interface ClaimedEvent {
+	event: LeadEvent;
+	/** the event time, from the ISO timestamp where it has milliseconds */
+	eventMs: number;
+	isTest: boolean;
+	fetchFullLead: boolean;
+	/** the production recovery's ledger; none for test deliveries and deletions */
+	ledger?: RecoveryLedger;
+	/** possibly the service's late retry of a change a recovery already ran */
+	mayBeRecovered: boolean;
+	seen: SeenEvents;
+	mark: ReturnType<typeof eventMark>;
+}
+
+/**
+ * Classify: what answers the delivery without running anything (a topic not selected, a
+ * possible replay, a duplicate, another delivery of it in progress), or the claimed event.
+ */
+function classifyDelivery(
+	context: IWebhookFunctions,
+	event: LeadEvent,
+	options: DeliveryOptions,
+): { claimed: ClaimedEvent } | { response: IWebhookResponseData } {
 	// Authentic, but for a topic no longer selected (a subscription from before the
 	// selection changed): acknowledged, so the service stops retrying what nobody wants.
-	if (!selectedTopics(this.getNodeParameter('events', [])).includes(event.topic)) {
-		return reply(this, 200, { received: true, ignored: 'topic not selected' });
+	if (!selectedTopics(context.getNodeParameter('events', [])).includes(event.topic)) {
+		return { response: reply(context, 200, { received: true, ignored: 'topic not selected' }) };
 	}
-
 	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
 	const age = judgeEventAge(event.timestamp, maxAgeSeconds);
-	if (age.verdict !== 'inWindow') return ignoredAsReplay(this, event, age.verdict);
-	const isTest = this.getMode() === 'manual';
+	if (age.verdict !== 'inWindow') return { response: ignoredAsReplay(context, event, age.verdict) };
+	const isTest = context.getMode() === 'manual';
 	// Test deliveries are never recovered and leave nothing in the production ledger.
 	const ledger =
 		isTest || event.topic === 'lead/delete'
 			? undefined
-			: new RecoveryLedger(this.getWorkflowStaticData('node'), productionScope(this), {
+			: new RecoveryLedger(context.getWorkflowStaticData('node'), productionScope(context), {
 					maxAgeSeconds,
 				});
 	const eventMs = isoTimeMs(event.timestamp) ?? age.timeSeconds * 1000;
 	// Possibly the service's late retry of a change a recovery already ran: without the
 	// lead's updatedAt to tell, the event time decides.
 	const mayBeRecovered = ledger?.mayBeRecovered(event.id, eventMs) === true;
-	const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
+	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
 	if (mayBeRecovered && !fetchFullLead)
-		return reply(this, 200, { received: true, duplicate: true });
-	const seen = new SeenEvents(this.getWorkflowStaticData('node'), eventScope(this), {
+		return { response: reply(context, 200, { received: true, duplicate: true }) };
+	const seen = new SeenEvents(context.getWorkflowStaticData('node'), eventScope(context), {
 		maxAgeSeconds,
 	});
 	const mark = eventMark(event, age.timeSeconds);
 	const recalled = seen.recall(mark);
-	if (recalled === 'seen') return reply(this, 200, { received: true, duplicate: true });
-	if (recalled === 'forgotten') return ignoredAsReplay(this, event, 'beyondMemory');
-	const key = mark.key;
-	if (!seen.claim(key)) {
-		return rejected(this, {
-			status: 503,
-			error: 'in_progress',
-			message: 'Another delivery of this event is being processed; retry later',
-		});
+	if (recalled === 'seen')
+		return { response: reply(context, 200, { received: true, duplicate: true }) };
+	if (recalled === 'forgotten') {
+		return { response: ignoredAsReplay(context, event, 'beyondMemory') };
 	}
-	try {
-		const json: IDataObject = {
-			event: { id: event.id, topic: event.topic, timestamp: event.timestamp },
+	if (!seen.claim(mark.key)) {
+		return {
+			response: rejected(context, {
+				status: 503,
+				error: 'in_progress',
+				message: 'Another delivery of this event is being processed; retry later',
+			}),
 		};
-		if (fetchFullLead && event.topic !== 'lead/delete') {
-			const fetched = await fetchLead(this, event.id);
-			if ('failed' in fetched) {
-				// Not acknowledged and not remembered: the service's retry gets another chance.
-				this.logger.warn(
-					`Partner Referral Service Trigger: could not fetch lead ${event.id}, asking the service to retry: ${fetched.failed}`,
-				);
-				return rejected(this, {
-					status: 503,
-					error: 'lead_fetch_failed',
-					message: 'The lead could not be fetched; retry later',
-				});
-			}
-			// Deleted before it could be fetched: the event still happened, so it runs.
-			if ('notFound' in fetched) json.leadNotFound = true;
-			else json.lead = fetched.lead;
-		}
-		const updatedMs = isRecord(json.lead) ? isoTimeMs(json.lead.updatedAt) : undefined;
-		// The fetched lead tells exactly: not changed since the recovery ran it, nothing to run.
-		if (mayBeRecovered && updatedMs !== undefined && ledger?.hasRun(event.id, updatedMs))
-			return reply(this, 200, { received: true, duplicate: true });
-		// What ran is the fetched lead, as of its updatedAt; without it, only the event time is known.
-		ledger?.recordDelivered(
-			event.id,
-			updatedMs !== undefined ? { ms: updatedMs, exact: true } : { ms: eventMs, exact: false },
+	}
+	const claimed = { event, eventMs, isTest, fetchFullLead, ledger, mayBeRecovered, seen, mark };
+	return { claimed };
+}
+
+/** The execution's item: the event, and the lead as fetched (or that it was not found). */
+async function eventItem(
+	context: IWebhookFunctions,
+	{ event, fetchFullLead }: ClaimedEvent,
+): Promise<{ json: IDataObject } | { response: IWebhookResponseData }> {
+	const json: IDataObject = {
+		event: { id: event.id, topic: event.topic, timestamp: event.timestamp },
+	};
+	if (!fetchFullLead || event.topic === 'lead/delete') return { json };
+	const fetched = await fetchLead(context, event.id);
+	if ('failed' in fetched) {
+		// Not acknowledged and not remembered: the service's retry gets another chance.
+		context.logger.warn(
+			`Partner Referral Service Trigger: could not fetch lead ${event.id}, asking the service to retry: ${fetched.failed}`,
 		);
-		seen.remember(mark);
-		if (isTest) handOverTestEvent(this.getWorkflow().id, this.getNode().id, [[{ json }]]);
-		// Acknowledged here, before n8n starts the execution: n8n 2.x saves what a webhook changed
-		// in static data only when the webhook answered itself (starting the execution first resets
-		// the change flag), and this record is what stops the event from running again in another
-		// webhook process or after a restart. n8n 1.x answers before starting the execution anyway.
-		this.getResponseObject().status(200).json({ received: true });
-		return { noWebhookResponse: true, workflowData: [[{ json }]] };
+		return {
+			response: rejected(context, {
+				status: 503,
+				error: 'lead_fetch_failed',
+				message: 'The lead could not be fetched; retry later',
+			}),
+		};
+	}
+	// Deleted before it could be fetched: the event still happened, so it runs.
+	if ('notFound' in fetched) json.leadNotFound = true;
+	else json.lead = fetched.lead;
+	return { json };
+}
+
+/** Process: fetch the lead, record what ran, acknowledge, and start the execution. */
+async function processDelivery(
+	context: IWebhookFunctions,
+	claimed: ClaimedEvent,
+): Promise<IWebhookResponseData> {
+	const { event, eventMs, ledger, mayBeRecovered, seen, mark } = claimed;
+	const item = await eventItem(context, claimed);
+	if ('response' in item) return item.response;
+	const { json } = item;
+	const updatedMs = isRecord(json.lead) ? isoTimeMs(json.lead.updatedAt) : undefined;
+	// The fetched lead tells exactly: not changed since the recovery ran it, nothing to run.
+	if (mayBeRecovered && updatedMs !== undefined && ledger?.hasRun(event.id, updatedMs))
+		return reply(context, 200, { received: true, duplicate: true });
+	// What ran is the fetched lead, as of its updatedAt; without it, only the event time is known.
+	ledger?.recordDelivered(
+		event.id,
+		updatedMs !== undefined ? { ms: updatedMs, exact: true } : { ms: eventMs, exact: false },
+	);
+	seen.remember(mark);
+	if (claimed.isTest) {
+		handOverTestEvent(context.getWorkflow().id, context.getNode().id, [[{ json }]]);
+	}
+	// Acknowledged here, before n8n starts the execution: n8n 2.x saves what a webhook changed
+	// in static data only when the webhook answered itself (starting the execution first resets
+	// the change flag), and this record is what stops the event from running again in another
+	// webhook process or after a restart. n8n 1.x answers before starting the execution anyway.
+	context.getResponseObject().status(200).json({ received: true });
+	return { noWebhookResponse: true, workflowData: [[{ json }]] };
+}
+
+export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const options = this.getNodeParameter('options', {}) as DeliveryOptions;
+	const verified = await verifyDelivery(this, options);
+	if ('response' in verified) return verified.response;
+	const classified = classifyDelivery(this, verified.event, options);
+	if ('response' in classified) return classified.response;
+	try {
+		return await processDelivery(this, classified.claimed);
 	} finally {
-		seen.release(key);
+		classified.claimed.seen.release(classified.claimed.mark.key);
 	}
 }

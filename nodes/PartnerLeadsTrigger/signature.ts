@@ -24,7 +24,7 @@ function matches(presented: string | undefined, expected: Buffer): boolean {
 }
 
 /** One header value as a string; repeated or missing headers give undefined. */
-export function headerValue(headers: unknown, name: string): string | undefined {
+export function singleHeaderValue(headers: unknown, name: string): string | undefined {
 	if (headers === null || typeof headers !== 'object') return undefined;
 	const value = (headers as Record<string, unknown>)[name];
 	return typeof value === 'string' ? value.trim() : undefined;

@@ -1,14 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isRecord } from './record';
-import type { ApiRequest, PartnerLeadsFunctions } from './transport/request';
+import type { ItemRequestOptions, PartnerLeadsFunctions } from './transport/request';
 import { apiRequest } from './transport/request';
 
 /** Leads as both nodes read and write them. `options` passes the item index and pacing through. */
-export type LeadRequestOptions = Pick<
-	ApiRequest,
-	'itemIndex' | 'onRateLimited' | 'onServerError' | 'repeatable' | 'rateLimitBudgetMs'
->;
 
 export function leadPath(leadId: string): string {
 	return `/leads/${encodeURIComponent(leadId)}`;
@@ -21,7 +17,7 @@ function asLead(payload: unknown): IDataObject {
 export async function getLead(
 	this: PartnerLeadsFunctions,
 	leadId: string,
-	options: LeadRequestOptions = {},
+	options: ItemRequestOptions = {},
 ): Promise<IDataObject> {
 	const payload = await apiRequest.call(this, {
 		...options,
@@ -35,7 +31,7 @@ export async function getLead(
 export async function createLead(
 	this: PartnerLeadsFunctions,
 	body: IDataObject,
-	options: LeadRequestOptions = {},
+	options: ItemRequestOptions = {},
 ): Promise<IDataObject> {
 	const payload = await apiRequest.call(this, {
 		...options,
@@ -67,7 +63,7 @@ export async function patchLead(
 	this: PartnerLeadsFunctions,
 	leadId: string,
 	body: IDataObject,
-	options: LeadRequestOptions = {},
+	options: ItemRequestOptions = {},
 ): Promise<IDataObject> {
 	const payload = await apiRequest.call(this, {
 		...options,

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { LeadRequestOptions } from '../../shared/leads';
+import type { ItemRequestOptions } from '../../shared/transport/request';
 import { AdaptiveLimiter } from '../helpers/adaptiveLimiter';
 import type { LimiterSettings } from '../helpers/adaptiveLimiter';
 import { AGENT_RETRY_HINT, runsAsAgentTool } from '../helpers/agentTool';
@@ -117,7 +117,7 @@ export async function runItemLoop<T>(
 			limiter.release();
 			break;
 		}
-		const request: LeadRequestOptions = {
+		const request: ItemRequestOptions = {
 			itemIndex,
 			onRateLimited: (retryAfterMs) => limiter.onRateLimited(generation, retryAfterMs),
 			onServerError: () => limiter.onServerError(generation),

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { LeadRequestOptions } from '../../shared/leads';
+import type { ItemRequestOptions } from '../../shared/transport/request';
 import type { LeadField } from '../helpers/schema';
 
 /** What the router hands every operation besides the input items. */
@@ -24,7 +24,7 @@ export interface ItemSteps<T> {
 	run: (
 		itemIndex: number,
 		prepared: NoInfer<T>,
-		request: LeadRequestOptions,
+		request: ItemRequestOptions,
 	) => Promise<IDataObject | IDataObject[]>;
 	/** Whether the "Parallel Requests" option applies; otherwise items run one at a time. */
 	parallel?: boolean;

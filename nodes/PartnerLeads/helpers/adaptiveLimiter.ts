@@ -62,11 +62,6 @@ export class AdaptiveLimiter {
 		this.clock = clock ?? REAL_CLOCK;
 	}
 
-	/** How many requests may be in flight right now. */
-	get concurrency(): number {
-		return this.allowed;
-	}
-
 	/** Waits for a free slot and for any Retry-After to pass; returns the slot's generation. */
 	async acquire(): Promise<number> {
 		if (this.inFlight < this.allowed && this.waiting.length === 0) {

@@ -1,7 +1,7 @@
 import type { FieldType } from 'n8n-workflow';
 
-import type { LeadField, PicklistOption } from './schema';
-import { fieldName } from './schema';
+import type { LeadField, PicklistOption } from './leadField';
+import { fieldName } from './leadField';
 
 /**
  * The field types of the lead schema, in one table: the names the service may send for each,

@@ -6,8 +6,11 @@ import { CREDENTIAL_TYPE } from '../../shared/transport/connection';
 import { unwrapEnvelope } from '../../shared/transport/envelope';
 import type { PartnerLeadsFunctions } from '../../shared/transport/request';
 import { apiRequestRaw, connectionFor } from '../../shared/transport/request';
-import type { LeadFieldType } from './fieldTypes';
 import { fieldTypeOf, n8nTypeOf } from './fieldTypes';
+import type { LeadField, PicklistOption } from './leadField';
+
+export type { LeadField, PicklistOption } from './leadField';
+export { fieldName } from './leadField';
 
 /**
  * The portal's lead schema: read tolerantly from whatever the schema endpoint sends (the
@@ -17,26 +20,6 @@ import { fieldTypeOf, n8nTypeOf } from './fieldTypes';
  */
 
 // Reading the schema answer
-
-export interface PicklistOption {
-	value: string;
-	label: string;
-}
-
-export interface LeadField {
-	fieldId: string;
-	label: string;
-	/** the type as the node reads it (see fieldTypes.ts for unknown ones) */
-	type: LeadFieldType;
-	/** the type as the service sent it, for the schema output */
-	serviceType: string;
-	required: boolean;
-	creatable: boolean;
-	updateable: boolean;
-	/** custom fields travel under `customFields`, keyed by fieldId */
-	custom: boolean;
-	options?: PicklistOption[];
-}
 
 /** The service's standard lead fields; every other fieldId is a custom field. */
 export const STANDARD_LEAD_FIELD_IDS: readonly string[] = [
@@ -140,13 +123,6 @@ export function readLeadSchema(body: unknown): LeadField[] | undefined {
 		}
 	}
 	return fields;
-}
-
-/** "First name (firstName)": how errors name a field, so the user finds it in the portal and in n8n. */
-export function fieldName(field: Pick<LeadField, 'fieldId' | 'label'>): string {
-	return field.label && field.label !== field.fieldId
-		? `${field.label} (${field.fieldId})`
-		: field.fieldId;
 }
 
 // Fetching it

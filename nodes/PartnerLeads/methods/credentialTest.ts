@@ -1,1 +1,1 @@
-export { partnerLeadsApiTest } from '../../shared/transport/credentialTest';
+export { partnerLeadsApiTest } from '../../shared/credential/credentialTest';

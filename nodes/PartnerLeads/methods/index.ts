@@ -1,11 +1,11 @@
-import * as creditSearch from './creditSearch';
-import * as leadSearch from './listSearch';
+import * as leadSearch from './leadSearch';
+import * as partnerAndAgentSearch from './partnerAndAgentSearch';
 import * as subscriptionSearch from './subscriptionSearch';
 
 export const listSearch = {
 	searchLeads: leadSearch.searchLeads,
-	searchPartnerOrganizations: creditSearch.searchPartnerOrganizations,
-	searchAgents: creditSearch.searchAgents,
+	searchPartnerOrganizations: partnerAndAgentSearch.searchPartnerOrganizations,
+	searchAgents: partnerAndAgentSearch.searchAgents,
 	searchSubscriptions: subscriptionSearch.searchSubscriptions,
 };
 export * as loadOptions from './loadOptions';

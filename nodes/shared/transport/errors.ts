@@ -1,7 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { credentialProblemByMessage, isCredentialProblem } from './connection';
+import { credentialProblemByMessage, isCredentialProblem } from '../credential/credentialProblem';
 import { redactSecrets } from './redact';
 import { asRecord } from '../record';
 
@@ -33,7 +33,8 @@ export interface HttpFailure {
 	credentialProblemFix?: string;
 }
 
-function headerValue(headers: unknown, name: string): string | undefined {
+/** A response header as axios or fetch gives it (a plain object or one with `get`), any case. */
+function responseHeaderValue(headers: unknown, name: string): string | undefined {
 	const record = asRecord(headers);
 	if (!record) return undefined;
 	const getter = record.get;
@@ -86,8 +87,8 @@ export function readHttpFailure(error: unknown): HttpFailure {
 				status,
 				// axios: response.data; n8n's legacy request helper: the error's `error` property
 				body: parseBody(response.data ?? response.body ?? candidate?.error),
-				retryAfter: headerValue(response.headers, 'retry-after'),
-				requestIdHeader: headerValue(response.headers, 'x-request-id'),
+				retryAfter: responseHeaderValue(response.headers, 'retry-after'),
+				requestIdHeader: responseHeaderValue(response.headers, 'x-request-id'),
 			};
 		}
 	}
@@ -266,28 +267,38 @@ function authMessage(
 	}
 }
 
+/** Said of a request that failed without a clear answer and was not sent again. */
+const NOT_REPEATED =
+	' The request was not sent again, because it may already have been applied: check with Lead > Get Many before running it again, to avoid a duplicate.';
+
+function credentialProblemMessage(
+	failure: HttpFailure & { credentialProblem: string },
+): [string, string] {
+	const fix = failure.credentialProblemFix ? `${failure.credentialProblemFix} ` : '';
+	return [
+		failure.credentialProblem,
+		failure.credentialProblemTemporary
+			? 'The token issuer did not answer properly several times in a row; the credential itself may be fine. Run the workflow again in a moment.'
+			: `${fix}Open the Partner Referral Service API credential, change it, and use its Test button to check.`,
+	];
+}
+
+function noAnswerMessage(failure: HttpFailure, subject: RequestSubject): [string, string] {
+	const reason = failure.networkCode ?? failure.networkMessage ?? 'no answer';
+	const repeat = subject.notRepeated ? NOT_REPEATED : '';
+	// The network code stays out of the message: n8n replaces messages that contain one.
+	return [
+		'Could not reach the Partner Referral Service',
+		`No connection was made (${reason}). Check the 'API Base Address' in the credential and your network.${repeat}`,
+	];
+}
+
 export function describeFailure(failure: HttpFailure, subject: RequestSubject): [string, string] {
 	if (failure.credentialProblem) {
-		const fix = failure.credentialProblemFix ? `${failure.credentialProblemFix} ` : '';
-		return [
-			failure.credentialProblem,
-			failure.credentialProblemTemporary
-				? 'The token issuer did not answer properly several times in a row; the credential itself may be fine. Run the workflow again in a moment.'
-				: `${fix}Open the Partner Referral Service API credential, change it, and use its Test button to check.`,
-		];
+		return credentialProblemMessage({ ...failure, credentialProblem: failure.credentialProblem });
 	}
 	const status = failure.status;
-	if (status === undefined) {
-		const reason = failure.networkCode ?? failure.networkMessage ?? 'no answer';
-		const repeat = subject.notRepeated
-			? ' The request was not sent again, because it may already have been applied: check with Lead > Get Many before running it again, to avoid a duplicate.'
-			: '';
-		// The network code stays out of the message: n8n replaces messages that contain one.
-		return [
-			'Could not reach the Partner Referral Service',
-			`No connection was made (${reason}). Check the 'API Base Address' in the credential and your network.${repeat}`,
-		];
-	}
+	if (status === undefined) return noAnswerMessage(failure, subject);
 	const body = readServiceErrorBody(failure.body, failure.requestIdHeader);
 	const serviceSaid = body.message ? `The service said: "${body.message}".` : '';
 	if (status === 401 || status === 403) return authMessage(body, status, subject);
@@ -320,9 +331,7 @@ export function describeFailure(failure: HttpFailure, subject: RequestSubject): 
 		];
 	}
 	if (status >= 500) {
-		const repeat = subject.notRepeated
-			? ' The request was not sent again, because it may already have been applied: check with Lead > Get Many before running it again, to avoid a duplicate.'
-			: ' It was retried a few times.';
+		const repeat = subject.notRepeated ? NOT_REPEATED : ' It was retried a few times.';
 		return [
 			`The Partner Referral Service could not handle the request (HTTP ${status})`,
 			`${serviceSaid}${repeat} Try again later.`.trim(),

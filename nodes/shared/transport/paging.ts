@@ -187,8 +187,19 @@ export class ListReader<T> {
 		}
 		this.stepBack = 0;
 
+		const fresh = this.takeFresh(items.slice(start));
+		this.position = skip + items.length;
+		const last = items.length > 0 ? idOf(items[items.length - 1]) : undefined;
+		this.anchor = last ?? this.anchor;
+		if (hasMore === false) return this.end(fresh);
+		this.checkProgress(fresh.length);
+		return fresh;
+	}
+
+	/** The records not read before, up to what is still wanted; all of them are remembered. */
+	private takeFresh(items: T[]): T[] {
 		const fresh: T[] = [];
-		for (const item of items.slice(start)) {
+		for (const item of items) {
 			const id = idOf(item);
 			if (id !== undefined) {
 				if (this.seen.has(id)) continue;
@@ -197,11 +208,12 @@ export class ListReader<T> {
 			if (fresh.length < this.remaining) fresh.push(item);
 		}
 		this.remaining -= fresh.length;
-		this.position = skip + items.length;
-		const last = items.length > 0 ? idOf(items[items.length - 1]) : undefined;
-		this.anchor = last ?? this.anchor;
-		if (hasMore === false) return this.end(fresh);
-		if (fresh.length > 0) this.pagesWithoutProgress = this.walkBackPages = 0;
+		return fresh;
+	}
+
+	/** Fails the list when page after page brings nothing new (a service that ignores "skip"). */
+	private checkProgress(freshCount: number): void {
+		if (freshCount > 0) this.pagesWithoutProgress = this.walkBackPages = 0;
 		else this.pagesWithoutProgress++;
 		if (this.pagesWithoutProgress >= MAX_PAGES_WITHOUT_PROGRESS + this.walkBackPages) {
 			throw new NodeOperationError(
@@ -213,7 +225,6 @@ export class ListReader<T> {
 				},
 			);
 		}
-		return fresh;
 	}
 
 	/** Waits for the requests read ahead that are still on their way (see ReadAhead.settle). */

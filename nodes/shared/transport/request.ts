@@ -13,16 +13,12 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import type { ServiceConnection } from './connection';
-import {
-	connectionFromCredentials,
-	CREDENTIAL_TYPE,
-	isCredentialProblem,
-	secretsOf,
-} from './connection';
+import { isCredentialProblem } from '../credential/credentialProblem';
+import { connectionFromCredentials, CREDENTIAL_TYPE, secretsOf } from './connection';
 import { unwrapEnvelope } from './envelope';
 import { serviceError, readHttpFailure } from './errors';
 import type { HttpFailure } from './errors';
-import { backoffMs, isServerError, RETRY_POLICY, retryAfterMs } from './retry-policy';
+import { decideRetry, isServerError, NO_RETRIES_YET, RETRY_POLICY } from './retry-policy';
 
 export type PartnerLeadsFunctions =
 	| IExecuteFunctions
@@ -53,6 +49,12 @@ export interface ApiRequest {
 	/** how long this request may wait on 429s in all; default RETRY_POLICY.maxRateLimitWaitMs */
 	rateLimitBudgetMs?: number;
 }
+
+/** What a caller passes to all requests of one item: its index, and pacing for the item loop. */
+export type ItemRequestOptions = Pick<
+	ApiRequest,
+	'itemIndex' | 'onRateLimited' | 'onServerError' | 'repeatable' | 'rateLimitBudgetMs'
+>;
 
 /**
  * The credential's data for one node run (or one delivery), read once: in n8n every read is
@@ -121,27 +123,29 @@ export function serviceUrl(
 		: `${connection.apiBaseUrl}/1.0/webhooks/companies/${company}/subscriptions${path}`;
 }
 
-/** Sends one request with retries; returns the body as the service sent it. */
-export async function apiRequestRaw(
-	this: PartnerLeadsFunctions,
+/** The connection for the request; a credential that cannot be used fails as a service error would. */
+async function connectionForRequest(
+	context: PartnerLeadsFunctions,
 	request: ApiRequest,
-): Promise<unknown> {
-	let connection: ServiceConnection;
+): Promise<ServiceConnection> {
 	try {
-		connection = await connectionFor(this);
+		return await connectionFor(context);
 	} catch (error) {
 		const failure: HttpFailure = isCredentialProblem(error)
 			? { credentialProblem: error.message, credentialProblemFix: error.fix }
 			: readHttpFailure(error);
 		throw serviceError(
-			this.getNode(),
+			context.getNode(),
 			failure,
 			{ method: request.method, what: request.what, environment: '' },
 			[],
 			request.itemIndex,
 		);
 	}
-	const options: IHttpRequestOptions = {
+}
+
+function httpOptionsFor(connection: ServiceConnection, request: ApiRequest): IHttpRequestOptions {
+	return {
 		method: request.method,
 		url: serviceUrl(connection, request.api ?? 'rest', request.path),
 		qs: request.qs,
@@ -150,12 +154,43 @@ export async function apiRequestRaw(
 		headers: { Accept: 'application/json' },
 		timeout: RETRY_POLICY.requestTimeoutMs,
 	};
-	const repeatable = request.repeatable ?? request.method !== 'POST';
-	let rateLimitWaitedMs = 0;
-	let rateLimitRetries = 0;
-	let serverErrorRetries = 0;
-	let renewToken = false;
+}
 
+/** The error for a failure that is not retried, with the secrets the request sent kept out. */
+async function failedRequestError(
+	context: PartnerLeadsFunctions,
+	failure: HttpFailure,
+	connection: ServiceConnection,
+	request: ApiRequest,
+	repeatable: boolean,
+) {
+	// The run's credential, with any token renewed during the run: what the request sent.
+	const secrets = secretsOf(await credentialDataFor(context).catch(() => ({})));
+	return serviceError(
+		context.getNode(),
+		failure,
+		{
+			method: request.method,
+			what: request.what,
+			environment: connection.environment === 'production' ? 'Production' : 'Non-Production',
+			companyId: connection.companyId,
+			notRepeated: !repeatable && (failure.status === undefined || isServerError(failure.status)),
+		},
+		secrets,
+		request.itemIndex,
+	);
+}
+
+/** Sends one request with retries (see decideRetry); returns the body as the service sent it. */
+export async function apiRequestRaw(
+	this: PartnerLeadsFunctions,
+	request: ApiRequest,
+): Promise<unknown> {
+	const connection = await connectionForRequest(this, request);
+	const options = httpOptionsFor(connection, request);
+	const repeatable = request.repeatable ?? request.method !== 'POST';
+	const rateLimitBudgetMs = request.rateLimitBudgetMs ?? RETRY_POLICY.maxRateLimitWaitMs;
+	let state = NO_RETRIES_YET;
 	for (;;) {
 		let failure: HttpFailure;
 		try {
@@ -163,66 +198,26 @@ export async function apiRequestRaw(
 				this,
 				CREDENTIAL_TYPE,
 				{ ...options },
-				await credentialsForRequest(this, renewToken),
+				await credentialsForRequest(this, state.renewToken),
 			);
 		} catch (error) {
 			failure = readHttpFailure(error);
 		}
-
-		// n8n renews the token and repeats the request after a 401 by itself. A service may
-		// answer an expired token with 403 instead (the service documents either): renew once and repeat.
-		if (failure.status === 403 && !renewToken && !refusedDespiteFreshToken.has(this)) {
-			renewToken = true;
-			continue;
+		const freshTokenRefusedInRun = refusedDespiteFreshToken.has(this);
+		const decision = decideRetry(failure, state, {
+			repeatable,
+			rateLimitBudgetMs,
+			freshTokenRefusedInRun,
+		});
+		if (decision.freshTokenRefused) refusedDespiteFreshToken.add(this);
+		if (decision.serverError) request.onServerError?.();
+		if (decision.rateLimitedMs !== undefined) request.onRateLimited?.(decision.rateLimitedMs);
+		if (decision.next === 'giveUp') {
+			throw await failedRequestError(this, failure, connection, request, repeatable);
 		}
-		if (failure.status === 403 && renewToken) refusedDespiteFreshToken.add(this);
-
-		if (isServerError(failure.status)) request.onServerError?.();
-		if (failure.status === 429) {
-			const wait = Math.min(
-				retryAfterMs(failure.retryAfter) ??
-					backoffMs(RETRY_POLICY.rateLimitBaseDelayMs, rateLimitRetries),
-				RETRY_POLICY.maxSingleWaitMs,
-			);
-			request.onRateLimited?.(wait);
-			const budget = request.rateLimitBudgetMs ?? RETRY_POLICY.maxRateLimitWaitMs;
-			if (
-				rateLimitRetries < RETRY_POLICY.maxRateLimitRetries &&
-				rateLimitWaitedMs + wait <= budget
-			) {
-				rateLimitRetries++;
-				rateLimitWaitedMs += wait;
-				// Retry-After: 0 means now: a zero-length timer still costs a timer turn (~1 ms).
-				if (wait > 0) await sleep(wait);
-				continue;
-			}
-		} else if (
-			repeatable &&
-			!failure.credentialProblem &&
-			(isServerError(failure.status) || failure.status === undefined)
-		) {
-			if (serverErrorRetries < RETRY_POLICY.maxServerErrorRetries) {
-				await sleep(backoffMs(RETRY_POLICY.serverErrorBaseDelayMs, serverErrorRetries));
-				serverErrorRetries++;
-				continue;
-			}
-		}
-
-		// The run's credential, with any token renewed during the run: what the request sent.
-		const secrets = secretsOf(await credentialDataFor(this).catch(() => ({})));
-		throw serviceError(
-			this.getNode(),
-			failure,
-			{
-				method: request.method,
-				what: request.what,
-				environment: connection.environment === 'production' ? 'Production' : 'Non-Production',
-				companyId: connection.companyId,
-				notRepeated: !repeatable && (failure.status === undefined || isServerError(failure.status)),
-			},
-			secrets,
-			request.itemIndex,
-		);
+		state = decision.state;
+		// Retry-After: 0 means now: a zero-length timer still costs a timer turn (~1 ms).
+		if (decision.waitMs > 0) await sleep(decision.waitMs);
 	}
 }
 

@@ -2,7 +2,9 @@ import { createHash } from 'crypto';
 import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { connectionFromCredentials, CredentialProblemError } from './connection';
+import { CredentialProblemError } from '../credential/credentialProblem';
+import { connectionFromCredentials } from './connection';
+import type { ServiceConnection } from './connection';
 import type { HttpFailure } from './errors';
 import { readHttpFailure, readServiceErrorBody } from './errors';
 import { backoffMs, retryAfterMs } from './retry-policy';
@@ -99,6 +101,65 @@ function isTemporaryFailure(failure: HttpFailure): boolean {
 	return failure.networkCode !== 'ECONNREFUSED' && failure.networkCode !== 'ENOTFOUND';
 }
 
+/** The token endpoint's answer, asked again while it fails for a while (TOKEN_RETRY). */
+async function tokenResponse(
+	helper: IHttpRequestHelper,
+	connection: ServiceConnection,
+	clientSecret: string,
+): Promise<unknown> {
+	for (let attempt = 1; ; attempt++) {
+		let thrown: unknown;
+		try {
+			return await helper.helpers.httpRequest({
+				method: 'POST',
+				url: connection.tokenUrl,
+				headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+				body: {
+					grant_type: 'client_credentials',
+					client_id: connection.clientId,
+					client_secret: clientSecret,
+					audience: connection.audience,
+				},
+				json: true,
+			});
+		} catch (error) {
+			thrown = error;
+		}
+		// A token exchange changes nothing on the service: safe to repeat when it failed for a while.
+		const failure = readHttpFailure(thrown);
+		const temporary = isTemporaryFailure(failure);
+		if (!temporary || attempt >= TOKEN_RETRY.attempts) {
+			const [message, fix] = tokenFailureMessage(thrown, connection.tokenUrl, connection.audience);
+			throw new CredentialProblemError(redactSecrets(message, [clientSecret]), fix, temporary);
+		}
+		await sleep(
+			Math.min(
+				retryAfterMs(failure.retryAfter) ?? backoffMs(TOKEN_RETRY.baseDelayMs, attempt - 1),
+				TOKEN_RETRY.maxWaitMs,
+			),
+		);
+	}
+}
+
+async function exchangeClientCredentials(
+	helper: IHttpRequestHelper,
+	connection: ServiceConnection,
+	clientSecret: string,
+): Promise<IssuedToken> {
+	const response = await tokenResponse(helper, connection, clientSecret);
+	const accessToken = (response as { access_token?: unknown } | undefined)?.access_token;
+	if (typeof accessToken !== 'string' || accessToken.length === 0) {
+		throw new CredentialProblemError(
+			`The token issuer at ${connection.tokenUrl} answered without an access token.`,
+			"Check the 'Token Issuer Address' in the credential.",
+		);
+	}
+	return {
+		accessToken,
+		renewAfter: renewAfterFor((response as { expires_in?: unknown }).expires_in),
+	};
+}
+
 /**
  * Exchanges the client credentials for an access token (the service's token endpoint):
  * a JSON body with grant_type, client_id, client_secret and audience.
@@ -127,57 +188,7 @@ export async function requestAccessToken(
 	const inFlight = tokenRequestsInFlight.get(flightKey);
 	if (inFlight) return await inFlight;
 
-	const exchange = (async () => {
-		let response: unknown;
-		for (let attempt = 1; ; attempt++) {
-			let thrown: unknown;
-			try {
-				response = await helper.helpers.httpRequest({
-					method: 'POST',
-					url: connection.tokenUrl,
-					headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-					body: {
-						grant_type: 'client_credentials',
-						client_id: connection.clientId,
-						client_secret: clientSecret,
-						audience: connection.audience,
-					},
-					json: true,
-				});
-				break;
-			} catch (error) {
-				thrown = error;
-			}
-			// A token exchange changes nothing on the service: safe to repeat when it failed for a while.
-			const failure = readHttpFailure(thrown);
-			const temporary = isTemporaryFailure(failure);
-			if (!temporary || attempt >= TOKEN_RETRY.attempts) {
-				const [message, fix] = tokenFailureMessage(
-					thrown,
-					connection.tokenUrl,
-					connection.audience,
-				);
-				throw new CredentialProblemError(redactSecrets(message, [clientSecret]), fix, temporary);
-			}
-			await sleep(
-				Math.min(
-					retryAfterMs(failure.retryAfter) ?? backoffMs(TOKEN_RETRY.baseDelayMs, attempt - 1),
-					TOKEN_RETRY.maxWaitMs,
-				),
-			);
-		}
-		const accessToken = (response as { access_token?: unknown } | undefined)?.access_token;
-		if (typeof accessToken !== 'string' || accessToken.length === 0) {
-			throw new CredentialProblemError(
-				`The token issuer at ${connection.tokenUrl} answered without an access token.`,
-				"Check the 'Token Issuer Address' in the credential.",
-			);
-		}
-		return {
-			accessToken,
-			renewAfter: renewAfterFor((response as { expires_in?: unknown }).expires_in),
-		};
-	})();
+	const exchange = exchangeClientCredentials(helper, connection, clientSecret);
 	tokenRequestsInFlight.set(flightKey, exchange);
 	try {
 		return await exchange;

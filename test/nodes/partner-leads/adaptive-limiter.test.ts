@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 import type { LimiterClock } from '../../../nodes/PartnerLeads/helpers/adaptiveLimiter';
 import { AdaptiveLimiter } from '../../../nodes/PartnerLeads/helpers/adaptiveLimiter';
 
@@ -14,6 +15,27 @@ function steppingClock(): LimiterClock & { sleeps: number[] } {
 			await Promise.resolve();
 		},
 	};
+}
+
+/**
+ * How many slots the limiter grants at once right now, found the way the item loop meets
+ * it: ask for more than any limit, count the grants before anything is released, then give
+ * every slot back.
+ */
+async function grantedAtOnce(limiter: AdaptiveLimiter): Promise<number> {
+	let granted = 0;
+	let counting = true;
+	const counted = new Promise<void>((resolve) => setImmediate(resolve));
+	const requests = Array.from({ length: 100 }, async () => {
+		await limiter.acquire();
+		if (counting) granted++;
+		await counted;
+		limiter.release();
+	});
+	await counted;
+	counting = false;
+	await Promise.all(requests);
+	return granted;
 }
 
 describe('AdaptiveLimiter', () => {
@@ -42,54 +64,53 @@ describe('AdaptiveLimiter', () => {
 		for (let n = 0; n < 50; n++) limiter.onSuccess();
 		await Promise.resolve();
 		expect(second).toBe(false);
-		expect(limiter.concurrency).toBe(1);
 		limiter.release();
 		await waiting;
 		expect(second).toBe(true);
 	});
 
-	it('halves on a 429 once per wave, and grows back by one after a run of successes', () => {
+	it('halves on a 429 once per wave, and grows back by one after a run of successes', async () => {
 		const limiter = new AdaptiveLimiter({ max: 16, growAfterSuccesses: 4 });
 		limiter.onRateLimited(0);
-		expect(limiter.concurrency).toBe(8);
+		expect(await grantedAtOnce(limiter)).toBe(8);
 		limiter.onRateLimited(0); // the same wave of requests: no second cut
-		expect(limiter.concurrency).toBe(8);
+		expect(await grantedAtOnce(limiter)).toBe(8);
 		limiter.onRateLimited(1);
-		expect(limiter.concurrency).toBe(4);
+		expect(await grantedAtOnce(limiter)).toBe(4);
 		for (let n = 0; n < 4; n++) limiter.onSuccess();
-		expect(limiter.concurrency).toBe(5);
+		expect(await grantedAtOnce(limiter)).toBe(5);
 		for (let n = 0; n < 100; n++) limiter.onSuccess();
-		expect(limiter.concurrency).toBe(16);
+		expect(await grantedAtOnce(limiter)).toBe(16);
 		for (let generation = 2; generation < 10; generation++) limiter.onRateLimited(generation);
-		expect(limiter.concurrency).toBe(1);
+		expect(await grantedAtOnce(limiter)).toBe(1);
 	});
 
-	it('halves on a 5xx as on a 429', () => {
+	it('halves on a 5xx as on a 429', async () => {
 		const limiter = new AdaptiveLimiter({ max: 32, initial: 20 });
 		limiter.onServerError(0);
-		expect(limiter.concurrency).toBe(10);
+		expect(await grantedAtOnce(limiter)).toBe(10);
 		limiter.onServerError(0);
-		expect(limiter.concurrency).toBe(10);
+		expect(await grantedAtOnce(limiter)).toBe(10);
 		limiter.onServerError(1);
-		expect(limiter.concurrency).toBe(5);
+		expect(await grantedAtOnce(limiter)).toBe(5);
 	});
 
-	it('automatic: starts at its initial value, adds one per success up to the cap until the first 429, then grows slowly', () => {
+	it('automatic: starts at its initial value, adds one per success up to the cap until the first 429, then grows slowly', async () => {
 		const limiter = new AdaptiveLimiter({
 			max: 32,
 			initial: 8,
 			slowStart: true,
 			growAfterSuccesses: 8,
 		});
-		expect(limiter.concurrency).toBe(8);
+		expect(await grantedAtOnce(limiter)).toBe(8);
 		for (let n = 0; n < 10; n++) limiter.onSuccess();
-		expect(limiter.concurrency).toBe(18);
+		expect(await grantedAtOnce(limiter)).toBe(18);
 		for (let n = 0; n < 100; n++) limiter.onSuccess();
-		expect(limiter.concurrency).toBe(32);
+		expect(await grantedAtOnce(limiter)).toBe(32);
 		limiter.onRateLimited(0);
-		expect(limiter.concurrency).toBe(16);
+		expect(await grantedAtOnce(limiter)).toBe(16);
 		for (let n = 0; n < 10; n++) limiter.onSuccess();
-		expect(limiter.concurrency).toBe(17);
+		expect(await grantedAtOnce(limiter)).toBe(17);
 	});
 
 	it('after a 429, starts no request until its Retry-After has passed', async () => {

@@ -2,7 +2,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
-import { CREDIT_SEARCH_LEADS } from '../../../nodes/PartnerLeads/methods/creditSearch';
+import { CREDIT_SEARCH_LEADS } from '../../../nodes/PartnerLeads/methods/partnerAndAgentSearch';
 import {
 	createParameters,
 	editorContext,

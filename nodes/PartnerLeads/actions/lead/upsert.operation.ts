@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { createLead, leadFieldValue, patchLead } from '../../../shared/leads';
@@ -117,6 +122,46 @@ class LeadsByMatchValue {
 	}
 }
 
+/** The item's lead values and its match value; an item without a match value cannot run. */
+function readUpsertItem(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	input: INodeExecutionData,
+	schema: LeadField[],
+	matchField: LeadField,
+): UpsertItem {
+	const values = readValidLeadValues.call(this, itemIndex, input, schema, 'upsert');
+	const key = matchKey(values[matchField.fieldId], matchField);
+	if (key === undefined) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`${fieldName(matchField)} has no value, so the lead cannot be matched`,
+			{
+				itemIndex,
+				description: `Create or Update looks leads up by the Match Field. Give ${matchField.label} a value in Lead Fields or the input item, or choose another Match Field.`,
+			},
+		);
+	}
+	return { key, values };
+}
+
+/** An item not sent because an earlier create with its match value got no clear answer. */
+function mayExistError(
+	context: IExecuteFunctions,
+	matchField: LeadField,
+	key: string,
+	itemIndex: number,
+): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		`Not created: an earlier item with the same ${matchField.label} may already have created this lead`,
+		{
+			itemIndex,
+			description: `Creating the lead for an earlier item with ${fieldName(matchField)} "${key}" got no clear answer, so the lead may exist: this item was not sent, to avoid a duplicate. Check with Lead > Get Many, then run the workflow again: Create or Update will then find the lead and update it.`,
+		},
+	);
+}
+
 export const execute = defineOperation(async function (items, run) {
 	const schema = withCreditFields(await run.leadSchema());
 	const matchField = matchFieldOf.call(this, schema);
@@ -139,16 +184,7 @@ export const execute = defineOperation(async function (items, run) {
 			const lead = await patchLead.call(this, existingId, body, request);
 			return { ...lead, [UPSERT_ACTION_FIELD]: 'updated' };
 		}
-		if (maybeCreated.has(key)) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`Not created: an earlier item with the same ${matchField.label} may already have created this lead`,
-				{
-					itemIndex,
-					description: `Creating the lead for an earlier item with ${fieldName(matchField)} "${key}" got no clear answer, so the lead may exist: this item was not sent, to avoid a duplicate. Check with Lead > Get Many, then run the workflow again: Create or Update will then find the lead and update it.`,
-				},
-			);
-		}
+		if (maybeCreated.has(key)) throw mayExistError(this, matchField, key, itemIndex);
 		const createValues = writableValues(values, schema, 'create');
 		const missing = missingRequiredFields(createValues, schema);
 		if (missing.length > 0) throw invalidLeadError(this.getNode(), missing, itemIndex);
@@ -164,21 +200,8 @@ export const execute = defineOperation(async function (items, run) {
 
 	return {
 		parallel: true,
-		prepare: (itemIndex): UpsertItem => {
-			const values = readValidLeadValues.call(this, itemIndex, items[itemIndex], schema, 'upsert');
-			const key = matchKey(values[matchField.fieldId], matchField);
-			if (key === undefined) {
-				throw new NodeOperationError(
-					this.getNode(),
-					`${fieldName(matchField)} has no value, so the lead cannot be matched`,
-					{
-						itemIndex,
-						description: `Create or Update looks leads up by the Match Field. Give ${matchField.label} a value in Lead Fields or the input item, or choose another Match Field.`,
-					},
-				);
-			}
-			return { key, values };
-		},
+		prepare: (itemIndex) =>
+			readUpsertItem.call(this, itemIndex, items[itemIndex], schema, matchField),
 		beforeRequests: async () => await lookup.load(this),
 		run: async (itemIndex, item: UpsertItem, request) => {
 			const previous = previousWithKey.get(item.key);

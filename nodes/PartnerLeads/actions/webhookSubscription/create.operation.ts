@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { isLoopbackHost } from '../../../shared/transport/connection';
 import { apiRequest } from '../../../shared/transport/request';
 import { isRecord } from '../../../shared/record';
 import { LEAD_TOPIC_OPTIONS } from '../../../shared/topics';
@@ -43,10 +44,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-function isLoopback(hostname: string): boolean {
-	return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
-
 /** The service delivers to HTTPS receivers only. Plain http is left to the service only on loopback (local tests). */
 function receiverUrl(this: IExecuteFunctions, itemIndex: number): string {
 	const raw = String(this.getNodeParameter('url', itemIndex, '')).trim();
@@ -58,7 +55,7 @@ function receiverUrl(this: IExecuteFunctions, itemIndex: number): string {
 	}
 	if (
 		!url ||
-		(url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname)))
+		(url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
 	) {
 		throw new NodeOperationError(
 			this.getNode(),

@@ -6,15 +6,12 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import {
-	connectionFromCredentials,
-	credentialProblemText,
-	isCredentialProblem,
-} from './connection';
-import { describeFailure, readHttpFailure } from './errors';
-import { redactSecrets } from './redact';
-import { serviceUrl } from './request';
-import { requestAccessToken } from './token';
+import { connectionFromCredentials } from '../transport/connection';
+import { describeFailure, readHttpFailure } from '../transport/errors';
+import { redactSecrets } from '../transport/redact';
+import { serviceUrl } from '../transport/request';
+import { requestAccessToken } from '../transport/token';
+import { credentialProblemText, isCredentialProblem } from './credentialProblem';
 
 /**
  * The credential's Test button, in code rather than as a declarative test request: n8n 1.x
