@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { LeadEvent } from './events';
+import { registerNodeMemory } from './processMemory';
 
 /**
  * Duplicate and replay suppression for the events a trigger node turned into executions.
@@ -17,8 +18,6 @@ import type { LeadEvent } from './events';
 export const SEEN_EVENTS_CAPACITY = 10_000;
 
 /** One remembered event in static data: 16 hex key, 8 hex event time (seconds), one separator. */
-export const SEEN_EVENT_BYTES = 25;
-
 const KEY_LENGTH = 16;
 const SEPARATOR = ' ';
 const STORE_KEY = 'recentEvents';
@@ -151,6 +150,27 @@ function readStored(raw: unknown): StoredEvents | undefined {
 const memories = new Map<string, RecentEvents>();
 const inProgress = new Map<string, Set<string>>();
 
+/** The scopes of one trigger node (eventScope in delivery.ts): its test URL apart. */
+function scopesOf(workflowId: string, nodeId: string): string[] {
+	return [`${workflowId}:${nodeId}:production`, `${workflowId}:${nodeId}:test`];
+}
+
+registerNodeMemory('recentEvents', {
+	get size() {
+		return memories.size;
+	},
+	forget: (workflowId, nodeId) => {
+		for (const scope of scopesOf(workflowId, nodeId)) memories.delete(scope);
+	},
+});
+// Emptied by the deliveries themselves (release); a delivery still running keeps its claim.
+registerNodeMemory('deliveriesInProgress', {
+	get size() {
+		return inProgress.size;
+	},
+	forget: () => undefined,
+});
+
 export type Recall = 'new' | 'seen' | 'forgotten';
 
 export interface SeenEventsOptions {
@@ -202,11 +222,6 @@ export class SeenEvents {
 	recall(mark: EventMark): Recall {
 		if (this.memory.has(mark.key)) return 'seen';
 		return mark.time <= this.memory.forgottenUpTo ? 'forgotten' : 'new';
-	}
-
-	/** The newest event time forgotten so far (0 when none): older events are refused. */
-	get forgottenUpTo(): number {
-		return this.memory.forgottenUpTo;
 	}
 
 	/**

@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'crypto'
 import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport/connection';
+import { registerNodeMemory } from './processMemory';
 
 /**
  * Signing secrets are kept in the workflow's static data, which n8n shows to anyone who can
@@ -80,6 +81,16 @@ export class SecretBox {
  */
 const boxes = new Map<string, SecretBox>();
 
+registerNodeMemory('secretBoxes', {
+	get size() {
+		return boxes.size;
+	},
+	forget: (workflowId, nodeId) => {
+		const prefix = `${workflowId}\n${nodeId}\n`;
+		for (const key of boxes.keys()) if (key.startsWith(prefix)) boxes.delete(key);
+	},
+});
+
 function boxKey(context: IHookFunctions | IWebhookFunctions): string {
 	const node = context.getNode();
 	const credentialId = node.credentials?.[CREDENTIAL_TYPE]?.id ?? '';
@@ -116,9 +127,4 @@ export function rememberedSecretBox(
 	context: IHookFunctions | IWebhookFunctions,
 ): SecretBox | undefined {
 	return boxes.get(boxKey(context));
-}
-
-/** After deactivation: nothing left for the box to open. */
-export function forgetSecretBox(context: IHookFunctions | IWebhookFunctions): void {
-	boxes.delete(boxKey(context));
 }

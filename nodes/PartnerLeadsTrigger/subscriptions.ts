@@ -6,7 +6,8 @@ import { allOf } from '../shared/transport/paging';
 import { apiRequest } from '../shared/transport/request';
 import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from './events';
-import { forgetSecretBox, freshSecretBox } from './secretBox';
+import { forgetTriggerNode } from './processMemory';
+import { freshSecretBox } from './secretBox';
 import type { StoredSubscription, StoredSubscriptions } from './state';
 import {
 	clearStoredSubscriptions,
@@ -337,6 +338,6 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 		);
 	}
 	clearStoredSubscriptions(nodeData);
-	forgetSecretBox(this);
+	forgetTriggerNode(this.getWorkflow().id, this.getNode().id);
 	return true;
 }

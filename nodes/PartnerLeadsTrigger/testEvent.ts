@@ -1,5 +1,7 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
+import { registerNodeMemory } from './processMemory';
+
 /**
  * "Listen for test event": n8n runs the test delivery's execution in manual mode, and in
  * manual mode it calls a trigger node's `trigger()` and takes what it emits, not what the
@@ -12,6 +14,15 @@ import type { INodeExecutionData } from 'n8n-workflow';
 const HANDOVER_TTL_MS = 5 * 60_000;
 
 const handovers = new Map<string, { data: INodeExecutionData[][]; atMs: number }>();
+
+// Not forgotten on deactivation: n8n may stop listening before the manual execution takes
+// the event. Stale entries go with the next handover (HANDOVER_TTL_MS).
+registerNodeMemory('testEventHandovers', {
+	get size() {
+		return handovers.size;
+	},
+	forget: () => undefined,
+});
 
 function keyOf(workflowId: string | undefined, nodeId: string): string {
 	return `${workflowId ?? ''}:${nodeId}`;

@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
+import { registerNodeMemory } from '../processMemory';
+
 /**
  * What the trigger knows about each lead's changes, so that recovery (listing the portal's
  * leads) and live deliveries run every change once between them:
@@ -141,6 +143,13 @@ class Memory {
 }
 
 const memories = new Map<string, Memory>();
+
+registerNodeMemory('recoveryLedgers', {
+	get size() {
+		return memories.size;
+	},
+	forget: (workflowId, nodeId) => memories.delete(`${workflowId}:${nodeId}:production`),
+});
 
 export interface LedgerOptions {
 	maxAgeSeconds: number;

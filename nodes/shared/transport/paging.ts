@@ -71,10 +71,6 @@ export class ListReader<T> {
 	/** the largest page actually answered (a resumed reader's largestPage is a guess) */
 	private pageSize = 0;
 	private readonly ahead: ReadAhead;
-	/** requests made so far, read-ahead ones included (for benchmarks and tests) */
-	get requests(): number {
-		return this.ahead.requests;
-	}
 
 	constructor(
 		private readonly context: PartnerLeadsFunctions,
@@ -251,7 +247,6 @@ class ReadAhead {
 	/** requests sent ahead and not used, until they are answered */
 	private readonly unused = new Set<Promise<unknown>>();
 	window = 1;
-	requests = 0;
 
 	constructor(
 		private readonly send: (qs: { skip: number; limit: number }) => Promise<unknown>,
@@ -309,7 +304,6 @@ class ReadAhead {
 	}
 
 	private sendNow(qs: { skip: number; limit: number }): Promise<unknown> {
-		this.requests++;
 		const answer = this.send(qs);
 		answer.catch(() => undefined);
 		return answer;

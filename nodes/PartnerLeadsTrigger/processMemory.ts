@@ -1,0 +1,36 @@
+/**
+ * Everything the trigger keeps in process memory beyond static data, listed in one place,
+ * so that a deactivated trigger node leaves nothing behind in a long-running n8n that
+ * activates and deactivates many workflows, and so the sizes can be reported.
+ *
+ * | What (module) | Per | Until |
+ * |---|---|---|
+ * | recent events (deduplication.ts) | trigger node and mode | deactivation |
+ * | deliveries in progress (deduplication.ts) | trigger node and mode | the delivery ends |
+ * | recovery ledger (recovery/ledger.ts) | trigger node | deactivation |
+ * | secret boxes (secretBox.ts) | trigger node and credential | deactivation |
+ * | test-event handovers (testEvent.ts) | trigger node | taken, or 5 minutes |
+ */
+export interface NodeMemory {
+	/** entries held now */
+	readonly size: number;
+	/** forgets what is kept for one trigger node; its subscriptions are gone */
+	forget(workflowId: string, nodeId: string): void;
+}
+
+const memories = new Map<string, NodeMemory>();
+
+/** Called once by each module that keeps process memory, when it is loaded. */
+export function registerNodeMemory(name: string, memory: NodeMemory): void {
+	memories.set(name, memory);
+}
+
+/** After deactivation: the node's subscriptions and their secrets are gone, so is what served them. */
+export function forgetTriggerNode(workflowId: string | undefined, nodeId: string): void {
+	for (const memory of memories.values()) memory.forget(workflowId ?? '', nodeId);
+}
+
+/** How many entries each process memory holds now (for diagnostics and tests). */
+export function processMemorySizes(): Record<string, number> {
+	return Object.fromEntries([...memories].map(([name, memory]) => [name, memory.size]));
+}
