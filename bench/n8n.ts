@@ -7,7 +7,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { N8nHarness } from '../test/harness/harness';
 import type { NodeRun } from '../test/harness/harness';
-import { mapper } from '../test/nodes/partner-leads/fixtures';
+import { mapper } from '../test/support/fixtures';
 import type { RemoteSimulator } from './sim';
 
 export const NODE_UNDER_TEST = 'Node Under Test';

@@ -130,13 +130,12 @@ describe('npm run demo', () => {
 		}
 	});
 
-	it('prints the account without secrets, quickly', () => {
+	it('prints the account without secrets', () => {
 		expect(text).toContain(`${account.push.created.length} leads created`);
 		expect(text).toContain(`${account.trigger.duplicatesSuppressed} duplicate deliver`);
 		expect(text).toContain('0 subscriptions left on the service');
 		expect(text).not.toMatch(SECRET_PATTERN);
 		expect(text).not.toContain(sim.defaultKey.clientSecret);
-		expect(account.durationMs).toBeLessThan(20_000);
 	});
 });
 

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { STANDARD_LEAD_FIELD_IDS } from '../../nodes/PartnerLeads/helpers/schema';
 
 /**
- * Generators shared by the property-based tests: lead schemas in every shape DESIGN.md
- * says the client must accept (and a good deal it should merely survive), and item values
+ * Generators shared by the property-based tests: lead schemas in every shape a schema answer may take
+ * that the client must accept (and a good deal it should merely survive), and item values
  * as workflows produce them.
  */
 
@@ -126,7 +126,7 @@ const optionTextArb: fc.Arbitrary<string> = fc.oneof(
 	fc.string({ maxLength: 8 }),
 );
 
-/** One picklist item in any of the shapes DESIGN.md lists (strings or {value,label}), plus broken ones. */
+/** One picklist item in any shape the service may send (strings or {value,label}), plus broken ones. */
 export const optionItemArb: fc.Arbitrary<unknown> = fc.oneof(
 	{ weight: 4, arbitrary: fc.record({ value: optionTextArb, label: optionTextArb }) },
 	{ weight: 2, arbitrary: fc.record({ value: optionTextArb }) },

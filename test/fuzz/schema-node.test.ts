@@ -3,7 +3,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { readLeadSchema } from '../../nodes/PartnerLeads/helpers/schema';
 import { N8nHarness } from '../harness/harness';
-import { mapper } from '../nodes/partner-leads/fixtures';
+import { mapper } from '../support/fixtures';
 import { DEFAULT_LEAD_SCHEMA, startSimulator } from '../simulator';
 import type { Simulator } from '../simulator/types';
 import {
@@ -44,7 +44,7 @@ describe('fuzz: Lead > Create and Create or Update through n8n-core with random 
 		expect(looksPolluted()).toBe(false);
 	});
 
-	/** The portal's real schema with its picklists re-shaped as DESIGN.md allows, plus a few random entries. */
+	/** The portal's real schema with its picklists re-shaped in every form the service may use, plus a few random entries. */
 	const plausibleEntriesArb: fc.Arbitrary<unknown[]> = fc
 		.tuple(
 			fc.constantFrom('picklistValues', 'options', 'values'),

@@ -7,7 +7,7 @@ import {
 	leastListRequestsFor,
 	listRequestsFor,
 	routeCount,
-} from '../nodes/partner-leads/fixtures';
+} from '../support/fixtures';
 import { startRecordingProxy } from '../nodes/partner-leads/proxy';
 
 /**

@@ -168,9 +168,22 @@ describe('secrets audit: the client secret, access tokens and signing secrets ne
 		recordTokens(harness);
 	});
 
+	// After whichever tests ran, in any order or filtered: secrets learnt late (e.g. tokens
+	// issued in the last test) are checked against everything captured before them.
 	afterAll(async () => {
-		capture.stop();
-		await sim.close();
+		try {
+			expectNoLeaks();
+			// For the report: whether errors of ours carry a `cause` (n8n's NodeApiError keeps the
+			// error it wraps there); when they do, it was scanned like everything else.
+			const withCause = causes.filter((entry) => entry.hasCause).map((entry) => entry.where);
+			if (process.env.AUDIT_VERBOSE)
+				console.log(
+					`errors with a cause: ${withCause.length}/${causes.length}: ${withCause.join('; ')}`,
+				);
+		} finally {
+			capture.stop();
+			await sim.close();
+		}
 	});
 
 	afterEach(() => {
@@ -609,21 +622,5 @@ describe('secrets audit: the client secret, access tokens and signing secrets ne
 		expect(result.figures.items.pushed).toBeGreaterThan(0);
 		expect(result.figures.events.executionsStarted).toBeGreaterThan(0);
 		expectNoLeaks();
-	});
-
-	it('finally: nothing captured anywhere holds any of the secrets seen during the whole audit', () => {
-		// Secrets learnt late (e.g. tokens issued in the last test) are checked against everything.
-		expect(registry.count('client secret')).toBeGreaterThanOrEqual(5);
-		expect(registry.count('access token')).toBeGreaterThanOrEqual(4);
-		expect(registry.count('signing secret')).toBeGreaterThanOrEqual(6);
-		expect(capture.records.length).toBeGreaterThan(0);
-		expectNoLeaks();
-		// For the report: whether errors of ours carry a `cause` (n8n's NodeApiError keeps the
-		// error it wraps there); when they do, it was scanned above like everything else.
-		const withCause = causes.filter((entry) => entry.hasCause).map((entry) => entry.where);
-		if (process.env.AUDIT_VERBOSE)
-			console.log(
-				`errors with a cause: ${withCause.length}/${causes.length}: ${withCause.join('; ')}`,
-			);
 	});
 });

@@ -10,7 +10,7 @@ import { newRequestId } from './ids';
 import { personalityOf, type Personality } from './personality';
 
 /**
- * Response envelopes (DESIGN.md "Decisions"):
+ * Response envelopes (the default personality's; others send bare bodies):
  *   success  { data, context: { requestId }, status }
  *   error    { status, error: { code, message, details? }, context: { requestId } }
  * Every response also carries an `x-request-id` header with the same id.

@@ -50,6 +50,14 @@ export class FaultInjector {
 		this.byRoute.clear();
 	}
 
+	/** Whether the route still has a scheduled 5xx (next5xx); takes it. */
+	takeScheduled5xx(route: string): boolean {
+		const own = this.byRoute.get(route);
+		if (!own?.next5xx || own.next5xx <= 0) return false;
+		own.next5xx--;
+		return true;
+	}
+
 	/** '*' faults with the route's own faults on top. */
 	effective(route: string): RouteFaults | undefined {
 		const all = this.byRoute.get('*');
@@ -122,6 +130,10 @@ export function trafficMiddleware(faults: FaultInjector, stats: StatsRecorder): 
 				undefined,
 				{ 'Retry-After': String(retryAfter) },
 			);
+		}
+		if (faults.takeScheduled5xx(route)) {
+			const [code, message] = SERVER_ERRORS[503];
+			return sendError(res, 503, code, message);
 		}
 		if (dice.chance(active.rate5xx)) {
 			const status = dice.pick([500, 502, 503]);

@@ -1,7 +1,7 @@
 import type { SchemaFieldType } from './types';
 
 /**
- * Value checks per schema `type` (DESIGN.md: string, textarea, email, phone, url, number,
+ * Value checks per schema `type` (the type names the field-type table knows: string, textarea, email, phone, url, number,
  * currency, boolean, date, datetime, picklist, multipicklist; unknown types are strings).
  */
 

@@ -1,6 +1,7 @@
 /**
  * Partner Referral Service simulator: a faithful local stand-in for the service in
- * `shared/spec/partner-referral-service.md`, with the open points decided as in DESIGN.md.
+ * `shared/spec/partner-referral-service.md`; where the spec says "not shown", the default
+ * personality makes one plausible choice and the others vary it (personality.ts).
  *
  *   const sim = await startSimulator({ allowInsecureLoopbackWebhooks: true });
  *   // sim.url / sim.devUrl / sim.authUrl / sim.companyId / sim.defaultKey -> credential values

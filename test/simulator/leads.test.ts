@@ -2,7 +2,7 @@ import { startSimulator } from './index';
 import { apiClient, detail, detailFields, expectError, tokenFor, validLead } from './test-helpers';
 import type { Simulator } from './types';
 
-/** Spec section 4: get, update (PATCH) and list leads; DESIGN.md paging (skip/limit, short last page). */
+/** Spec section 4: get, update (PATCH) and list leads; paging by skip/limit, where a short page is not the end. */
 
 let sim: Simulator;
 let client: ReturnType<typeof apiClient>;

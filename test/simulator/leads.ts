@@ -16,7 +16,7 @@ import { validateLeadCreate, validateLeadUpdate, type WriteContext } from './val
 
 /**
  * Lead REST endpoints (spec section 4) under `{base}/1.0/api/company/{companyId}`.
- * The bearer/company check has already run (auth.ts). Default personality (DESIGN.md):
+ * The bearer/company check has already run (auth.ts). Default personality:
  *   create  -> 201 { data: lead }
  *   update  -> 200 { data: updated lead }
  *   list    -> 200 { data: [...] }, ?skip=N&limit=M, limit 1..100 (default 20), oldest first.

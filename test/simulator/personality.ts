@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
- * Personalities: the plausible services behind the spec's "not shown" points (DESIGN.md,
- * "The service is unknown where the spec says not shown"). The default is the simulator's
+ * Personalities: the plausible services behind the spec's "not shown" points: where the
+ * spec says "not shown", the service is unknown, so no client may rely on one answer. The default is the simulator's
  * own guess; the other presets together take every variant of every axis at least once, so a
  * client tested under all of them does not depend on one guess.
  *
@@ -55,7 +55,7 @@ export interface Personality {
 export const DEFAULT_PERSONALITY: Personality = Object.freeze({
 	name: 'default',
 	description:
-		'The simulator as DESIGN.md decides: wrapped bodies, limit honoured up to 100, 401, JSON errors, 24-hex ids',
+		"The simulator's own guess: wrapped bodies, limit honoured up to 100, 401, JSON errors, 24-hex ids",
 	listPageCap: null,
 	listHints: 'none',
 	bodies: 'wrapped',

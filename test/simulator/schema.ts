@@ -2,10 +2,11 @@ import type { SchemaField, SchemaFieldType } from './types';
 
 /**
  * The portal's lead schema. The spec leaves the field list, the `type` values and the
- * picklist shape open; DESIGN.md fixes them (picklistValues: [{ value, label }]).
+ * picklist shape open; the default answer uses picklistValues: [{ value, label }] (the fuzz
+ * tests send every other shape).
  */
 
-/** Standard lead fields (DESIGN.md); every other fieldId is custom and goes under customFields. */
+/** Standard lead fields: top level in a lead; every other fieldId is custom and goes under customFields. */
 export const STANDARD_LEAD_FIELD_IDS: readonly string[] = Object.freeze([
 	'firstName',
 	'lastName',

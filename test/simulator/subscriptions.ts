@@ -17,7 +17,7 @@ import type { ApiKey, LeadTopic, Subscription } from './types';
 /**
  * Webhook management (spec section 4) under `{base}/1.0/webhooks/companies/{companyId}/subscriptions`.
  * A subscription belongs to the key that created it: other keys neither list nor delete it.
- * Default personality (DESIGN.md): list -> { status: 200, data: [{ id, topic, url, createdAt }] } (never the secret),
+ * Default personality: list -> { status: 200, data: [{ id, topic, url, createdAt }] } (never the secret),
  * all at once, delete -> { status: 200, data: { id, deleted: true } }, unknown id -> 404. Personalities
  * with `pagesSubscriptions` page the list like GET /leads (oldest first).
  */

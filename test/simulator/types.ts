@@ -3,7 +3,7 @@
  *
  * Tests, benchmarks, the demo and the e2e suite code against these types only.
  * The simulator implements the spec (`../shared/spec/partner-referral-service.md`) with the
- * open points decided as in `../shared/DESIGN.md`.
+ * open points answered by a personality (personality.ts).
  *
  * Addresses (all on 127.0.0.1, one port):
  *   production API base address      `${url}`      e.g. http://127.0.0.1:4010/prod
@@ -138,6 +138,8 @@ export interface RouteFaults {
 	retryAfterSeconds?: number;
 	/** share (0..1) of requests answered 500/502/503 before the handler runs (nothing is changed) */
 	rate5xx?: number;
+	/** the next this many requests are answered 503 before the handler runs, then none: no dice */
+	next5xx?: number;
 	/** share (0..1) of requests whose effect IS applied but whose response is a 5xx (tests "never send a create twice") */
 	rate5xxAfterEffect?: number;
 	/** added latency in ms */

@@ -56,16 +56,29 @@ describe('transport: 429, 5xx and lost connections', () => {
 		expect(sim.control.listLeads()).toHaveLength(40);
 	});
 
-	it('5xx on GET is retried until it succeeds', async () => {
-		sim.control.setFaults('GET /schema/lead', { rate5xx: 0.3 });
-		const items = Array.from({ length: 50 }, () => ({
+	it('5xx on GET is retried until it succeeds: 3 in a row, the most a request retries', async () => {
+		// Scheduled, not dice: the first request meets exactly three 5xx, the retry limit.
+		sim.control.setFaults('GET /schema/lead', { next5xx: 3 });
+		const items = Array.from({ length: 5 }, () => ({
 			method: 'GET',
 			path: '/schema/lead',
 			what: 'lead schema',
 		}));
 		const run = await harness.runNode({ type: 'test.transportProbe', parameters: {}, items });
 		expect(run.error).toBeUndefined();
-		expect(sim.control.stats().statusesByRoute['GET /schema/lead'][200]).toBe(50);
+		const statuses = sim.control.stats().statusesByRoute['GET /schema/lead'];
+		expect(statuses).toEqual({ 200: 5, 503: 3 });
+	});
+
+	it('a GET that meets a 5xx once more than the retries fails, saying it was retried', async () => {
+		sim.control.setFaults('GET /schema/lead', { next5xx: 4 });
+		const run = await harness.runNode({
+			type: 'test.transportProbe',
+			parameters: {},
+			items: [{ method: 'GET', path: '/schema/lead', what: 'lead schema' }],
+		});
+		expect(run.error?.message).toMatch(/could not handle the request \(HTTP 503\)/);
+		expect(sim.control.stats().statusesByRoute['GET /schema/lead']).toEqual({ 503: 4 });
 	});
 
 	it('with 5xx injected on create, the simulator receives no duplicate lead', async () => {

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { plainHttpProblem } from '../../nodes/shared/transport/connection';
 import { N8nHarness, simulatorCredentialData } from '../harness/harness';
 import type { NodeRun } from '../harness/harness';
@@ -31,6 +31,22 @@ function visibleText(run: NodeRun): string {
 		run.error?.description ?? '',
 		run.items.map((item) => item.json),
 	]);
+}
+
+/**
+ * Time moved by hand instead of waited for: Date.now, which the node, the credential and the
+ * simulator's token expiry all read, runs ahead by what `advance` added.
+ */
+function movableClock(): { advance(ms: number): void; restore(): void } {
+	const realNow = Date.now.bind(Date);
+	let aheadMs = 0;
+	const now = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + aheadMs);
+	return {
+		advance: (ms) => {
+			aheadMs += Math.max(0, ms);
+		},
+		restore: () => now.mockRestore(),
+	};
 }
 
 describe('credential: cached client-credentials token', () => {
@@ -78,21 +94,24 @@ describe('credential: cached client-credentials token', () => {
 	});
 
 	it('a token that expires by its lifetime is renewed without failing the run', async () => {
+		const clock = movableClock();
 		const shortLived = await startSimulator({ tokenLifetimeSeconds: 1 });
 		try {
 			const harness = new N8nHarness(shortLived);
 			expect((await probe(harness, [schemaRequest])).error).toBeUndefined();
-			await new Promise((resolve) => setTimeout(resolve, 1100));
+			clock.advance(1100);
 			const run = await probe(harness, [schemaRequest, schemaRequest]);
 			expect(run.error).toBeUndefined();
 			expect(shortLived.control.stats().tokenRequests).toBe(2);
 		} finally {
 			await shortLived.close();
+			clock.restore();
 		}
 	});
 
 	it('a token near expiry is renewed before it is used, without a 401', async () => {
 		// lifetime 4 s: renewal is due in its last 10% (0.4 s)
+		const clock = movableClock();
 		const shortLived = await startSimulator({ tokenLifetimeSeconds: 4 });
 		try {
 			const harness = new N8nHarness(shortLived);
@@ -100,9 +119,7 @@ describe('credential: cached client-credentials token', () => {
 			const renewalDueAt = Number(harness.storedCredential()?.renewalDueAt);
 			const issuedToken = harness.storedCredential()?.accessToken;
 			expect(renewalDueAt).toBeGreaterThan(Date.now());
-			await new Promise((resolve) =>
-				setTimeout(resolve, Math.max(0, renewalDueAt - Date.now() + 50)),
-			);
+			clock.advance(renewalDueAt - Date.now() + 50);
 			const run = await probe(harness, [schemaRequest, schemaRequest]);
 			expect(run.error).toBeUndefined();
 			const stats = shortLived.control.stats();
@@ -112,6 +129,7 @@ describe('credential: cached client-credentials token', () => {
 			expect(Number(harness.storedCredential()?.renewalDueAt)).toBeGreaterThan(renewalDueAt);
 		} finally {
 			await shortLived.close();
+			clock.restore();
 		}
 	});
 

@@ -1,10 +1,11 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-require-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @typescript-eslint/no-require-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 import type * as HarnessModule from '../../harness/harness';
 import type { N8nHarness } from '../../harness/harness';
 import type * as WebhooksModule from '../../harness/webhooks';
 import type { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
 import { LogCapture } from '../../security/capture';
+import { sleep } from '../../simulator/test-helpers';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, executedEvents, post, setUp, signed, storedSecret } from './helpers';
 
@@ -151,12 +152,16 @@ describe('PartnerLeadsTrigger deliveries', () => {
 		setup = await setUp({ events: ['lead/create'] });
 		await setup.host.activate();
 		const [lead] = setup.sim.control.seedLeads(1);
-		setup.sim.control.setFaults('GET /leads/:id', { latencyMs: 300 });
+		// The first delivery's lead fetch is held for a second; the second delivery is sent once
+		// the service has received that fetch, so the first is certainly still being processed.
+		setup.sim.control.setFaults('GET /leads/:id', { latencyMs: 1000 });
 		const secret = storedSecret(setup, 'lead/create');
 		const delivery = signed(secret, lead.id, 'lead/create');
 		const url = setup.host.webhookUrl();
 		const first = post(url, delivery.rawBody, delivery.headers);
-		await new Promise((resolve) => setTimeout(resolve, 100));
+		const fetches = () => setup.sim.control.stats().byRoute['GET /leads/:id'] ?? 0;
+		for (let turn = 0; turn < 500 && fetches() === 0; turn++) await sleep(5);
+		expect(fetches()).toBe(1);
 		const second = await post(url, delivery.rawBody, delivery.headers);
 		expect(second).toBe(503);
 		expect(await first).toBe(200);

@@ -1,3 +1,5 @@
+import { timingSafeEqual } from 'crypto';
+
 import { parseLeadEvent } from '../../../nodes/PartnerLeadsTrigger/events';
 import {
 	verifyLegacySignature,
@@ -5,12 +7,18 @@ import {
 } from '../../../nodes/PartnerLeadsTrigger/signature';
 import { signedDelivery } from '../../simulator';
 
+// The real comparison, watched: which buffers each verdict was compared with.
+jest.mock('crypto', () => {
+	const actual = jest.requireActual<typeof import('crypto')>('crypto');
+	return { ...actual, timingSafeEqual: jest.fn(actual.timingSafeEqual) };
+});
+
 describe('signature', () => {
 	const secret = 'whsec_unit';
 	const delivery = signedDelivery(secret, 'lead-1', 'lead/update', '2026-01-02T03:04:05.678Z');
 	const raw = Buffer.from(delivery.rawBody);
 
-	it('verifies v2 over the raw bytes, in constant time, refusing anything malformed', () => {
+	it('verifies v2 over the raw bytes, refusing anything malformed', () => {
 		const v2 = delivery.headers['x-svc-signature-v2'];
 		expect(verifyV2Signature(raw, v2, secret)).toBe(true);
 		expect(verifyV2Signature(raw, v2.toUpperCase(), secret)).toBe(true);
@@ -18,6 +26,27 @@ describe('signature', () => {
 		expect(verifyV2Signature(Buffer.from(`${delivery.rawBody} `), v2, secret)).toBe(false);
 		for (const bad of [undefined, '', v2.slice(2), `${v2}00`, 'z'.repeat(64), `sha256=${v2}`]) {
 			expect(verifyV2Signature(raw, bad, secret)).toBe(false);
+		}
+	});
+
+	it('compares both signatures in constant time: crypto.timingSafeEqual over two 32-byte digests, right or wrong', () => {
+		const compare = jest.mocked(timingSafeEqual);
+		compare.mockClear();
+		const v2 = delivery.headers['x-svc-signature-v2'];
+		const wrongV2 = `${v2.slice(0, -1)}${v2.endsWith('0') ? '1' : '0'}`;
+		expect(verifyV2Signature(raw, v2, secret)).toBe(true);
+		expect(verifyV2Signature(raw, wrongV2, secret)).toBe(false);
+		const event = parseLeadEvent(raw)!;
+		const legacy = delivery.headers['x-svc-signature'];
+		expect(verifyLegacySignature(event, legacy, secret)).toBe(true);
+		expect(verifyLegacySignature({ ...event, id: 'lead-2' }, legacy, secret)).toBe(false);
+		// every verdict, the wrong ones included, came from the constant-time comparison
+		expect(compare).toHaveBeenCalledTimes(4);
+		for (const [presented, expected] of compare.mock.calls) {
+			expect([
+				Buffer.byteLength(presented as Buffer),
+				Buffer.byteLength(expected as Buffer),
+			]).toEqual([32, 32]);
 		}
 	});
 

@@ -9,7 +9,7 @@ import {
 	personFromItem,
 	resetEditorCache,
 	routeCount,
-} from './fixtures';
+} from '../../support/fixtures';
 
 /**
  * The action node as an AI Agent's tool (the `…partnerLeadsTool` type n8n derives from

@@ -10,7 +10,7 @@ import {
 	requestsToRead,
 	resetEditorCache,
 	routeCount,
-} from './fixtures';
+} from '../../support/fixtures';
 
 describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', () => {
 	let sim: Simulator;

@@ -13,7 +13,7 @@ import {
 	personFromItem,
 	resetEditorCache,
 	routeCount,
-} from './fixtures';
+} from '../../support/fixtures';
 
 describe('PartnerLeads: Lead > Create', () => {
 	let sim: Simulator;

@@ -16,7 +16,7 @@ import {
 	requestsToRead,
 	resetEditorCache,
 	routeCount,
-} from './fixtures';
+} from '../../support/fixtures';
 
 describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 	let sim: Simulator;

@@ -14,7 +14,7 @@ import {
 	personFromItem,
 	resetEditorCache,
 	routeCount,
-} from './fixtures';
+} from '../../support/fixtures';
 import { startRecordingProxy } from './proxy';
 
 describe('PartnerLeads: Lead > Update and Create or Update', () => {

@@ -2,7 +2,7 @@ import { MAX_PARALLEL_REQUESTS } from '../../../nodes/PartnerLeads/actions/itemL
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
-import { createParameters, jsonOf, pairedIndexes, people } from './fixtures';
+import { createParameters, jsonOf, pairedIndexes, people } from '../../support/fixtures';
 import { startRecordingProxy } from './proxy';
 
 describe('Parallel Requests in the node', () => {

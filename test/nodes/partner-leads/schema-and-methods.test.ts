@@ -10,7 +10,7 @@ import {
 	resetEditorCache,
 	routeCount,
 	schemaAsServed,
-} from './fixtures';
+} from '../../support/fixtures';
 
 describe('PartnerLeads: Lead Schema > Get and the editor methods', () => {
 	let sim: Simulator;

@@ -1,7 +1,13 @@
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
-import { editorContext, errorItemIndex, jsonOf, pairedIndexes, routeCount } from './fixtures';
+import {
+	editorContext,
+	errorItemIndex,
+	jsonOf,
+	pairedIndexes,
+	routeCount,
+} from '../../support/fixtures';
 
 describe('PartnerLeads: Webhook Subscription', () => {
 	let sim: Simulator;

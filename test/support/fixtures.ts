@@ -7,11 +7,11 @@ import type {
 } from 'n8n-workflow';
 import { LoadOptionsContext } from 'n8n-core';
 
-import { clearLeadSchemaCache } from '../../../nodes/PartnerLeads/helpers/schema';
-import { READ_AHEAD_PAGES } from '../../../nodes/shared/transport/paging';
-import type { N8nHarness, NodeRun } from '../../harness/harness';
-import { ACTION_NODE_TYPE } from '../../harness/harness';
-import type { Simulator } from '../../simulator/types';
+import { clearLeadSchemaCache } from '../../nodes/PartnerLeads/helpers/schema';
+import { READ_AHEAD_PAGES } from '../../nodes/shared/transport/paging';
+import type { N8nHarness, NodeRun } from '../harness/harness';
+import { ACTION_NODE_TYPE } from '../harness/harness';
+import type { Simulator } from '../simulator/types';
 
 /** Shared builders for the PartnerLeads node tests: parameters as n8n stores them. */
 
@@ -144,9 +144,18 @@ export function expectListRequests(actual: number, oneByOne: number): void {
 	expect(actual).toBeLessThanOrEqual(oneByOne + READ_AHEAD_PAGES);
 }
 
-/** List requests that read the first `count` records: a first page, then pages of `pageSize - 1` new ones. */
+/**
+ * List requests that read the first `count` records, walked page by page as the rule says:
+ * every page after the first starts at the last record already read (the anchor), so it
+ * brings at most `pageSize - 1` new ones.
+ */
 export function requestsToRead(count: number, pageSize: number): number {
-	return count <= pageSize ? 1 : 1 + Math.ceil((count - pageSize) / (pageSize - 1));
+	let requests = 0;
+	for (let read = 0; requests === 0 || read < count; requests++) {
+		const anchor = requests === 0 ? 0 : 1;
+		read += pageSize - anchor;
+	}
+	return requests;
 }
 
 /** The least a reading can cost: pages of records, and an empty page unless a hint ends the list. */
