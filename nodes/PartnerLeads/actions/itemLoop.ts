@@ -108,7 +108,8 @@ export async function runItemLoop<T>(
 
 	const limiter = new AdaptiveLimiter(steps.parallel ? limiterSettings(this) : 1);
 	const running = new Set<Promise<void>>();
-	// An object, not a `let`: it is written from inside the item tasks.
+	// An object, not a `let`: TypeScript does not see assignments made inside the item tasks,
+	// and would narrow a `let` to `undefined` at the checks after the loop.
 	const failed: { first?: { itemIndex: number; error: NodeApiError | NodeOperationError } } = {};
 
 	for (const [itemIndex, value] of prepared) {

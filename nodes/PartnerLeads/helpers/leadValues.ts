@@ -78,7 +78,10 @@ export function readCreditFields(
 	return values;
 }
 
-/** Test schemas may leave the credit fields out; they still exist on every lead. */
+/**
+ * A portal's schema answer may leave the credit fields out; they exist on every lead all the
+ * same, and a self-serve key must credit each new lead, so they are always offered and read.
+ */
 export function withCreditFields(schema: LeadField[]): LeadField[] {
 	const missing = CREDIT_FIELD_IDS.filter(
 		(fieldId) => !schema.some((field) => field.fieldId === fieldId),

@@ -204,7 +204,7 @@ export async function leadSchemaForEditor(this: PartnerLeadsFunctions): Promise<
 	return await fetchLeadSchema.call(this);
 }
 
-/** Tests and a credential change in the same process start from a clean cache. */
+/** Empties the editor cache, as a fresh n8n process starts (used by the tests between cases). */
 export function clearLeadSchemaCache(): void {
 	editorCache.clear();
 }
