@@ -65,7 +65,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 						typeOptions: { minValue: 1 },
 						default: DEFAULT_LIST_REQUESTS_PER_MINUTE,
 						description:
-							"At most this many list requests a minute on average: a poll is skipped while the last one's requests are not yet paid for. A portal of 1,000 leads is read at every 1-minute poll, one of 10,000 about every 5 minutes (pages of 100).",
+							"At most this many list requests a minute on average: a poll is skipped while the last read's requests are not yet paid for. With pages of 100, a portal of 1,000 leads is read at every 1-minute poll and one of 10,000 about every 4 minutes (pages of 7: about every hour).",
 					},
 				],
 			},

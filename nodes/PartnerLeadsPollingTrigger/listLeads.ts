@@ -13,6 +13,12 @@ export function transportContext(context: IPollFunctions): ITriggerFunctions {
 	return context as unknown as ITriggerFunctions;
 }
 
+/**
+ * Pages requested ahead while reading: every poll reads the whole list, and past its end
+ * each page read ahead is a request for nothing, so fewer than the transport's default.
+ */
+export const POLL_READ_AHEAD_PAGES = 4;
+
 export interface Listing {
 	leads: IDataObject[];
 	requests: number;
@@ -29,6 +35,7 @@ export async function listAllLeads(context: IPollFunctions): Promise<Listing> {
 	const pages = pagesOf.call(transportContext(context), {
 		path: '/leads',
 		what: 'list of leads',
+		readAhead: POLL_READ_AHEAD_PAGES,
 	}) as AsyncGenerator<IDataObject[]>;
 	try {
 		for await (const page of pages) {

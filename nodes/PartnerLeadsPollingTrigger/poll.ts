@@ -24,7 +24,7 @@ import { newestLeadSample } from './sample';
 export const POLL_TIMING = { settleMs: 2_000 };
 
 /** Default "List Requests per Minute": polls are spaced so that reading the list averages at most this. */
-export const DEFAULT_LIST_REQUESTS_PER_MINUTE = 20;
+export const DEFAULT_LIST_REQUESTS_PER_MINUTE = 30;
 
 /** Activations that start anew: the leads the portal holds then never run. */
 const NEW_ACTIVATIONS = new Set(['activate', 'create']);
