@@ -26,6 +26,7 @@ import { secretsAndReplays } from './scenarios/secrets-and-replays';
 import { cappedService } from './scenarios/capped-service';
 import { restartWithActiveTrigger } from './scenarios/restart';
 import { recoveryAfterDowntime } from './scenarios/recovery';
+import { pollingTrigger } from './scenarios/polling';
 import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
 import { plannedChecks, runVersion } from './version-session';
@@ -46,6 +47,7 @@ const ALL_SCENARIOS = [
 	cappedService,
 	examplesRun,
 	recoveryAfterDowntime,
+	pollingTrigger,
 	agentTool,
 	restartWithActiveTrigger,
 ];
