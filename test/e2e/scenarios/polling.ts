@@ -17,7 +17,7 @@ import type { Scenario } from './context';
 
 const NODE_NAME = 'Partner Leads Polling Trigger';
 
-function pollingWorkflow(credential: CredentialRef): WorkflowDefinition {
+export function pollingWorkflow(credential: CredentialRef): WorkflowDefinition {
 	return {
 		name: `e2e polling trigger ${randomUUID().slice(0, 8)}`,
 		nodes: [
@@ -47,7 +47,7 @@ function pollingWorkflow(credential: CredentialRef): WorkflowDefinition {
 type Polled = { event: { id: string; topic: string }; polled?: boolean; lead?: { id?: string } };
 
 /** Every item of every execution, oldest execution first, as `topic id`. */
-async function polledEvents(rest: N8nRest, workflowId: string): Promise<string[][]> {
+export async function polledEvents(rest: N8nRest, workflowId: string): Promise<string[][]> {
 	const executions = [...(await rest.listExecutions(workflowId))].reverse();
 	const items: string[][] = [];
 	for (const summary of executions) {
