@@ -21,6 +21,7 @@ import { describe, log, Report } from '../e2e/lib/report';
 import { BROWSER_CHECKS } from './checks';
 import { Editor, launchChromium } from './editor';
 import { E2E_N8N_VERSIONS } from '../e2e/versions';
+import { filterByName } from '../e2e/lib/name-filter';
 
 const VERSIONS = (process.env.N8N_BROWSER_VERSIONS || E2E_N8N_VERSIONS.join(','))
 	.split(',')
@@ -31,14 +32,7 @@ const SHOTS_DIR =
 const HARD_LIMIT_MS = (Number(process.env.N8N_BROWSER_TIMEOUT_MINUTES) || 20) * 60_000;
 
 /** N8N_BROWSER_CHECKS=word,word runs only the checks whose name contains one of the words. */
-const CHECK_FILTER = (process.env.N8N_BROWSER_CHECKS ?? '')
-	.split(',')
-	.map((word) => word.trim())
-	.filter(Boolean);
-const CHECKS =
-	CHECK_FILTER.length === 0
-		? BROWSER_CHECKS
-		: BROWSER_CHECKS.filter((check) => CHECK_FILTER.some((word) => check.name.includes(word)));
+const CHECKS = filterByName(BROWSER_CHECKS, process.env.N8N_BROWSER_CHECKS);
 
 const report = new Report();
 
