@@ -187,6 +187,11 @@ export interface SimulatorOptions {
 	delivery?: DeliveryOptions;
 	/** per-key rate limit (requests per second, token bucket); default off */
 	rateLimitPerSecond?: number;
+	/**
+	 * The service's clock against the machine's, in ms (negative: behind): createdAt, updatedAt,
+	 * subscription and webhook event timestamps are stamped Date.now() + this. Default 0.
+	 */
+	clockOffsetMs?: number;
 	/** seed for the fault dice and generated ids; default random */
 	seed?: number;
 	/** whether the default key is self-serve; default true */
@@ -253,6 +258,8 @@ export interface SimulatorControl {
 	setFaults(route: string, faults: RouteFaults | null): void;
 	clearFaults(): void;
 	setRateLimit(requestsPerSecond: number | null): void;
+	/** The service's clock runs this many ms ahead of the machine's (negative: behind); reset() restores the option. */
+	setClockOffset(offsetMs: number): void;
 
 	/** Observation */
 	stats(): RequestStats;
