@@ -13,7 +13,6 @@ import './env';
 import { N8nHarness } from '../test/harness/harness';
 import { PollHost } from '../test/harness/polls';
 import { DEFAULT_PERSONALITY, startSimulator } from '../test/simulator';
-import { POLL_TIMING } from '../nodes/PartnerLeadsPollingTrigger/poll';
 import { packIds, packedBytes } from '../nodes/PartnerLeadsPollingTrigger/leadIds';
 import { runMain } from './processes';
 
@@ -81,7 +80,6 @@ function idBytes(): string[] {
 }
 
 async function main(): Promise<void> {
-	POLL_TIMING.settleMs = 0;
 	const rows: string[] = [
 		'| Leads in the portal | Page cap | List requests per poll | Seconds per poll (min / median / max) | Static data (bytes, 24-hex ids) |',
 		'|---|---|---|---|---|',

@@ -3,8 +3,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { packedBytes, packIds, unpackIds } from '../../../nodes/PartnerLeadsPollingTrigger/leadIds';
+import { LeadVersions, leadKey } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
 import {
 	MAX_ID_BYTES,
+	MAX_LEDGER_BYTES,
+	POLL_LEDGER_CAPACITY,
 	readPollState,
 	writePollState,
 } from '../../../nodes/PartnerLeadsPollingTrigger/pollState';
@@ -39,6 +42,7 @@ describe('lead ids packed for the polling trigger', () => {
 		const many = Array.from({ length: 50_000 }, () => randomUUID());
 		const { idBytes, idsTracked } = writePollState(nodeData, {
 			since: 1,
+			ran: new LeadVersions(),
 			ids: many,
 			readAtMs: 1,
 			readRequests: 1,
@@ -48,7 +52,30 @@ describe('lead ids packed for the polling trigger', () => {
 		expect(JSON.stringify(nodeData).length).toBeLessThan(1_000);
 		expect(readPollState(nodeData)?.ids).toBeUndefined();
 
-		writePollState(nodeData, { since: 1, ids: many.slice(0, 10), readAtMs: 1, readRequests: 1 });
+		writePollState(nodeData, {
+			since: 1,
+			ran: new LeadVersions(),
+			ids: many.slice(0, 10),
+			readAtMs: 1,
+			readRequests: 1,
+		});
 		expect(readPollState(nodeData)?.ids?.size).toBe(10);
+	});
+
+	it('keep the ledger of changes run above the watermark bounded: the covered and the oldest beyond the capacity are forgotten, and the watermark rises over them', () => {
+		const nodeData: IDataObject = {};
+		const ran = new LeadVersions();
+		const count = POLL_LEDGER_CAPACITY + 500;
+		for (let at = 0; at < count; at++)
+			ran.raise(leadKey(`lead-${at}`), { ms: 1_000 + at, exact: true });
+		writePollState(nodeData, { since: 1_100, ran, ids: [], readAtMs: 1, readRequests: 1 });
+		const state = readPollState(nodeData);
+		expect(state?.ran.versions.size).toBe(POLL_LEDGER_CAPACITY);
+		expect(state?.since).toBe(1_000 + count - POLL_LEDGER_CAPACITY - 1);
+		expect(state?.ran.get(leadKey(`lead-${count - 1}`))?.ms).toBe(1_000 + count - 1);
+		expect(state?.ran.get(leadKey('lead-0'))).toBeUndefined();
+		expect(String((nodeData.polling as IDataObject).ran).length).toBeLessThanOrEqual(
+			MAX_LEDGER_BYTES,
+		);
 	});
 });

@@ -5,16 +5,15 @@ import { N8nHarness } from '../../harness/harness';
 import { PollHost } from '../../harness/polls';
 import { startSimulator } from '../../simulator';
 import type { Lead, Simulator } from '../../simulator';
-import { POLL_TIMING } from '../../../nodes/PartnerLeadsPollingTrigger/poll';
 import { ALL_TOPICS } from './helpers';
 
 /**
  * The polling trigger inside n8n-core's PollContext, driven the way n8n drives it
  * (test/harness/polls.ts), against the simulator under each personality (page caps, order,
- * ids, whole-second timestamps).
+ * ids, whole-second timestamps). No waiting between a change and the poll that runs it:
+ * changes are judged in the service's time (test/nodes/partner-leads-trigger/polling-clock.test.ts
+ * for clocks apart).
  */
-
-const DEFAULT_TIMING = { ...POLL_TIMING };
 
 /** No spacing of polls by list requests, unless a test asks for it. */
 const UNTHROTTLED = { options: { listRequestsPerMinute: 1_000_000 } };
@@ -30,11 +29,6 @@ function created(name: string): Lead {
 	});
 }
 
-/** Changes are judged once older than the settle margin; timestamps may be whole seconds. */
-async function pastSettle(): Promise<void> {
-	await sleep(POLL_TIMING.settleMs + 1_000 - (Date.now() % 1_000) + 20);
-}
-
 function host(parameters: IDataObject = {}): PollHost {
 	return new PollHost(harness, { events: ALL_TOPICS, ...UNTHROTTLED, ...parameters });
 }
@@ -44,14 +38,6 @@ function outputs(poller: PollHost): IDataObject[] {
 }
 
 describe('PartnerLeadsPollingTrigger', () => {
-	beforeAll(() => {
-		POLL_TIMING.settleMs = 1_100;
-	});
-
-	afterAll(() => {
-		Object.assign(POLL_TIMING, DEFAULT_TIMING);
-	});
-
 	beforeEach(async () => {
 		sim = await startSimulator({ seed: 42 });
 		harness = new N8nHarness(sim);
@@ -66,12 +52,10 @@ describe('PartnerLeadsPollingTrigger', () => {
 		const poller = host();
 		await poller.activate();
 		expect(poller.executions).toEqual([]);
-		await pastSettle();
 
 		const fresh = created('fresh');
 		sim.control.portalUpdateLead(before[3].id, { value: 11 });
 		sim.control.portalDeleteLead(before[7].id);
-		await pastSettle();
 		await poller.poll();
 		expect(poller.errors).toEqual([]);
 		expect(poller.events().sort()).toEqual(
@@ -89,7 +73,6 @@ describe('PartnerLeadsPollingTrigger', () => {
 		expect(byTopic['lead/delete']).toMatchObject({ polled: true });
 		expect(byTopic['lead/delete'].lead).toBeUndefined();
 
-		await pastSettle();
 		await poller.poll();
 		expect(poller.executions).toHaveLength(1);
 	});
@@ -98,10 +81,8 @@ describe('PartnerLeadsPollingTrigger', () => {
 		const [lead] = sim.control.seedLeads(3);
 		const poller = host();
 		await poller.activate();
-		await pastSettle();
 		sim.control.portalUpdateLead(lead.id, { value: 1 });
 		sim.control.portalUpdateLead(lead.id, { value: 2 });
-		await pastSettle();
 		await poller.poll();
 		expect(poller.events()).toEqual([`lead/update ${lead.id}`]);
 		expect(outputs(poller)[0]).toMatchObject({ lead: { value: 2 } });
@@ -111,9 +92,7 @@ describe('PartnerLeadsPollingTrigger', () => {
 		const leads = sim.control.seedLeads(10);
 		let poller = host();
 		await poller.activate();
-		await pastSettle();
 		const first = created('first');
-		await pastSettle();
 		await poller.poll();
 		expect(poller.events()).toEqual([`lead/create ${first.id}`]);
 
@@ -122,7 +101,6 @@ describe('PartnerLeadsPollingTrigger', () => {
 		const second = created('second');
 		sim.control.portalUpdateLead(leads[0].id, { value: 5 });
 		sim.control.portalDeleteLead(leads[1].id);
-		await pastSettle();
 		await poller.activate('init');
 		expect(poller.events().sort()).toEqual(
 			[
@@ -131,7 +109,6 @@ describe('PartnerLeadsPollingTrigger', () => {
 				`lead/delete ${leads[1].id}`,
 			].sort(),
 		);
-		await pastSettle();
 		await poller.poll();
 		expect(poller.executions).toHaveLength(1);
 	});
@@ -140,9 +117,7 @@ describe('PartnerLeadsPollingTrigger', () => {
 		sim.control.seedLeads(5);
 		let poller = host();
 		await poller.activate();
-		await pastSettle();
 		const lead = created('lead');
-		await pastSettle();
 		poller.store.frozen = true; // the process dies before n8n saves this poll's static data
 		await poller.poll();
 		expect(poller.events()).toEqual([`lead/create ${lead.id}`]);
@@ -185,9 +160,7 @@ describe('PartnerLeadsPollingTrigger', () => {
 		sim.control.seedLeads(30);
 		const poller = host();
 		await poller.activate();
-		await pastSettle();
 		const lead = created('during-limit');
-		await pastSettle();
 		sim.control.setFaults('GET /leads', { rate429: 1, retryAfterSeconds: 0 });
 		sim.control.resetStats();
 		await poller.poll();
@@ -208,9 +181,7 @@ describe('PartnerLeadsPollingTrigger', () => {
 		const poller = host({ options: { listRequestsPerMinute: 1 } });
 		await poller.activate();
 		sim.control.resetStats();
-		await pastSettle();
 		created('waits');
-		await pastSettle();
 		await poller.poll();
 		expect(sim.control.stats().byRoute['GET /leads'] ?? 0).toBe(0);
 		expect(poller.executions).toEqual([]);
