@@ -142,6 +142,8 @@ export interface RouteFaults {
 	rate5xxAfterEffect?: number;
 	/** added latency in ms */
 	latencyMs?: number;
+	/** the first this many requests on the route after the faults are set pass untouched (default 0) */
+	passFirst?: number;
 	/** share (0..1) of requests whose socket is destroyed without an answer, before the handler runs */
 	dropRate?: number;
 }

@@ -176,6 +176,26 @@ describe('PartnerLeadsPollingTrigger', () => {
 		expect(poller.events()).toEqual([`lead/create ${lead.id}`]);
 	});
 
+	it('runs what it fetched when rate limits cut the fetching of full leads short, and the next poll the rest', async () => {
+		sim.control.seedLeads(5);
+		const poller = host();
+		await poller.activate();
+		const leads = ['one', 'two', 'three', 'four'].map((name) => created(name));
+		sim.control.setFaults('GET /leads/:id', { rate429: 1, retryAfterSeconds: 0, passFirst: 2 });
+		await poller.poll();
+		expect(poller.errors).toEqual([]);
+		expect(poller.executions).toHaveLength(1);
+		const first = poller.events();
+		expect(first).toHaveLength(2);
+
+		sim.control.clearFaults();
+		await poller.poll();
+		await poller.poll();
+		expect(poller.executions).toHaveLength(2);
+		expect(poller.events().sort()).toEqual(leads.map((lead) => `lead/create ${lead.id}`).sort());
+		expect(outputs(poller).every((json) => json.lead !== undefined)).toBe(true);
+	});
+
 	it('spaces polls by List Requests per Minute', async () => {
 		sim.control.seedLeads(40);
 		const poller = host({ options: { listRequestsPerMinute: 1 } });
