@@ -6,6 +6,8 @@
  * Also the static data the trigger keeps, by the form of the service's lead ids.
  *
  *   npx ts-node --transpile-only --prefer-ts-exts bench/polling-requests.ts
+ *
+ * Also case 6 of `npm run bench` (`pollingCase`: the same polls, as table rows).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 
@@ -15,6 +17,7 @@ import { PollHost } from '../test/harness/polls';
 import { DEFAULT_PERSONALITY, startSimulator } from '../test/simulator';
 import { packIds, packedBytes } from '../nodes/PartnerLeadsPollingTrigger/leadIds';
 import { runMain } from './processes';
+import type { CaseResult, Row } from './report';
 
 const SIZES = [1_000, 10_000, 50_000];
 const CAPS = [7, 100];
@@ -79,6 +82,31 @@ function idBytes(): string[] {
 	return rows;
 }
 
+/** Case 6 of `npm run bench`: one poll by portal size and page cap (quick: 1,000 leads only). */
+export async function pollingCase(quick: boolean): Promise<Omit<CaseResult, 'seconds'>> {
+	const rows: Row[] = [];
+	const details: Record<string, unknown> = {};
+	for (const leads of quick ? SIZES.slice(0, 1) : SIZES) {
+		for (const cap of CAPS) {
+			const cost = await pollCost(cap, leads);
+			const where = `${leads.toLocaleString('en-US')} leads, pages of ${cap}`;
+			const median = [...cost.ms].sort((a, b) => a - b)[Math.floor(cost.ms.length / 2)];
+			rows.push(
+				{ case: '6 polling', metric: `${where}: list requests per poll`, ours: cost.requests },
+				{
+					case: '6 polling',
+					metric: `${where}: seconds per poll (median of ${RUNS})`,
+					ours: Number((median / 1000).toFixed(2)),
+					note: `min / median / max ${spread(cost.ms)} s`,
+				},
+				{ case: '6 polling', metric: `${where}: static data bytes`, ours: cost.stateBytes },
+			);
+			details[`${leads}@${cap}`] = cost;
+		}
+	}
+	return { id: '6', title: 'polling trigger: one poll', rows, details };
+}
+
 async function main(): Promise<void> {
 	const rows: string[] = [
 		'| Leads in the portal | Page cap | List requests per poll | Seconds per poll (min / median / max) | Static data (bytes, 24-hex ids) |',
@@ -97,4 +125,4 @@ async function main(): Promise<void> {
 	);
 }
 
-runMain(main);
+if (require.main === module) runMain(main);

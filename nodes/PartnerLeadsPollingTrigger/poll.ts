@@ -73,8 +73,8 @@ function judgeLeads(leads: IDataObject[], state: PollState): Judged {
 }
 
 /** The watermark after a poll: the margin below the newest change listed, never lower than before. */
-function watermark(state: PollState | undefined, newestMs: number | undefined): number {
-	const since = state?.since ?? 0;
+function watermark(state: PollState, newestMs: number | undefined): number {
+	const since = state.since;
 	return newestMs === undefined ? since : Math.max(since, newestMs - POLL_TIMING.marginMs);
 }
 
@@ -133,7 +133,10 @@ async function outputsOf(context: IPollFunctions, candidates: Candidate[], topic
 	return outputs;
 }
 
-/** The leads present at activation never run: the watermark and ledger start above them all. */
+/**
+ * The leads present at activation never run: the watermark starts the margin below the
+ * newest change listed (service time), and the leads above it go into the ledger as run.
+ */
 function baseline(
 	nodeData: IDataObject,
 	listing: Listing,
@@ -145,7 +148,7 @@ function baseline(
 		empty.ran.raise(leadKey(id), { ms: version, exact: true });
 	writePollState(nodeData, {
 		...empty,
-		since: watermark(undefined, judged.newestMs),
+		since: watermark(empty, judged.newestMs),
 		ids: listing.leads.map(idOf),
 	});
 }
