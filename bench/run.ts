@@ -5,7 +5,7 @@
  * bench-results/. Exits non-zero only on errors, never on a missed target.
  *
  *   npm run bench                     every case
- *   npm run bench -- --only 1,3       some cases (2 needs 1)
+ *   npm run bench -- --only 1,3       some cases (2 needs 1; 6 is the polling trigger's poll)
  *   npm run bench -- --quick          smaller sizes, one run each: a smoke test of the bench itself
  *   npm run bench -- --no-diagnostics without the rows that explain where time goes
  */
@@ -17,6 +17,7 @@ import path from 'node:path';
 import { createCase } from './cases/create';
 import type { BenchConfig, BenchContext } from './cases/context';
 import { getManyCase } from './cases/get-many';
+import { pollingCase } from './polling-requests';
 import { requestCountsCase } from './cases/requests';
 import { stormCase } from './cases/storm';
 import { triggerCase } from './cases/trigger';
@@ -137,6 +138,8 @@ async function main(): Promise<number> {
 			cases.push(await runCase('3', 'Get Many / Return All', () => getManyCase(ctx)));
 		if (wanted('4')) cases.push(await runCase('4', 'trigger deliveries', () => triggerCase(ctx)));
 		if (wanted('5')) cases.push(await runCase('5', '429 storm', () => stormCase(ctx)));
+		if (wanted('6'))
+			cases.push(await runCase('6', 'polling trigger: one poll', () => pollingCase(args.quick)));
 	} finally {
 		await sim.close();
 	}

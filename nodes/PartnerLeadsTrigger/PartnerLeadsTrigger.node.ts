@@ -10,7 +10,8 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
-import { LEAD_TOPIC_OPTIONS, TOPIC_NAMES_EXPRESSION } from '../shared/topics';
+import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
+import { eventsProperty, fetchFullLeadProperty } from '../shared/triggerProperties';
 import { handleDelivery } from './delivery';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './eventAge';
 import { DEFAULT_CHECK_INTERVAL_MINUTES, watchForMissedEvents } from './recovery/watch';
@@ -35,13 +36,7 @@ export class PartnerLeadsTrigger implements INodeType {
 		},
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: 'partnerLeadsApi',
-				required: true,
-				testedBy: 'partnerLeadsApiTest',
-			},
-		],
+		credentials: [{ name: 'partnerLeadsApi', required: true, testedBy: 'partnerLeadsApiTest' }],
 		webhooks: [
 			{
 				name: 'default',
@@ -53,29 +48,17 @@ export class PartnerLeadsTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'The service only delivers to HTTPS addresses: n8n must be reachable over HTTPS, with its public address set in the WEBHOOK_URL environment variable',
+					'The service only delivers to HTTPS addresses: n8n must be reachable over HTTPS, with its public address set in the WEBHOOK_URL environment variable. Without that (e.g. n8n on http://localhost), use the Partner Referral Service Polling Trigger.',
 				name: 'httpsNotice',
 				type: 'notice',
 				default: '',
 			},
-			{
-				displayName: 'Events',
-				name: 'events',
-				type: 'multiOptions',
-				required: true,
-				default: [],
-				options: LEAD_TOPIC_OPTIONS,
-				description:
-					'The lead events that start the workflow. Each one gets its own subscription on the service.',
-			},
-			{
-				displayName: 'Fetch Full Lead',
-				name: 'fetchFullLead',
-				type: 'boolean',
-				default: true,
-				description:
-					'Whether to fetch the whole lead for created and updated leads. Deliveries carry only the lead ID, the event and its time; deleted leads cannot be fetched.',
-			},
+			eventsProperty(
+				'The lead events that start the workflow. Each one gets its own subscription on the service.',
+			),
+			fetchFullLeadProperty(
+				'Whether to fetch the whole lead for created and updated leads. Deliveries carry only the lead ID, the event and its time; deleted leads cannot be fetched.',
+			),
 			{
 				displayName: 'Recover Missed Events',
 				name: 'recoverMissedEvents',

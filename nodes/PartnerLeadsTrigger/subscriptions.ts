@@ -128,7 +128,7 @@ function subscriptionError(
 		return new NodeOperationError(
 			context.getNode(),
 			// n8n shows only the message of an activation error, so the fix stays in it
-			`The Partner Referral Service only delivers webhooks to HTTPS addresses and refused this trigger's URL ${url}. Set n8n's WEBHOOK_URL environment variable to n8n's public HTTPS address (for example WEBHOOK_URL=https://n8n.example.com/), restart n8n and activate the workflow again.`,
+			`The Partner Referral Service only delivers webhooks to HTTPS addresses and refused this trigger's URL ${url}. Set n8n's WEBHOOK_URL environment variable to n8n's public HTTPS address (for example WEBHOOK_URL=https://n8n.example.com/), restart n8n and activate the workflow again. Where n8n cannot be reached over HTTPS (e.g. http://localhost), use the Partner Referral Service Polling Trigger instead: it needs no public address.`,
 			{
 				description: `The service does not send events to plain-http or localhost addresses, so n8n must be reachable from the internet over HTTPS (directly, through a reverse proxy or a tunnel) and WEBHOOK_URL must be that address. The service said: ${serviceSaid}`,
 			},

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { DevSession } from '../../scripts/dev/session';
 import { credentialData, CREDENTIAL_TYPE } from '../e2e/lib/service';
 import { pollUntil } from '../e2e/lib/wait';
+import { pollingWorkflow } from '../e2e/scenarios/polling';
 import type { SchemaField } from '../simulator/types';
 import type { Editor } from './editor';
 
@@ -68,6 +69,13 @@ const FORM_ENTRY = [
 	'Analytical Engines',
 	'Referred from the README quick start',
 ];
+
+/** Requests that change something on the service (all but GETs and token requests). */
+function writeRequests(session: DevSession): number {
+	return Object.entries(session.sim.control.stats().byRoute)
+		.filter(([route]) => !route.startsWith('GET ') && !route.includes('token'))
+		.reduce((sum, [, count]) => sum + count, 0);
+}
 
 export const BROWSER_CHECKS: BrowserCheck[] = [
 	{
@@ -280,6 +288,31 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 				/fromAI|defined automatically by the model/i,
 				'Lead Fields shows no $fromAI field',
 			);
+		},
+	},
+	{
+		name: 'Polling Trigger: Fetch Test Event shows the newest lead as the workflow gets it, and changes nothing on the service',
+		async run(editor, session) {
+			const newest = session.sim.control.portalCreateLead({
+				firstName: `Sample${randomBytes(3).toString('hex')}`,
+				lastName: 'Newest',
+			});
+			const created = await session.rest.createWorkflow(pollingWorkflow(session.credential));
+			await editor.page.goto(`${editor.baseUrl}/workflow/${created.id}`);
+			const node = editor.page.locator('[data-test-id="canvas-node"]', {
+				hasText: /Polling Trigger/,
+			});
+			await node.first().waitFor({ timeout: 30_000 });
+			await node.first().dblclick();
+			const writesBefore = writeRequests(session);
+			await editor.testId('node-execute-button').first().click();
+			const output = editor.testId('output-panel');
+			await output.getByText(String(newest.firstName)).first().waitFor({ timeout: 60_000 });
+			await editor.screenshot('polling-trigger-fetch-test-event');
+			const text = await output.innerText();
+			assert.ok(text.includes(newest.id), `the sample is not the newest lead ${newest.id}`);
+			assert.match(text, /polled/, 'the sample is not marked polled');
+			assert.equal(writeRequests(session), writesBefore, 'Fetch Test Event wrote to the service');
 		},
 	},
 ];

@@ -21,6 +21,7 @@ import { describe, log, Report } from '../e2e/lib/report';
 import { BROWSER_CHECKS } from './checks';
 import { Editor, launchChromium } from './editor';
 import { E2E_N8N_VERSIONS } from '../e2e/versions';
+import { filterByName } from '../e2e/lib/name-filter';
 
 const VERSIONS = (process.env.N8N_BROWSER_VERSIONS || E2E_N8N_VERSIONS.join(','))
 	.split(',')
@@ -29,6 +30,9 @@ const VERSIONS = (process.env.N8N_BROWSER_VERSIONS || E2E_N8N_VERSIONS.join(',')
 const SHOTS_DIR =
 	process.env.N8N_BROWSER_SHOTS || path.join(os.tmpdir(), 'partner-leads-browser-shots');
 const HARD_LIMIT_MS = (Number(process.env.N8N_BROWSER_TIMEOUT_MINUTES) || 20) * 60_000;
+
+/** N8N_BROWSER_CHECKS=word,word runs only the checks whose name contains one of the words. */
+const CHECKS = filterByName(BROWSER_CHECKS, process.env.N8N_BROWSER_CHECKS);
 
 const report = new Report();
 
@@ -50,7 +54,7 @@ async function runVersion(version: string, session: DevSession): Promise<void> {
 			`[n8n ${version}] sign in with the login npm run dev prints`,
 			() => editor.signIn(session.login.email, session.login.password),
 		);
-		for (const check of BROWSER_CHECKS) {
+		for (const check of CHECKS) {
 			const name = `[n8n ${version}] ${check.name}`;
 			if (!signedIn) {
 				report.fail(name, 'not run: sign-in failed');
@@ -76,7 +80,7 @@ async function main(): Promise<void> {
 	for (const version of VERSIONS) {
 		report.plan([
 			`[n8n ${version}] sign in with the login npm run dev prints`,
-			...BROWSER_CHECKS.map((check) => `[n8n ${version}] ${check.name}`),
+			...CHECKS.map((check) => `[n8n ${version}] ${check.name}`),
 		]);
 	}
 	await buildPackage(5 * 60_000);

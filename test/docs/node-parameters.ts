@@ -228,3 +228,23 @@ export function choiceProblems(matches: Parameter[], notes: string): string[] {
 	}
 	return [];
 }
+
+/**
+ * A polling node's description as n8n's loader hands it to the editor: Poll Times added in
+ * front (n8n-core nodes-loader/directory-loader.js applySpecialNodeParameters; the parameter
+ * as n8n-core 2.41.1 nodes-loader/constants.js defines it).
+ */
+export function withPollTimes(description: INodeTypeDescription): INodeTypeDescription {
+	if (!description.polling) return description;
+	const pollTimes: INodeProperties = {
+		displayName: 'Poll Times',
+		name: 'pollTimes',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true, multipleValueButtonText: 'Add Poll Time' },
+		default: { item: [{ mode: 'everyMinute' }] },
+		description: 'Time at which polling should occur',
+		placeholder: 'Add Poll Time',
+		options: [],
+	};
+	return { ...description, properties: [pollTimes, ...description.properties] };
+}

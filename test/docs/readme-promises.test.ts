@@ -1,5 +1,6 @@
 import { PartnerLeadsApi } from '../../credentials/PartnerLeadsApi.credentials';
 import { PartnerLeads } from '../../nodes/PartnerLeads/PartnerLeads.node';
+import { PartnerLeadsPollingTrigger } from '../../nodes/PartnerLeadsPollingTrigger/PartnerLeadsPollingTrigger.node';
 import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
 import type { Doc } from './markdown';
 import {
@@ -20,6 +21,7 @@ import {
 	describeDefault,
 	findParameters,
 	nodeParameters,
+	withPollTimes,
 	operationsOfHeading,
 	shownFor,
 } from './node-parameters';
@@ -42,10 +44,12 @@ import {
 
 const action = new PartnerLeads().description;
 const trigger = new PartnerLeadsTrigger().description;
+const polling = withPollTimes(new PartnerLeadsPollingTrigger().description);
 const credential = new PartnerLeadsApi();
 const ALL_PARAMETERS = [
 	...nodeParameters(action),
 	...nodeParameters(trigger),
+	...nodeParameters(polling),
 	...credentialParameters(credential),
 ];
 
@@ -221,7 +225,7 @@ describe('parameters and defaults the documents name exist, with those defaults'
 					problems.push(`${at(doc, line)}: "${path.join(' > ')}": ${problem}`);
 			if (!matches.length)
 				problems.push(
-					`${at(doc, line)}: no parameter "${path.join(' > ')}" in ${action.displayName}, ${trigger.displayName} or ${credential.displayName}${scope === ALL_PARAMETERS ? '' : " where this section's operation shows it"}`,
+					`${at(doc, line)}: no parameter "${path.join(' > ')}" in ${action.displayName}, ${trigger.displayName}, ${polling.displayName} or ${credential.displayName}${scope === ALL_PARAMETERS ? '' : " where this section's operation shows it"}`,
 				);
 		}
 		for (const claimed of defaults) {

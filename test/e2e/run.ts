@@ -26,11 +26,13 @@ import { secretsAndReplays } from './scenarios/secrets-and-replays';
 import { cappedService } from './scenarios/capped-service';
 import { restartWithActiveTrigger } from './scenarios/restart';
 import { recoveryAfterDowntime } from './scenarios/recovery';
+import { pollingTrigger } from './scenarios/polling';
 import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
 import { plannedChecks, runVersion } from './version-session';
 import { plannedQueueChecks, QUEUE_SCENARIOS, runQueueMode } from './queue/session';
 import { E2E_N8N_VERSIONS } from './versions';
+import { filterByName } from './lib/name-filter';
 
 // the restarts stay last: they restart n8n
 const ALL_SCENARIOS = [
@@ -46,32 +48,19 @@ const ALL_SCENARIOS = [
 	cappedService,
 	examplesRun,
 	recoveryAfterDowntime,
+	pollingTrigger,
 	agentTool,
 	restartWithActiveTrigger,
 ];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */
-const SCENARIO_FILTER = (process.env.N8N_E2E_SCENARIOS ?? '')
-	.split(',')
-	.map((word) => word.trim())
-	.filter(Boolean);
-const SCENARIOS =
-	SCENARIO_FILTER.length === 0
-		? ALL_SCENARIOS
-		: ALL_SCENARIOS.filter((scenario) =>
-				SCENARIO_FILTER.some((word) => scenario.name.includes(word)),
-			);
+const SCENARIOS = filterByName(ALL_SCENARIOS, process.env.N8N_E2E_SCENARIOS);
 
 /** N8N_E2E_QUEUE_VERSIONS: the versions also run in queue mode (default: both lines; empty: none). */
 const QUEUE_VERSIONS = (process.env.N8N_E2E_QUEUE_VERSIONS ?? E2E_N8N_VERSIONS.join(','))
 	.split(',')
 	.map((version) => version.trim())
 	.filter(Boolean);
-const QUEUE_SELECTED =
-	SCENARIO_FILTER.length === 0
-		? QUEUE_SCENARIOS
-		: QUEUE_SCENARIOS.filter((scenario) =>
-				SCENARIO_FILTER.some((word) => scenario.name.includes(word)),
-			);
+const QUEUE_SELECTED = filterByName(QUEUE_SCENARIOS, process.env.N8N_E2E_SCENARIOS);
 
 const minutes = (value: string | undefined, fallback: number) =>
 	(Number(value) > 0 ? Number(value) : fallback) * 60_000;

@@ -3,6 +3,7 @@ import { NodeHelpers } from 'n8n-workflow';
 
 import { PartnerLeadsApi } from '../../credentials/PartnerLeadsApi.credentials';
 import { PartnerLeads } from '../../nodes/PartnerLeads/PartnerLeads.node';
+import { PartnerLeadsPollingTrigger } from '../../nodes/PartnerLeadsPollingTrigger/PartnerLeadsPollingTrigger.node';
 import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
 import { TestItemsNode, TransportProbeNode } from './test-nodes';
 
@@ -54,6 +55,7 @@ const factories: Record<string, NodeTypeFactory> = {
 	[`${PACKAGE}.partnerLeads`]: () => new PartnerLeads(),
 	[`${PACKAGE}.partnerLeadsTool`]: () => asAgentTool(new PartnerLeads()),
 	[`${PACKAGE}.partnerLeadsTrigger`]: () => new PartnerLeadsTrigger(),
+	[`${PACKAGE}.partnerLeadsPollingTrigger`]: () => new PartnerLeadsPollingTrigger(),
 };
 
 export class PackageNodeTypes implements INodeTypes {

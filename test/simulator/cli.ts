@@ -20,6 +20,8 @@ Options:
   --seed <n>                          seed for ids and fault dice
   --seed-leads <n>                    insert n leads at start
   --rate-limit <requests/second>      per-key rate limit (default off)
+  --clock-offset <ms>                 the service's clock against this machine's (negative: behind);
+                                      it stamps createdAt/updatedAt and event timestamps with it
   --delivery-max-attempts <n>         webhook attempts per delivery (default 6)
   --delivery-retry-delays <ms,...>    delay before each retry (overrides attempts and base delay); none = no retries
   --delivery-base-delay <ms>          first retry delay, doubled each time (default 1000)
@@ -80,6 +82,7 @@ function optionsFrom(args: Map<string, string>): SimulatorOptions {
 		personality: args.get('--personality'),
 		seed: number(args, '--seed'),
 		rateLimitPerSecond: number(args, '--rate-limit'),
+		clockOffsetMs: number(args, '--clock-offset'),
 		delivery: {
 			maxAttempts: number(args, '--delivery-max-attempts'),
 			baseDelayMs: number(args, '--delivery-base-delay'),

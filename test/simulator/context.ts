@@ -16,6 +16,7 @@ export interface ResolvedOptions {
 	seed: number;
 	defaultKeySelfServe: boolean;
 	schema: SchemaField[];
+	clockOffsetMs: number;
 }
 
 export interface SimUrls {
@@ -49,4 +50,11 @@ export interface SimContext {
 	defaults: SimDefaults;
 	/** how the service answers where the spec says "not shown" */
 	personality: Personality;
+	/** the service's clock against this machine's: its timestamps are Date.now() + offsetMs */
+	clock: { offsetMs: number };
+}
+
+/** The service's own time (epoch ms): this machine's clock shifted by the clock offset. */
+export function serviceNowMs(ctx: Pick<SimContext, 'clock'>): number {
+	return Date.now() + ctx.clock.offsetMs;
 }

@@ -26,6 +26,7 @@ import type { Lead, SchemaField, SimulatorControl } from './types';
  *   POST   /__control/deliveries/wait {timeoutMs?}   (504 deliveries_pending on timeout)
  *   PUT    /__control/faults {route, faults|null}    DELETE /__control/faults
  *   PUT    /__control/rate-limit {requestsPerSecond|null}
+ *   PUT    /__control/clock-offset {offsetMs}
  *   GET    /__control/stats                      DELETE /__control/stats (also POST /__control/stats/reset)
  *   POST   /__control/reset
  */
@@ -226,6 +227,11 @@ export function controlRouter(
 			const rate = body(req).requestsPerSecond;
 			control.setRateLimit(rate === null || rate === undefined ? null : Number(rate));
 		}),
+	);
+
+	router.put(
+		'/clock-offset',
+		call(200, (req) => control.setClockOffset(Number(body(req).offsetMs))),
 	);
 
 	router.get(

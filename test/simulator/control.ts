@@ -131,6 +131,11 @@ export function createControl(ctx: SimContext): SimulatorControl {
 		setFaults: (route, faults) => ctx.faults.set(route, faults),
 		clearFaults: () => ctx.faults.clear(),
 		setRateLimit: (requestsPerSecond) => ctx.rateLimiter.set(requestsPerSecond),
+		setClockOffset(offsetMs) {
+			if (!Number.isFinite(offsetMs))
+				throw new Error('the clock offset must be a finite number of ms');
+			ctx.clock.offsetMs = offsetMs;
+		},
 
 		stats: () => ctx.stats.snapshot(),
 		resetStats: () => ctx.stats.reset(),
@@ -139,6 +144,7 @@ export function createControl(ctx: SimContext): SimulatorControl {
 			ctx.deliveries.reset();
 			ctx.faults.clear();
 			ctx.rateLimiter.set(ctx.options.rateLimitPerSecond);
+			ctx.clock.offsetMs = ctx.options.clockOffsetMs;
 			ctx.stats.reset();
 			installDefaults(ctx);
 		},

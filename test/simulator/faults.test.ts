@@ -61,6 +61,17 @@ describe('injected faults', () => {
 		expect((await client.api('GET', '/schema/lead')).status).toBe(200);
 	});
 
+	it('passFirst: the first requests after setting pass untouched, the faults apply after them', async () => {
+		sim.control.setFaults('GET /leads', { rate429: 1, passFirst: 2 });
+		const statuses: number[] = [];
+		for (let at = 0; at < 4; at++) statuses.push((await client.api('GET', '/leads')).status);
+		expect(statuses).toEqual([200, 200, 429, 429]);
+		sim.control.setFaults('GET /leads', { rate429: 1, passFirst: 1 });
+		expect((await client.api('GET', '/leads')).status).toBe(200);
+		expect((await client.api('GET', '/leads')).status).toBe(429);
+		expect(() => sim.control.setFaults('GET /leads', { passFirst: -1 })).toThrow(/passFirst/);
+	});
+
 	it('rate5xx: a 5xx before the handler, nothing is created', async () => {
 		sim.control.setFaults('POST /leads', { rate5xx: 1 });
 		const answer = await client.api('POST', '/leads', validLead(sim));

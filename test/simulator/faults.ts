@@ -25,6 +25,8 @@ const SERVER_ERRORS: Record<number, [string, string]> = {
  */
 export class FaultInjector {
 	private readonly byRoute = new Map<string, RouteFaults>();
+	/** requests still to pass untouched, per route key set with passFirst */
+	private readonly passing = new Map<string, number>();
 	private readonly timers = new Set<NodeJS.Timeout>();
 
 	constructor(readonly dice: Prng) {}
@@ -33,9 +35,17 @@ export class FaultInjector {
 		if (route !== '*' && !(ROUTE_KEYS as readonly string[]).includes(route)) {
 			throw new Error(`Unknown route key "${route}"; use '*' or one of: ${ROUTE_KEYS.join(', ')}`);
 		}
+		this.passing.delete(route);
 		if (faults === null) {
 			this.byRoute.delete(route);
 			return;
+		}
+		if (faults.passFirst !== undefined) {
+			if (!(Number.isInteger(faults.passFirst) && faults.passFirst >= 0))
+				throw new Error(
+					`passFirst must be a whole number of 0 or more (got ${String(faults.passFirst)})`,
+				);
+			this.passing.set(route, faults.passFirst);
 		}
 		for (const field of RATE_FIELDS) {
 			const rate = faults[field];
@@ -48,6 +58,19 @@ export class FaultInjector {
 
 	clear(): void {
 		this.byRoute.clear();
+		this.passing.clear();
+	}
+
+	/** Whether this request on the route passes untouched (passFirst not yet used up). */
+	private passes(route: string): boolean {
+		for (const key of [route, '*']) {
+			const left = this.passing.get(key) ?? 0;
+			if (left > 0) {
+				this.passing.set(key, left - 1);
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** Whether the route still has a scheduled 5xx (next5xx); takes it. */
@@ -60,6 +83,7 @@ export class FaultInjector {
 
 	/** '*' faults with the route's own faults on top. */
 	effective(route: string): RouteFaults | undefined {
+		if (this.passes(route)) return undefined;
 		const all = this.byRoute.get('*');
 		const own = this.byRoute.get(route);
 		if (!all && !own) return undefined;

@@ -1,4 +1,5 @@
 import type { SimContext } from './context';
+import { serviceNowMs } from './context';
 import { newServiceId, serviceTimestamp, timestampResolutionMs } from './service-values';
 import { READ_ONLY_LEAD_FIELDS, STANDARD_LEAD_FIELD_IDS } from './schema';
 import type { LeadWrite } from './validation';
@@ -24,7 +25,7 @@ function assemble(
 	customFields: Record<string, unknown>,
 	base: { id?: string; status?: string; createdAt?: string; updatedAt?: string },
 ): Lead {
-	const now = serviceTimestamp(ctx.personality);
+	const now = serviceTimestamp(ctx.personality, serviceNowMs(ctx));
 	const lead: Record<string, unknown> = {
 		id: base.id ?? newLeadId(ctx),
 		companyId: ctx.state.companyId,
@@ -45,7 +46,7 @@ function assemble(
 /** updatedAt moves forward on every change, even twice within the service's timestamp resolution. */
 function nextUpdatedAt(ctx: SimContext, previous: string): string {
 	const step = timestampResolutionMs(ctx.personality);
-	const now = Math.floor(Date.now() / step) * step;
+	const now = Math.floor(serviceNowMs(ctx) / step) * step;
 	const before = Date.parse(previous);
 	return serviceTimestamp(
 		ctx.personality,
@@ -126,7 +127,7 @@ const PLATFORMS = ['hubspot', 'salesforce', 'pipedrive', 'other'];
 export function seedLeads(ctx: SimContext, input: Array<Partial<Lead>> | number): Lead[] {
 	const items: Array<Partial<Lead>> =
 		typeof input === 'number' ? Array.from({ length: input }, () => ({})) : input;
-	const now = serviceTimestamp(ctx.personality);
+	const now = serviceTimestamp(ctx.personality, serviceNowMs(ctx));
 	const org = ctx.defaults.organization.id;
 	const agent = ctx.defaults.agents[0]?.id;
 	const created: Lead[] = [];

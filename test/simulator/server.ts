@@ -6,6 +6,7 @@ import express, { Router } from 'express';
 
 import { requireBearer, tokenRouter } from './auth';
 import type { ResolvedOptions, SimContext, SimDefaults, SimUrls } from './context';
+import { serviceNowMs } from './context';
 import { controlRouter } from './control-http';
 import { createControl, installDefaults, newClientSecret } from './control';
 import { DeliveryEngine } from './deliveries';
@@ -58,10 +59,17 @@ function resolveOptions(options: SimulatorOptions): ResolvedOptions {
 		allowInsecureLoopbackWebhooks: options.allowInsecureLoopbackWebhooks ?? false,
 		delivery: { ...delivery, retryDelaysMs },
 		rateLimitPerSecond: options.rateLimitPerSecond ?? null,
+		clockOffsetMs: clockOffset(options.clockOffsetMs),
 		seed: options.seed ?? randomSeed(),
 		defaultKeySelfServe: options.defaultKeySelfServe ?? true,
 		schema: cloneSchema(options.schema ?? DEFAULT_LEAD_SCHEMA),
 	};
+}
+
+function clockOffset(value: number | undefined): number {
+	if (value === undefined) return 0;
+	if (!Number.isFinite(value)) throw new Error('clockOffsetMs must be a finite number of ms');
+	return value;
 }
 
 /** Only loopback: the simulator must never be reachable from (or talk to) another machine. */
@@ -157,13 +165,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
 	const state = new SimState(companyId, resolved.schema);
 	const urls: SimUrls = { origin: '', url: '', devUrl: '', authUrl: '', controlUrl: '' };
+	const clock = { offsetMs: resolved.clockOffsetMs };
 	const ctx: SimContext = {
+		clock,
 		state,
 		urls,
 		options: resolved,
 		ids,
 		deliveries: new DeliveryEngine(resolved.delivery, deliveryDice, ids, state.subscriptions, () =>
-			serviceTimestamp(personality),
+			serviceTimestamp(personality, serviceNowMs({ clock })),
 		),
 		faults: new FaultInjector(faultDice),
 		rateLimiter: new RateLimiter(resolved.rateLimitPerSecond),

@@ -1,6 +1,7 @@
 import { Router, type Response } from 'express';
 
 import type { SimContext } from './context';
+import { serviceNowMs } from './context';
 import { sendListPage, sendServiceData, sendSubscriptionDeleted } from './answers';
 import {
 	ApiError,
@@ -96,7 +97,7 @@ export function subscriptionsRouter(ctx: SimContext): Router {
 			url,
 			signingSecret: randomSecret('whsec_', 32),
 			ownerClientId: keyOf(res).clientId,
-			createdAt: serviceTimestamp(ctx.personality),
+			createdAt: serviceTimestamp(ctx.personality, serviceNowMs(ctx)),
 		};
 		ctx.state.subscriptions.set(id, subscription);
 		const { signingSecret, createdAt } = subscription;

@@ -144,6 +144,8 @@ export interface RouteFaults {
 	rate5xxAfterEffect?: number;
 	/** added latency in ms */
 	latencyMs?: number;
+	/** the first this many requests on the route after the faults are set pass untouched (default 0) */
+	passFirst?: number;
 	/** share (0..1) of requests whose socket is destroyed without an answer, before the handler runs */
 	dropRate?: number;
 }
@@ -189,6 +191,11 @@ export interface SimulatorOptions {
 	delivery?: DeliveryOptions;
 	/** per-key rate limit (requests per second, token bucket); default off */
 	rateLimitPerSecond?: number;
+	/**
+	 * The service's clock against the machine's, in ms (negative: behind): createdAt, updatedAt,
+	 * subscription and webhook event timestamps are stamped Date.now() + this. Default 0.
+	 */
+	clockOffsetMs?: number;
 	/** seed for the fault dice and generated ids; default random */
 	seed?: number;
 	/** whether the default key is self-serve; default true */
@@ -255,6 +262,8 @@ export interface SimulatorControl {
 	setFaults(route: string, faults: RouteFaults | null): void;
 	clearFaults(): void;
 	setRateLimit(requestsPerSecond: number | null): void;
+	/** The service's clock runs this many ms ahead of the machine's (negative: behind); reset() restores the option. */
+	setClockOffset(offsetMs: number): void;
 
 	/** Observation */
 	stats(): RequestStats;

@@ -70,8 +70,11 @@ function packEntry(key: string, version: LeadVersion): string {
 	return key + time.toString(16).padStart(TIME_LENGTH, '0') + (version.exact ? 'e' : 'a');
 }
 
-/** Per lead, the newest version remembered, with its packed entry (packing is per save). */
-class LeadVersions {
+/**
+ * Per lead, the newest version remembered, with its packed entry (packing is per save).
+ * Also the polling trigger's record of the changes it ran above its watermark.
+ */
+export class LeadVersions {
 	readonly versions = new Map<string, LeadVersion & { entry: string }>();
 
 	/** newest version time (ms) ever forgotten */
@@ -112,6 +115,11 @@ class LeadVersions {
 		const ageDue = nowMs - this.checkedAgeAtMs >= 60_000 || nowMs < this.checkedAgeAtMs;
 		if (!ageDue && this.versions.size <= capacity) return;
 		if (ageDue) this.checkedAgeAtMs = nowMs;
+		this.forget(cutoffMs, capacity);
+	}
+
+	/** Forgets versions older than the cutoff, and the oldest beyond the capacity, now. */
+	forget(cutoffMs: number, capacity: number): void {
 		const byTime = [...this.versions.entries()].sort((a, b) => a[1].ms - b[1].ms);
 		let drop = 0;
 		while (drop < byTime.length && byTime[drop][1].ms < cutoffMs) drop++;

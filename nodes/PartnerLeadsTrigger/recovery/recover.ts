@@ -25,7 +25,10 @@ export interface RecoveryOutcome {
 	listRequests: number;
 }
 
-type Candidate = { lead: IDataObject; id: string; topic: LeadTopic; version: number };
+export type Candidate = { lead: IDataObject; id: string; topic: LeadTopic; version: number };
+
+/** How an output that did not come from a delivery is marked: `recovered` or `polled`. */
+export type OutputMark = 'recovered' | 'polled';
 
 /** Whose ledger and event memory: one trigger node of one workflow, production only. */
 export function productionScope(context: {
@@ -68,15 +71,17 @@ function judgeLead(
 	return topics.includes(topic) ? { lead, id, topic, version } : undefined;
 }
 
-async function outputFor(
+/** A listed lead's change in the output shape of a delivery (also used by the polling trigger). */
+export async function outputFor(
 	context: ITriggerFunctions,
 	candidate: Candidate,
 	fetchFullLead: boolean,
+	mark: OutputMark = 'recovered',
 ): Promise<{ json: IDataObject; version: number }> {
 	const timestamp = String(candidate.lead.updatedAt ?? candidate.lead.createdAt);
 	const json: IDataObject = {
 		event: { id: candidate.id, topic: candidate.topic, timestamp },
-		recovered: true,
+		[mark]: true,
 	};
 	if (!fetchFullLead) return { json, version: candidate.version };
 	// The same full lead a delivery gives (a listed lead may carry fewer fields); a lead

@@ -22,12 +22,14 @@ import { leadOperationsOnWorkers } from './lead-operations';
 import { restartInQueueMode, workerKilledMidRun } from './restart-and-crash';
 import { triggerInQueueMode } from './trigger';
 import { recoveryInQueueMode } from './recovery';
+import { pollingInQueueMode } from './polling';
 
 export const QUEUE_SCENARIOS: QueueScenario[] = [
 	leadOperationsOnWorkers,
 	triggerInQueueMode,
 	restartInQueueMode,
 	recoveryInQueueMode,
+	pollingInQueueMode,
 	workerKilledMidRun,
 ];
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 
 import { CREDENTIAL_TYPE } from '../lib/service';
-import { ACTION_NODE_TYPE, TRIGGER_NODE_TYPE } from '../workflows';
+import { ACTION_NODE_TYPE, PACKAGE_NAME, TRIGGER_NODE_TYPE } from '../workflows';
 import type { Scenario } from './context';
 
 export const nodeTypesListed: Scenario = {
@@ -15,10 +15,11 @@ export const nodeTypesListed: Scenario = {
 			nodes.includes(ACTION_NODE_TYPE),
 			`${ACTION_NODE_TYPE} not in /types/nodes.json (ours: ${ours.join(', ') || 'none'})`,
 		);
-		assert.ok(
-			nodes.includes(TRIGGER_NODE_TYPE),
-			`${TRIGGER_NODE_TYPE} not in /types/nodes.json (ours: ${ours.join(', ') || 'none'})`,
-		);
+		for (const type of [TRIGGER_NODE_TYPE, `${PACKAGE_NAME}.partnerLeadsPollingTrigger`])
+			assert.ok(
+				nodes.includes(type),
+				`${type} not in /types/nodes.json (ours: ${ours.join(', ') || 'none'})`,
+			);
 		const credentials = await rest.credentialTypeNames();
 		assert.ok(
 			credentials.includes(CREDENTIAL_TYPE),

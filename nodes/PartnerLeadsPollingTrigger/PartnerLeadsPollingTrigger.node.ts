@@ -1,0 +1,80 @@
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
+import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
+import { eventsProperty, fetchFullLeadProperty } from '../shared/triggerProperties';
+import { DEFAULT_LIST_REQUESTS_PER_MINUTE, pollLeads } from './poll';
+
+/**
+ * The trigger for n8n without a public HTTPS address: it polls the list of leads instead of
+ * receiving webhooks. A node of its own, not a mode of the webhook trigger: n8n runs a node
+ * type's poll() before its trigger() and webhook in manual runs, and the Poll Times parameter
+ * and the editor's "Fetch Test Event" come with the node type (docs/ARCHITECTURE.md).
+ */
+export class PartnerLeadsPollingTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Partner Referral Service Polling Trigger',
+		name: 'partnerLeadsPollingTrigger',
+		icon: {
+			light: 'file:../../icons/partnerLeads.svg',
+			dark: 'file:../../icons/partnerLeads.dark.svg',
+		},
+		group: ['trigger'],
+		version: 1,
+		subtitle: TOPIC_NAMES_EXPRESSION,
+		description:
+			'Starts the workflow when leads are created, updated or deleted in the Partner Referral Service, by polling: works where n8n has no public HTTPS address',
+		defaults: {
+			name: 'Partner Referral Service Polling Trigger',
+		},
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'partnerLeadsApi', required: true, testedBy: 'partnerLeadsApiTest' }],
+		properties: [
+			{
+				displayName:
+					'Checks the list of leads at each Poll Time and needs no public address (works on http://localhost). Each poll reads the whole list: about one request per 100 leads. For events within seconds, use the Partner Referral Service Trigger (needs n8n reachable over HTTPS).',
+				name: 'pollingNotice',
+				type: 'notice',
+				default: '',
+			},
+			eventsProperty(
+				'The lead changes that start the workflow. Deleted leads are found by comparing the IDs listed with those of the last poll (kept up to 1 MB of IDs: about 62,000 leads with 24-character IDs, 46,000 with UUIDs).',
+			),
+			fetchFullLeadProperty(
+				'Whether to fetch the whole lead for created and updated leads (one request per lead). Deleted leads cannot be fetched.',
+			),
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'List Requests per Minute',
+						name: 'listRequestsPerMinute',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: DEFAULT_LIST_REQUESTS_PER_MINUTE,
+						description:
+							"At most this many list requests a minute on average: a poll is skipped while the last read's requests are not yet paid for. With pages of 100, a portal of 1,000 leads is read at every 1-minute poll and one of 10,000 about every 4 minutes (pages of 7: about every hour).",
+					},
+				],
+			},
+		],
+	};
+
+	methods = { credentialTest: { partnerLeadsApiTest } };
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		return await pollLeads.call(this);
+	}
+}

@@ -1,0 +1,211 @@
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+
+import type { LeadTopic } from '../shared/topics';
+import { isoTimeMs } from '../PartnerLeadsTrigger/eventAge';
+import { selectedTopics } from '../PartnerLeadsTrigger/events';
+import { LeadVersions, leadKey } from '../PartnerLeadsTrigger/recovery/ledger';
+import type { Candidate } from '../PartnerLeadsTrigger/recovery/recover';
+import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
+import { httpCodeOf } from '../shared/transport/errors';
+import type { Listing } from './listLeads';
+import { cutShort, listAllLeads, transportContext } from './listLeads';
+import type { PollState } from './pollState';
+import { readPollState, writePollState } from './pollState';
+import { newestLeadSample } from './sample';
+
+/**
+ * One poll: reads the portal's leads and returns, in one execution, each lead created,
+ * updated or deleted since the last poll, once, in the output shape of a delivery marked
+ * `polled: true`. A lead changed several times between polls runs once, as it is now.
+ */
+
+/**
+ * - marginMs: the watermark stays this far (service time) below the newest change listed, so
+ *   a change committed late, or listed out of order while the list is read, still runs at a
+ *   later poll; the changes run above the watermark are remembered so none runs twice.
+ */
+export const POLL_TIMING = { marginMs: 60_000 };
+
+/** Default "List Requests per Minute": polls are spaced so that reading the list averages at most this. */
+export const DEFAULT_LIST_REQUESTS_PER_MINUTE = 30;
+
+/** Activations that start anew: the leads the portal holds then never run. */
+const NEW_ACTIVATIONS = new Set(['activate', 'create']);
+
+/** Poll contexts that polled already: n8n keeps one per activation and reuses it for every poll. */
+const polledContexts = new WeakSet<object>();
+
+interface Judged {
+	candidates: Candidate[];
+	/** the newest change listed (service time), undefined for an empty list */
+	newestMs: number | undefined;
+}
+
+function idOf(lead: IDataObject): string {
+	return typeof lead.id === 'string' || typeof lead.id === 'number' ? String(lead.id) : '';
+}
+
+function versionOf(lead: IDataObject): number | undefined {
+	return isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt);
+}
+
+/**
+ * The changes to run: above the watermark and not run already. A lead is new when its id
+ * was not listed at the last poll, or (ids not tracked) when it was created after the
+ * watermark; either way only if no version of it ran yet.
+ */
+function judgeLeads(leads: IDataObject[], state: PollState): Judged {
+	const judged: Judged = { candidates: [], newestMs: undefined };
+	for (const lead of leads) {
+		const id = idOf(lead);
+		const version = versionOf(lead);
+		if (id === '' || version === undefined) continue;
+		judged.newestMs = Math.max(judged.newestMs ?? version, version);
+		if (version <= state.since) continue;
+		const ran = state.ran.get(leadKey(id));
+		if (ran && ran.ms >= version) continue;
+		const created = isoTimeMs(lead.createdAt) ?? version;
+		const isNew = !ran && (state.ids ? !state.ids.has(id) : created > state.since);
+		const topic: LeadTopic = isNew ? 'lead/create' : 'lead/update';
+		judged.candidates.push({ lead, id, topic, version });
+	}
+	return judged;
+}
+
+/** The watermark after a poll: the margin below the newest change listed, never lower than before. */
+function watermark(state: PollState, newestMs: number | undefined): number {
+	const since = state.since;
+	return newestMs === undefined ? since : Math.max(since, newestMs - POLL_TIMING.marginMs);
+}
+
+function deletedLeads(previous: Set<string> | undefined, listed: IDataObject[], atIso: string) {
+	if (!previous) return [];
+	const present = new Set(listed.map(idOf));
+	return [...previous]
+		.filter((id) => !present.has(id))
+		.map((id) => ({
+			json: { event: { id, topic: 'lead/delete', timestamp: atIso }, polled: true } as IDataObject,
+		}));
+}
+
+/** Whether the last read was too recent for the List Requests per Minute. */
+function tooSoon(context: IPollFunctions, state: PollState, nowMs: number): boolean {
+	const options = context.getNodeParameter('options', {}) as { listRequestsPerMinute?: number };
+	const rate = Number(options.listRequestsPerMinute ?? DEFAULT_LIST_REQUESTS_PER_MINUTE);
+	if (!(rate > 0) || state.readAtMs > nowMs) return false;
+	return nowMs < state.readAtMs + (state.readRequests / rate) * 60_000;
+}
+
+interface Outputs {
+	items: INodeExecutionData[];
+	/** per lead handled (run, or its topic not selected), the version that ran */
+	handled: Array<{ id: string; version: number }>;
+	/** the changes left to the next poll: rate limits cut the fetching of full leads short */
+	left: Candidate[];
+}
+
+/** The outputs, oldest change first. A 429 past the wait budget keeps what was fetched. */
+async function outputsOf(context: IPollFunctions, candidates: Candidate[], topics: LeadTopic[]) {
+	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
+	const outputs: Outputs = { items: [], handled: [], left: [] };
+	const oldestFirst = [...candidates].sort((a, b) => a.version - b.version);
+	for (const [at, candidate] of oldestFirst.entries()) {
+		let version = candidate.version;
+		if (topics.includes(candidate.topic)) {
+			try {
+				const output = await outputFor(
+					transportContext(context),
+					candidate,
+					fetchFullLead,
+					'polled',
+				);
+				outputs.items.push({ json: output.json });
+				version = output.version;
+			} catch (error) {
+				if (httpCodeOf(error) !== '429' || outputs.items.length === 0)
+					throw cutShort(context, error);
+				outputs.left = oldestFirst.slice(at);
+				return outputs;
+			}
+		}
+		outputs.handled.push({ id: candidate.id, version });
+	}
+	return outputs;
+}
+
+/**
+ * The leads present at activation never run: the watermark starts the margin below the
+ * newest change listed (service time), and the leads above it go into the ledger as run.
+ */
+function baseline(
+	nodeData: IDataObject,
+	listing: Listing,
+	cost: Pick<PollState, 'readAtMs' | 'readRequests'>,
+) {
+	const empty: PollState = { since: 0, ids: new Set(), ran: new LeadVersions(), ...cost };
+	const judged = judgeLeads(listing.leads, empty);
+	for (const { id, version } of judged.candidates)
+		empty.ran.raise(leadKey(id), { ms: version, exact: true });
+	writePollState(nodeData, {
+		...empty,
+		since: watermark(empty, judged.newestMs),
+		ids: listing.leads.map(idOf),
+	});
+}
+
+/** What the next poll starts from: the watermark stays below the changes left to it. */
+function nextState(state: PollState, listing: Listing, judged: Judged, outputs: Outputs) {
+	for (const { id, version } of outputs.handled)
+		state.ran.raise(leadKey(id), { ms: version, exact: true });
+	let since = watermark(state, judged.newestMs);
+	if (outputs.left.length > 0) since = Math.min(since, outputs.left[0].version - 1);
+	// a new lead left to the next poll stays unknown, so that it runs as a create then
+	const leftNew = new Set(outputs.left.filter((c) => c.topic === 'lead/create').map((c) => c.id));
+	const ids = listing.leads.map(idOf).filter((id) => id !== '' && !leftNew.has(id));
+	return { since, ids };
+}
+
+export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	if (this.getMode() === 'manual') return await newestLeadSample(this);
+	const nodeData = this.getWorkflowStaticData('node');
+	const startsAnew = NEW_ACTIVATIONS.has(this.getActivationMode()) && !polledContexts.has(this);
+	polledContexts.add(this);
+	const state = startsAnew ? undefined : readPollState(nodeData);
+	// n8n's clock only spaces the reads; changes are judged in the service's time
+	const readAtMs = Date.now();
+	if (state && tooSoon(this, state, readAtMs)) return null;
+
+	const listing = await listAllLeads(this);
+	const cost = { readAtMs, readRequests: listing.requests };
+	if (!state) {
+		baseline(nodeData, listing, cost);
+		return null;
+	}
+	const judged = judgeLeads(listing.leads, state);
+	const topics = selectedTopics(this.getNodeParameter('events', []));
+	const outputs = await outputsOf(this, judged.candidates, topics);
+	const items = outputs.items;
+	if (topics.includes('lead/delete'))
+		items.push(...deletedLeads(state.ids, listing.leads, new Date(readAtMs).toISOString()));
+	if (outputs.left.length > 0) warnLeft(this, outputs.left.length);
+	// Saved by n8n with the execution these items start (or after activation): a restart
+	// before then repeats this poll.
+	const { idsTracked } = writePollState(nodeData, {
+		...state,
+		...nextState(state, listing, judged, outputs),
+		...cost,
+	});
+	if (!idsTracked && topics.includes('lead/delete'))
+		this.logger.warn(
+			'Partner Referral Service Polling Trigger: too many leads to keep their IDs, deleted leads are not reported',
+			{ node: this.getNode().name },
+		);
+	return items.length > 0 ? [items] : null;
+}
+
+function warnLeft(context: IPollFunctions, left: number): void {
+	context.logger.warn(
+		`Partner Referral Service Polling Trigger: the service kept answering "too many requests" (429) while fetching full leads; ${left} changes are left to the next poll`,
+		{ node: context.getNode().name },
+	);
+}

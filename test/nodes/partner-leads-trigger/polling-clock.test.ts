@@ -1,0 +1,118 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { N8nHarness } from '../../harness/harness';
+import { PollHost } from '../../harness/polls';
+import { startSimulator } from '../../simulator';
+import type { Lead, Simulator } from '../../simulator';
+import { ALL_TOPICS } from './helpers';
+
+/**
+ * The polling trigger when the service's clock and n8n's differ (the spec does not say they
+ * agree): the simulator stamps its leads 10 minutes behind or ahead of the machine n8n runs
+ * on. Changes are judged in the service's own time, so neither the offset nor the moment of a
+ * change against a poll decides what runs.
+ */
+
+const TEN_MINUTES = 10 * 60_000;
+
+/** No spacing of polls by list requests. */
+const UNTHROTTLED = { options: { listRequestsPerMinute: 1_000_000 } };
+
+let sim: Simulator;
+let harness: N8nHarness;
+
+function created(name: string): Lead {
+	return sim.control.portalCreateLead({
+		firstName: name,
+		lastName: 'Clock',
+		email: `${name}@example.com`,
+	});
+}
+
+function host(parameters: IDataObject = {}): PollHost {
+	return new PollHost(harness, { events: ALL_TOPICS, ...UNTHROTTLED, ...parameters });
+}
+
+describe.each([
+	['behind', -TEN_MINUTES],
+	['ahead of', TEN_MINUTES],
+])('PartnerLeadsPollingTrigger with the service clock 10 minutes %s n8n', (_, clockOffsetMs) => {
+	beforeEach(async () => {
+		sim = await startSimulator({ seed: 29, clockOffsetMs });
+		harness = new N8nHarness(sim);
+	});
+
+	afterEach(async () => {
+		await sim.close();
+	});
+
+	it('runs nothing the portal held at activation, then each create, update and delete once', async () => {
+		const before = sim.control.seedLeads(12);
+		const poller = host();
+		await poller.activate();
+		await poller.poll();
+		expect(poller.events()).toEqual([]);
+
+		const fresh = created('fresh');
+		sim.control.portalUpdateLead(before[2].id, { value: 7 });
+		sim.control.portalDeleteLead(before[5].id);
+		await poller.poll();
+		await poller.poll();
+		expect(poller.errors).toEqual([]);
+		expect(poller.events().sort()).toEqual(
+			[
+				`lead/create ${fresh.id}`,
+				`lead/update ${before[2].id}`,
+				`lead/delete ${before[5].id}`,
+			].sort(),
+		);
+	});
+
+	it('runs a change made right after a poll once, at the next poll', async () => {
+		const [lead] = sim.control.seedLeads(4);
+		const poller = host();
+		await poller.activate();
+		await poller.poll();
+		sim.control.portalUpdateLead(lead.id, { value: 1 });
+		await poller.poll();
+		sim.control.portalUpdateLead(lead.id, { value: 2 });
+		const second = created('right-after');
+		await poller.poll();
+		await poller.poll();
+		expect(poller.executions).toHaveLength(2);
+		expect(poller.events().sort()).toEqual(
+			[`lead/update ${lead.id}`, `lead/update ${lead.id}`, `lead/create ${second.id}`].sort(),
+		);
+		const values = poller.executions.map((items) =>
+			items
+				.filter((item) => (item.json.event as IDataObject).id === lead.id)
+				.map((item) => (item.json.lead as IDataObject).value),
+		);
+		expect(values).toEqual([[1], [2]]);
+	});
+
+	it('loses nothing and runs nothing twice across a restart between polls', async () => {
+		const leads = sim.control.seedLeads(6);
+		let poller = host();
+		await poller.activate();
+		const first = created('first');
+		await poller.poll();
+		expect(poller.events()).toEqual([`lead/create ${first.id}`]);
+
+		// n8n stops; meanwhile the portal changes; n8n starts again with the saved static data
+		poller = poller.restarted();
+		const second = created('second');
+		sim.control.portalUpdateLead(leads[0].id, { value: 5 });
+		sim.control.portalDeleteLead(leads[1].id);
+		await poller.activate('init');
+		await poller.poll();
+		expect(poller.events().sort()).toEqual(
+			[
+				`lead/create ${second.id}`,
+				`lead/update ${leads[0].id}`,
+				`lead/delete ${leads[1].id}`,
+			].sort(),
+		);
+		expect(poller.executions).toHaveLength(1);
+	});
+});

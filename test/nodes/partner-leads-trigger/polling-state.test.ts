@@ -1,0 +1,81 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import { packedBytes, packIds, unpackIds } from '../../../nodes/PartnerLeadsPollingTrigger/leadIds';
+import { LeadVersions, leadKey } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
+import {
+	MAX_ID_BYTES,
+	MAX_LEDGER_BYTES,
+	POLL_LEDGER_CAPACITY,
+	readPollState,
+	writePollState,
+} from '../../../nodes/PartnerLeadsPollingTrigger/pollState';
+
+/** The polling trigger's state: ids packed by their form come back exactly; its bound holds. */
+
+describe('lead ids packed for the polling trigger', () => {
+	it('come back exactly, whatever their form', () => {
+		const ids = [
+			randomBytes(12).toString('hex'),
+			randomUUID(),
+			randomUUID().toUpperCase(),
+			'12345',
+			'0042',
+			'abc',
+			'lead_9',
+			randomBytes(5).toString('hex'),
+			'ABCDEF',
+		];
+		expect([...unpackIds(packIds(ids))].sort()).toEqual([...ids].sort());
+	});
+
+	it('take 16 bytes per 24-hex id and about 21 per UUID', () => {
+		const hex = Array.from({ length: 1_000 }, () => randomBytes(12).toString('hex'));
+		const uuids = Array.from({ length: 1_000 }, () => randomUUID());
+		expect(Math.round(packedBytes(packIds(hex)) / 1_000)).toBe(16);
+		expect(Math.round(packedBytes(packIds(uuids)) / 1_000)).toBe(21);
+	});
+
+	it('are left out above the bound, and deletes are then not tracked', () => {
+		const nodeData: IDataObject = {};
+		const many = Array.from({ length: 50_000 }, () => randomUUID());
+		const { idBytes, idsTracked } = writePollState(nodeData, {
+			since: 1,
+			ran: new LeadVersions(),
+			ids: many,
+			readAtMs: 1,
+			readRequests: 1,
+		});
+		expect(idBytes).toBeGreaterThan(MAX_ID_BYTES);
+		expect(idsTracked).toBe(false);
+		expect(JSON.stringify(nodeData).length).toBeLessThan(1_000);
+		expect(readPollState(nodeData)?.ids).toBeUndefined();
+
+		writePollState(nodeData, {
+			since: 1,
+			ran: new LeadVersions(),
+			ids: many.slice(0, 10),
+			readAtMs: 1,
+			readRequests: 1,
+		});
+		expect(readPollState(nodeData)?.ids?.size).toBe(10);
+	});
+
+	it('keep the ledger of changes run above the watermark bounded: the covered and the oldest beyond the capacity are forgotten, and the watermark rises over them', () => {
+		const nodeData: IDataObject = {};
+		const ran = new LeadVersions();
+		const count = POLL_LEDGER_CAPACITY + 500;
+		for (let at = 0; at < count; at++)
+			ran.raise(leadKey(`lead-${at}`), { ms: 1_000 + at, exact: true });
+		writePollState(nodeData, { since: 1_100, ran, ids: [], readAtMs: 1, readRequests: 1 });
+		const state = readPollState(nodeData);
+		expect(state?.ran.versions.size).toBe(POLL_LEDGER_CAPACITY);
+		expect(state?.since).toBe(1_000 + count - POLL_LEDGER_CAPACITY - 1);
+		expect(state?.ran.get(leadKey(`lead-${count - 1}`))?.ms).toBe(1_000 + count - 1);
+		expect(state?.ran.get(leadKey('lead-0'))).toBeUndefined();
+		expect(String((nodeData.polling as IDataObject).ran).length).toBeLessThanOrEqual(
+			MAX_LEDGER_BYTES,
+		);
+	});
+});
