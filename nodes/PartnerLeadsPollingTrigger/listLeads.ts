@@ -1,17 +1,8 @@
-import type { IDataObject, IPollFunctions, ITriggerFunctions } from 'n8n-workflow';
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { httpCodeOf } from '../shared/transport/errors';
 import { pagesOf } from '../shared/transport/paging';
-
-/**
- * The transport (nodes/shared/transport) takes the node contexts it knows by name. A poll's
- * context offers everything it uses (credentials, authenticated requests, node, logger); its
- * type differs only in how it emits, which the transport never does.
- */
-export function transportContext(context: IPollFunctions): ITriggerFunctions {
-	return context as unknown as ITriggerFunctions;
-}
 
 /**
  * Pages requested ahead while reading: every poll reads the whole list, and past its end
@@ -32,7 +23,7 @@ export interface Listing {
  */
 export async function listAllLeads(context: IPollFunctions): Promise<Listing> {
 	const listing: Listing = { leads: [], requests: 0 };
-	const pages = pagesOf.call(transportContext(context), {
+	const pages = pagesOf.call(context, {
 		path: '/leads',
 		what: 'list of leads',
 		readAhead: POLL_READ_AHEAD_PAGES,

@@ -8,7 +8,7 @@ import type { Candidate } from '../PartnerLeadsTrigger/recovery/recover';
 import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
 import { httpCodeOf } from '../shared/transport/errors';
 import type { Listing } from './listLeads';
-import { cutShort, listAllLeads, transportContext } from './listLeads';
+import { cutShort, listAllLeads } from './listLeads';
 import type { PollState } from './pollState';
 import { readPollState, writePollState } from './pollState';
 import { newestLeadSample } from './sample';
@@ -113,12 +113,7 @@ async function outputsOf(context: IPollFunctions, candidates: Candidate[], topic
 		let version = candidate.version;
 		if (topics.includes(candidate.topic)) {
 			try {
-				const output = await outputFor(
-					transportContext(context),
-					candidate,
-					fetchFullLead,
-					'polled',
-				);
+				const output = await outputFor(context, candidate, fetchFullLead, 'polled');
 				outputs.items.push({ json: output.json });
 				version = output.version;
 			} catch (error) {

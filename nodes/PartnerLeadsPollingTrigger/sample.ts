@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { isoTimeMs } from '../PartnerLeadsTrigger/eventAge';
 import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
-import { listAllLeads, transportContext } from './listLeads';
+import { listAllLeads } from './listLeads';
 
 /**
  * "Fetch Test Event" (n8n calls poll() in manual mode): the newest lead, in the output shape
@@ -27,7 +27,7 @@ export async function newestLeadSample(context: IPollFunctions): Promise<INodeEx
 	const created = isoTimeMs(lead.createdAt);
 	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
 	const { json } = await outputFor(
-		transportContext(context),
+		context,
 		{
 			lead,
 			id: String(lead.id),

@@ -1,4 +1,9 @@
-import type { IDataObject, INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IPollFunctions,
+	ITriggerFunctions,
+} from 'n8n-workflow';
 
 import { getLead } from '../../shared/leads';
 import { httpCodeOf } from '../../shared/transport/errors';
@@ -73,7 +78,7 @@ function judgeLead(
 
 /** A listed lead's change in the output shape of a delivery (also used by the polling trigger). */
 export async function outputFor(
-	context: ITriggerFunctions,
+	context: ITriggerFunctions | IPollFunctions,
 	candidate: Candidate,
 	fetchFullLead: boolean,
 	mark: OutputMark = 'recovered',

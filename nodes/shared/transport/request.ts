@@ -4,6 +4,7 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
+	IPollFunctions,
 	ITriggerFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
@@ -24,6 +25,7 @@ export type PartnerLeadsFunctions =
 	| IExecuteFunctions
 	| ILoadOptionsFunctions
 	| IHookFunctions
+	| IPollFunctions
 	| ITriggerFunctions
 	| IWebhookFunctions;
 
