@@ -183,6 +183,6 @@ export class GenericAuthenticateHarness extends BenchHarness {
 	constructor(sim: Simulator) {
 		super(sim);
 		// The base constructor saved the credential in the store this one replaced.
-		this.saveCredential('default', simulatorCredentialData(sim));
+		this.replaceCredential(simulatorCredentialData(sim));
 	}
 }

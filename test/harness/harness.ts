@@ -35,6 +35,9 @@ export interface NodeRun {
 	run: IRun;
 }
 
+/** Numbers each harness's default credential. */
+let harnessCount = 0;
+
 /**
  * Runs our nodes inside n8n's real execution engine (n8n-core's WorkflowExecute), with a
  * credential store that behaves like n8n's, against a simulator over loopback HTTP.
@@ -48,17 +51,29 @@ export class N8nHarness {
 	readonly credential: INodeCredentialsDetails;
 
 	constructor(sim: Simulator, overrides: ICredentialDataDecryptedObject = {}) {
-		this.credential = this.saveCredential('default', simulatorCredentialData(sim, overrides));
+		// A credential of its own per harness: what n8n keeps per credential (the editor's
+		// schema cache) starts empty for each harness, as it would for a new credential.
+		this.credential = this.saveCredential(
+			`default-${++harnessCount}`,
+			simulatorCredentialData(sim, overrides),
+		);
 	}
 
 	saveCredential(id: string, data: ICredentialDataDecryptedObject): INodeCredentialsDetails {
 		return this.credentialsHelper.save(id, CREDENTIAL_TYPE, data);
 	}
 
-	storedCredential(
-		id = this.credential.id ?? 'default',
-	): ICredentialDataDecryptedObject | undefined {
+	/** The user edits the default credential: same id, new data. */
+	replaceCredential(data: ICredentialDataDecryptedObject): INodeCredentialsDetails {
+		return this.saveCredential(this.defaultCredentialId(), data);
+	}
+
+	storedCredential(id = this.defaultCredentialId()): ICredentialDataDecryptedObject | undefined {
 		return this.credentialsHelper.stored(id, CREDENTIAL_TYPE);
+	}
+
+	private defaultCredentialId(): string {
+		return this.credential.id ?? '';
 	}
 
 	workflow(nodes: INode[], connections: IConnections, staticData?: IDataObject): Workflow {

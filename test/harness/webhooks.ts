@@ -246,6 +246,9 @@ export class TriggerHost {
 		const node = workflow.getNode(this.node.name) as INode;
 		const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 		if (!nodeType.trigger) return;
+		// Activating again (a restart, a re-activation) replaces the running trigger(): n8n
+		// removes a workflow's triggers before it adds them anew, so the old one is closed.
+		await this.stopTrigger();
 		const emit = (data: INodeExecutionData[][]) => {
 			if (this.store.frozen) return;
 			this.store.saveIfChanged(workflow);

@@ -7,7 +7,6 @@ import type {
 } from 'n8n-workflow';
 import { LoadOptionsContext } from 'n8n-core';
 
-import { clearLeadSchemaCache } from '../../nodes/PartnerLeads/helpers/schema';
 import { READ_AHEAD_PAGES } from '../../nodes/shared/transport/paging';
 import type { N8nHarness, NodeRun } from '../harness/harness';
 import { ACTION_NODE_TYPE } from '../harness/harness';
@@ -86,11 +85,6 @@ export function pairedIndexes(run: NodeRun): number[] {
 
 export function errorItemIndex(run: NodeRun): unknown {
 	return (run.error as { context?: { itemIndex?: number } } | undefined)?.context?.itemIndex;
-}
-
-/** Every test starts with an empty editor cache, as a fresh n8n process would. */
-export function resetEditorCache(): void {
-	clearLeadSchemaCache();
 }
 
 /**

@@ -204,11 +204,6 @@ export async function leadSchemaForEditor(this: PartnerLeadsFunctions): Promise<
 	return await fetchLeadSchema.call(this);
 }
 
-/** Empties the editor cache, as a fresh n8n process starts (used by the tests between cases). */
-export function clearLeadSchemaCache(): void {
-	editorCache.clear();
-}
-
 // The Lead Fields mapper
 
 /** What the fields are for: it decides which schema entries are offered and which are required. */

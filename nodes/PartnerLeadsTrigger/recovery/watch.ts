@@ -18,10 +18,16 @@ export const DEFAULT_CHECK_INTERVAL_MINUTES = 360;
 /** Activations that start listening anew: nothing the portal holds from before then runs. */
 const NEW_ACTIVATIONS = new Set(['activate', 'create']);
 
-/** Waits until the time, waking up now and then to stop promptly once closed. */
-async function waitUntil(dueMs: number, closed: () => boolean): Promise<void> {
-	while (!closed() && Date.now() < dueMs)
-		await sleep(Math.min(RECOVERY_TIMING.tickMs, dueMs - Date.now()));
+/**
+ * Waits until the time, or until closed: the signal ends the sleep at once where n8n's
+ * `sleep` takes one (n8n 2.x); elsewhere (n8n 1.x ignores it) the wait wakes up every tick to
+ * look. No timer of a deactivated trigger outlives its closeFunction by more than a tick.
+ */
+async function waitUntil(dueMs: number, closing: AbortSignal): Promise<void> {
+	while (!closing.aborted && Date.now() < dueMs)
+		await sleep(Math.min(RECOVERY_TIMING.tickMs, dueMs - Date.now()), closing).catch(
+			() => undefined,
+		);
 }
 
 function manualTestRun(context: ITriggerFunctions): ITriggerResponse {
@@ -54,15 +60,15 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 	const minutes = Number(options.checkIntervalMinutes ?? DEFAULT_CHECK_INTERVAL_MINUTES);
 	const intervalMs =
 		(Number.isFinite(minutes) && minutes > 0 ? minutes : DEFAULT_CHECK_INTERVAL_MINUTES) * 60_000;
-	let closed = false;
-	const isClosed = () => closed;
+	const closing = new AbortController();
+	const isClosed = () => closing.signal.aborted;
 	let checking: Promise<unknown> | undefined;
 	const loop = async () => {
 		// A new activation has nothing to recover yet; after a restart, check soon.
 		let due = Date.now() + (newActivation ? intervalMs : RECOVERY_TIMING.firstCheckDelayMs);
-		while (!closed) {
-			await waitUntil(due, isClosed);
-			if (closed) return;
+		while (!isClosed()) {
+			await waitUntil(due, closing.signal);
+			if (isClosed()) return;
 			try {
 				const check = recoverMissedEvents.call(this, isClosed);
 				checking = check;
@@ -85,10 +91,10 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 	};
 	void loop();
 	return {
-		// The wait ends by itself within a tick; a check in progress stops before it starts
+		// The wait ends now (or within a tick); a check in progress stops before it starts
 		// anything more, and deactivation waits for that.
 		closeFunction: async () => {
-			closed = true;
+			closing.abort();
 			await checking?.catch(() => undefined);
 		},
 	};

@@ -98,8 +98,7 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 		const [lead] = sim.control.seedLeads(1);
 
 		const newKey = sim.control.createKey();
-		harness.saveCredential(
-			'default',
+		harness.replaceCredential(
 			simulatorCredentialData(sim, {
 				clientId: newKey.clientId,
 				clientSecret: newKey.clientSecret,
@@ -154,7 +153,7 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 			clientId: newKey.clientId,
 			clientSecret: newKey.clientSecret,
 		});
-		harness.saveCredential('default', credential);
+		harness.replaceCredential(credential);
 		// What the other process stores when it renews the subscription under the new key.
 		const nodeData = host.store.nodeData(host.node.name);
 		const renewedBox = new SecretBox({

@@ -7,7 +7,6 @@ import {
 	mapper,
 	people,
 	personFromItem,
-	resetEditorCache,
 	routeCount,
 } from '../../support/fixtures';
 
@@ -26,7 +25,6 @@ describe('PartnerLeads as an AI Agent tool', () => {
 	afterAll(async () => await sim.close());
 	beforeEach(() => {
 		sim.control.reset();
-		resetEditorCache();
 		harness = new N8nHarness(sim);
 	});
 

@@ -8,7 +8,6 @@ import {
 	editorContext,
 	pageSizeOf,
 	requestsToRead,
-	resetEditorCache,
 	routeCount,
 } from '../../support/fixtures';
 
@@ -22,7 +21,6 @@ describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', ()
 	afterAll(async () => await sim.close());
 	beforeEach(() => {
 		sim.control.reset();
-		resetEditorCache();
 		harness = new N8nHarness(sim);
 	});
 

@@ -11,7 +11,6 @@ import {
 	pairedIndexes,
 	people,
 	personFromItem,
-	resetEditorCache,
 	routeCount,
 } from '../../support/fixtures';
 
@@ -25,7 +24,6 @@ describe('PartnerLeads: Lead > Create', () => {
 	afterAll(async () => await sim.close());
 	beforeEach(() => {
 		sim.control.reset();
-		resetEditorCache();
 		harness = new N8nHarness(sim);
 	});
 

@@ -14,7 +14,6 @@ import {
 	pageSizeOf,
 	pairedIndexes,
 	requestsToRead,
-	resetEditorCache,
 	routeCount,
 } from '../../support/fixtures';
 
@@ -28,7 +27,6 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 	afterAll(async () => await sim.close());
 	beforeEach(() => {
 		sim.control.reset();
-		resetEditorCache();
 		harness = new N8nHarness(sim);
 	});
 

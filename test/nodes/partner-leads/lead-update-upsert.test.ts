@@ -12,7 +12,6 @@ import {
 	mapper,
 	pairedIndexes,
 	personFromItem,
-	resetEditorCache,
 	routeCount,
 } from '../../support/fixtures';
 import { startRecordingProxy } from './proxy';
@@ -27,7 +26,6 @@ describe('PartnerLeads: Lead > Update and Create or Update', () => {
 	afterAll(async () => await sim.close());
 	beforeEach(() => {
 		sim.control.reset();
-		resetEditorCache();
 		harness = new N8nHarness(sim);
 	});
 

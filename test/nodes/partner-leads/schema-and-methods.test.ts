@@ -7,7 +7,6 @@ import {
 	editorContext,
 	jsonOf,
 	pairedIndexes,
-	resetEditorCache,
 	routeCount,
 	schemaAsServed,
 } from '../../support/fixtures';
@@ -22,7 +21,6 @@ describe('PartnerLeads: Lead Schema > Get and the editor methods', () => {
 	afterAll(async () => await sim.close());
 	beforeEach(() => {
 		sim.control.reset();
-		resetEditorCache();
 		harness = new N8nHarness(sim);
 	});
 
