@@ -1,14 +1,28 @@
 import { createHmac } from 'node:crypto';
 
-import type { INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { N8nHarness } from '../../harness/harness';
+import { PollHost } from '../../harness/polls';
 import { TriggerHost } from '../../harness/webhooks';
 import type { TriggerHostOptions } from '../../harness/webhooks';
 import { signedDelivery, startSimulator } from '../../simulator';
-import type { LeadTopic, Simulator, SimulatorOptions } from '../../simulator';
+import type { Lead, LeadTopic, Simulator, SimulatorOptions } from '../../simulator';
 
 export const ALL_TOPICS: LeadTopic[] = ['lead/create', 'lead/update', 'lead/delete'];
+
+/** Polling trigger: no spacing of polls by list requests, unless a test asks for it. */
+export const UNTHROTTLED = { options: { listRequestsPerMinute: 1_000_000 } };
+
+/** A polling trigger on every event, unthrottled, with the test's parameters on top. */
+export function pollingHost(harness: N8nHarness, parameters: IDataObject = {}): PollHost {
+	return new PollHost(harness, { events: ALL_TOPICS, ...UNTHROTTLED, ...parameters });
+}
+
+/** A lead created in the portal (not through the API), named for the test. */
+export function portalLead(sim: Simulator, name: string, lastName = 'Test'): Lead {
+	return sim.control.portalCreateLead({ firstName: name, lastName, email: `${name}@example.com` });
+}
 
 export interface Setup {
 	sim: Simulator;

@@ -1,10 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { N8nHarness } from '../../harness/harness';
-import { PollHost } from '../../harness/polls';
+import type { PollHost } from '../../harness/polls';
 import { startSimulator } from '../../simulator';
 import type { Lead, Simulator } from '../../simulator';
-import { ALL_TOPICS } from './helpers';
+import { pollingHost, portalLead } from './helpers';
 
 /**
  * The polling trigger when the service's clock and n8n's differ (the spec does not say they
@@ -15,22 +15,15 @@ import { ALL_TOPICS } from './helpers';
 
 const TEN_MINUTES = 10 * 60_000;
 
-/** No spacing of polls by list requests. */
-const UNTHROTTLED = { options: { listRequestsPerMinute: 1_000_000 } };
-
 let sim: Simulator;
 let harness: N8nHarness;
 
 function created(name: string): Lead {
-	return sim.control.portalCreateLead({
-		firstName: name,
-		lastName: 'Clock',
-		email: `${name}@example.com`,
-	});
+	return portalLead(sim, name, 'Clock');
 }
 
 function host(parameters: IDataObject = {}): PollHost {
-	return new PollHost(harness, { events: ALL_TOPICS, ...UNTHROTTLED, ...parameters });
+	return pollingHost(harness, parameters);
 }
 
 describe.each([

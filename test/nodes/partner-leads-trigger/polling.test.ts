@@ -2,10 +2,10 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { N8nHarness } from '../../harness/harness';
-import { PollHost } from '../../harness/polls';
+import type { PollHost } from '../../harness/polls';
 import { startSimulator } from '../../simulator';
 import type { Lead, Simulator } from '../../simulator';
-import { ALL_TOPICS } from './helpers';
+import { pollingHost, portalLead } from './helpers';
 
 /**
  * The polling trigger inside n8n-core's PollContext, driven the way n8n drives it
@@ -15,22 +15,15 @@ import { ALL_TOPICS } from './helpers';
  * for clocks apart).
  */
 
-/** No spacing of polls by list requests, unless a test asks for it. */
-const UNTHROTTLED = { options: { listRequestsPerMinute: 1_000_000 } };
-
 let sim: Simulator;
 let harness: N8nHarness;
 
 function created(name: string): Lead {
-	return sim.control.portalCreateLead({
-		firstName: name,
-		lastName: 'Test',
-		email: `${name}@example.com`,
-	});
+	return portalLead(sim, name);
 }
 
 function host(parameters: IDataObject = {}): PollHost {
-	return new PollHost(harness, { events: ALL_TOPICS, ...UNTHROTTLED, ...parameters });
+	return pollingHost(harness, parameters);
 }
 
 function outputs(poller: PollHost): IDataObject[] {
