@@ -80,6 +80,8 @@ describe('recovery ledger', () => {
 		const writer = processAt('process-1', database, 1_000);
 		writer.write((ledger) => {
 			ledger.startListening();
+			// the activation's baseline: listening from the newest time listed (service time)
+			ledger.takeBaseline(NOW, []);
 			for (let index = 0; index < 1_050; index++)
 				ledger.recordDelivered(`lead-${index}`, { ms: NOW - 60_000 + index, exact: true });
 			ledger.recordRecovered('too-old', NOW - 73 * HOUR * 1000);
