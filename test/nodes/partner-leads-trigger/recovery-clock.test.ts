@@ -178,6 +178,8 @@ describe.each([
 		await nextSecond();
 		created(setup, 'newest');
 		await setup.host.activate();
+		// n8n's clock moves past the settle, so that a check judges the leads.
+		await sleep(RECOVERY_TIMING.settleMs + 500);
 		const persisted = await stopN8n(setup);
 		setup.sim.control.resetStats();
 		await startN8n(setup, persisted);
