@@ -203,13 +203,13 @@ export class RecoveryLedger {
 		const stored = this.nodeData[STORE_KEY] as IDataObject | undefined;
 		if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return;
 		if (typeof stored.writer === 'string' && stored.writer.startsWith(`${this.memory.id}:`)) return;
-		if (typeof stored.since === 'number' && Number.isFinite(stored.since))
-			this.memory.since = Math.max(this.memory.since, stored.since);
 		this.memory.activatedAt = Math.max(this.memory.activatedAt, finite(stored.activatedAt));
 		this.memory.baselineOf = Math.max(this.memory.baselineOf, finite(stored.baselineOf));
-		// The old form (before service time) kept n8n's clock in `since`: take a baseline anew.
-		if (typeof stored.since === 'number' && stored.activatedAt === undefined)
+		// The earlier form kept n8n's clock in `since`: not comparable with lead times, so
+		// it is dropped and a baseline taken anew.
+		if (stored.activatedAt === undefined && typeof stored.since === 'number')
 			this.memory.activatedAt = Math.max(this.memory.activatedAt, this.memory.baselineOf + 1);
+		else this.memory.since = Math.max(this.memory.since, finite(stored.since));
 		this.memory.delivered.merge(stored.delivered, stored.deliveredForgottenUpTo);
 		this.memory.recovered.merge(stored.recovered, stored.recoveredForgottenUpTo);
 	}
