@@ -8,6 +8,7 @@
  * | recent events (deduplication.ts) | trigger node and mode | deactivation |
  * | deliveries in progress (deduplication.ts) | trigger node and mode | the delivery ends |
  * | recovery ledger (recovery/ledger.ts) | trigger node | deactivation |
+ * | changes left to a follow-up check (recovery/recover.ts) | trigger node | deactivation |
  * | secret boxes (secretBox.ts) | trigger node and credential | deactivation |
  * | test-event handovers (testEvent.ts) | trigger node | taken, or 5 minutes |
  */

@@ -53,6 +53,7 @@ describe('process memory of the trigger', () => {
 			recentEvents: 0,
 			deliveriesInProgress: 0,
 			recoveryLedgers: 0,
+			recoveryFollowUps: 0,
 			secretBoxes: 0,
 			testEventHandovers: 0,
 		});

@@ -7,8 +7,12 @@ import { registerNodeMemory } from '../processMemory';
  * What the trigger knows about each lead's changes, so that recovery (listing the portal's
  * leads) and live deliveries run every change once between them:
  *
- * - `since`: the time from which the trigger has been listening. A new activation starts it
- *   at that moment, so leads the portal already held never run; a finished recovery raises it.
+ * - `since`: the service time (a lead's updatedAt/createdAt, stamped by the service's clock,
+ *   never n8n's) from which the trigger has been listening. A new activation lists the leads
+ *   the portal holds (its baseline): `since` goes to the newest time listed minus the settle,
+ *   and the leads above it are recorded as recovered, so none of them runs; a finished
+ *   recovery raises it the same way. `activatedAt` (n8n's clock, only told apart) marks each
+ *   new activation, `baselineOf` the activation whose baseline was taken.
  * - `delivered`: per lead, the newest version a live delivery ran (the later of the event time
  *   and the fetched lead's updatedAt). Recovery skips a lead whose updatedAt is not newer.
  * - `recovered`: per lead, the version a recovery ran (the lead's updatedAt). A delivery whose
@@ -137,6 +141,10 @@ export class LeadVersions {
 	}
 }
 
+function finite(value: unknown): number {
+	return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
 /** One trigger node's ledger in process memory. */
 class Memory {
 	readonly id = randomUUID();
@@ -144,6 +152,10 @@ class Memory {
 	saves = 0;
 
 	since = 0;
+
+	activatedAt = 0;
+
+	baselineOf = 0;
 
 	readonly delivered = new LeadVersions();
 
@@ -191,8 +203,13 @@ export class RecoveryLedger {
 		const stored = this.nodeData[STORE_KEY] as IDataObject | undefined;
 		if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return;
 		if (typeof stored.writer === 'string' && stored.writer.startsWith(`${this.memory.id}:`)) return;
-		if (typeof stored.since === 'number' && Number.isFinite(stored.since))
-			this.memory.since = Math.max(this.memory.since, stored.since);
+		this.memory.activatedAt = Math.max(this.memory.activatedAt, finite(stored.activatedAt));
+		this.memory.baselineOf = Math.max(this.memory.baselineOf, finite(stored.baselineOf));
+		// The earlier form kept n8n's clock in `since`: not comparable with lead times, so
+		// it is dropped and a baseline taken anew.
+		if (stored.activatedAt === undefined && typeof stored.since === 'number')
+			this.memory.activatedAt = Math.max(this.memory.activatedAt, this.memory.baselineOf + 1);
+		else this.memory.since = Math.max(this.memory.since, finite(stored.since));
 		this.memory.delivered.merge(stored.delivered, stored.deliveredForgottenUpTo);
 		this.memory.recovered.merge(stored.recovered, stored.recoveredForgottenUpTo);
 	}
@@ -241,9 +258,32 @@ export class RecoveryLedger {
 		return recovered !== undefined && eventMs <= recovered.ms + VERSION_TOLERANCE_MS;
 	}
 
-	/** Starts listening from now (a new activation): nothing before it is ever recovered. */
+	/** Whether the trigger was ever activated with this ledger. */
+	get activated(): boolean {
+		return this.memory.activatedAt > 0;
+	}
+
+	/** Whether the leads the portal holds since the last new activation are still to be listed. */
+	get baselineDue(): boolean {
+		return this.memory.activatedAt > this.memory.baselineOf;
+	}
+
+	/** A new activation: nothing the portal holds now runs, once its baseline is taken. */
 	startListening(): void {
-		this.memory.since = Math.max(this.memory.since, this.nowMs());
+		this.memory.activatedAt = Math.max(this.memory.activatedAt + 1, this.nowMs());
+		this.save();
+	}
+
+	/**
+	 * The baseline of the activation: listening from `sinceMs` (service time), and the leads
+	 * listed above it (id and service time) as run, so none of them runs.
+	 */
+	takeBaseline(sinceMs: number, present: Array<{ id: string; version: number }>): void {
+		this.memory.since = Math.max(this.memory.since, sinceMs);
+		for (const { id, version } of present)
+			if (version > this.memory.since && this.withinAge(version))
+				this.memory.recovered.raise(leadKey(id), { ms: version, exact: true });
+		this.memory.baselineOf = this.memory.activatedAt;
 		this.save();
 	}
 
@@ -281,6 +321,8 @@ export class RecoveryLedger {
 		this.memory.saves++;
 		this.nodeData[STORE_KEY] = {
 			since: this.memory.since,
+			activatedAt: this.memory.activatedAt,
+			baselineOf: this.memory.baselineOf,
 			delivered: this.memory.delivered.pack(),
 			deliveredForgottenUpTo: this.memory.delivered.forgottenUpTo,
 			recovered: this.memory.recovered.pack(),

@@ -12,6 +12,7 @@ import type { LeadTopic } from '../../shared/topics';
 import { SeenEvents } from '../deduplication';
 import { isoTimeMs, maxEventAgeSeconds } from '../eventAge';
 import { selectedTopics } from '../events';
+import { registerNodeMemory } from '../processMemory';
 import { RecoveryLedger } from './ledger';
 import { RECOVERY_TIMING } from './timing';
 
@@ -54,18 +55,44 @@ export function openLedger(
 	});
 }
 
+function idOf(lead: IDataObject): string {
+	return typeof lead.id === 'string' || typeof lead.id === 'number' ? String(lead.id) : '';
+}
+
+function versionOf(lead: IDataObject): number | undefined {
+	return isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt);
+}
+
+/**
+ * Changes within the settle of the newest one listed may still be on their way as deliveries:
+ * each is left to a follow-up check until it was first listed at least the settle ago. That
+ * wait is measured on n8n's clock (a duration, whatever the clocks read), per trigger node.
+ */
+const firstListed = new Map<string, Map<string, number>>();
+
+registerNodeMemory('recoveryFollowUps', {
+	get size() {
+		return firstListed.size;
+	},
+	forget: (workflowId, nodeId) => firstListed.delete(`${workflowId}:${nodeId}:production`),
+});
+
 /** Which change a listed lead stands for, if it has not run yet. */
 function judgeLead(
 	lead: IDataObject,
 	ledger: RecoveryLedger,
-	upToMs: number,
-	topics: LeadTopic[],
+	check: { upToMs: number; topics: LeadTopic[]; waiting: Map<string, number>; nowMs: number },
 ): Candidate | 'deferred' | undefined {
-	const id = typeof lead.id === 'string' || typeof lead.id === 'number' ? String(lead.id) : '';
-	const version = isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt);
+	const id = idOf(lead);
+	const version = versionOf(lead);
 	if (id === '' || version === undefined) return undefined;
 	if (version <= ledger.recoverAfterMs || ledger.hasRun(id, version)) return undefined;
-	if (version > upToMs) return 'deferred';
+	if (version > check.upToMs) {
+		const change = `${id} ${version}`;
+		const seenMs = check.waiting.get(change) ?? check.nowMs;
+		check.waiting.set(change, seenMs);
+		if (check.nowMs - seenMs < RECOVERY_TIMING.settleMs) return 'deferred';
+	}
 	const created = isoTimeMs(lead.createdAt);
 	// Created while the trigger was listening and never run: the change is the lead's
 	// creation (with whatever was changed since); otherwise it is an update.
@@ -73,7 +100,7 @@ function judgeLead(
 		created !== undefined && created > ledger.since && !ledger.knows(id)
 			? 'lead/create'
 			: 'lead/update';
-	return topics.includes(topic) ? { lead, id, topic, version } : undefined;
+	return check.topics.includes(topic) ? { lead, id, topic, version } : undefined;
 }
 
 /** A listed lead's change in the output shape of a delivery (also used by the polling trigger). */
@@ -103,6 +130,88 @@ export async function outputFor(
 	return { json, version: Math.max(candidate.version, isoTimeMs(lead.updatedAt) ?? 0) };
 }
 
+/** Every lead the portal holds (undefined when stopped while reading), counting the requests. */
+async function listAll(
+	context: ITriggerFunctions,
+	stopped: () => boolean,
+	outcome: RecoveryOutcome,
+): Promise<IDataObject[] | undefined> {
+	const leads: IDataObject[] = [];
+	const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads' }) as AsyncGenerator<
+		IDataObject[]
+	>;
+	for await (const page of pages) {
+		if (stopped()) return undefined;
+		outcome.listRequests++;
+		leads.push(...page);
+	}
+	return leads;
+}
+
+/** The newest change listed (service time), undefined for an empty list. */
+function newestOf(leads: IDataObject[]): number | undefined {
+	let newest: number | undefined;
+	for (const lead of leads) {
+		const version = versionOf(lead);
+		if (version !== undefined) newest = Math.max(newest ?? version, version);
+	}
+	return newest;
+}
+
+/**
+ * The leads the portal holds at a new activation never run: listening starts the settle
+ * below the newest change listed (service time), and the leads above it are recorded as run.
+ */
+function takeBaseline(ledger: RecoveryLedger, leads: IDataObject[]): void {
+	const newest = newestOf(leads);
+	const present = leads
+		.map((lead) => ({ id: idOf(lead), version: versionOf(lead) ?? 0 }))
+		.filter((lead) => lead.id !== '' && lead.version > 0);
+	ledger.takeBaseline(newest === undefined ? 0 : newest - RECOVERY_TIMING.settleMs, present);
+}
+
+/** Lists the leads and takes the baseline of a new activation, if it is due. */
+export async function takeBaselineIfDue(
+	this: ITriggerFunctions,
+	stopped: () => boolean = () => false,
+): Promise<RecoveryOutcome> {
+	const outcome: RecoveryOutcome = { recovered: 0, deferred: 0, listRequests: 0 };
+	const ledger = openLedger(this);
+	if (!ledger.baselineDue) return outcome;
+	const leads = await listAll(this, stopped, outcome);
+	if (leads && !stopped()) takeBaseline(openLedger(this), leads);
+	return outcome;
+}
+
+/** Which listed changes have not run yet, oldest first. Times are the service's own. */
+function candidatesOf(
+	context: ITriggerFunctions,
+	ledger: RecoveryLedger,
+	leads: IDataObject[],
+	upToMs: number,
+	outcome: RecoveryOutcome,
+): Candidate[] {
+	const topics = selectedTopics(context.getNodeParameter('events', [])).filter(
+		(topic) => topic !== 'lead/delete',
+	);
+	const scope = productionScope(context);
+	const previous = firstListed.get(scope) ?? new Map<string, number>();
+	const check = { upToMs, topics, waiting: new Map<string, number>(), nowMs: Date.now() };
+	for (const [change, seenMs] of previous) check.waiting.set(change, seenMs);
+	const candidates: Candidate[] = [];
+	const stillWaiting = new Map<string, number>();
+	for (const lead of leads) {
+		const verdict = judgeLead(lead, ledger, check);
+		if (verdict === 'deferred') {
+			outcome.deferred++;
+			const change = `${idOf(lead)} ${versionOf(lead)}`;
+			stillWaiting.set(change, check.waiting.get(change) ?? check.nowMs);
+		} else if (verdict) candidates.push(verdict);
+	}
+	firstListed.set(scope, stillWaiting);
+	return candidates.sort((a, b) => a.version - b.version);
+}
+
 export async function recoverMissedEvents(
 	this: ITriggerFunctions,
 	/** true once the workflow is deactivated: stop without starting anything more */
@@ -110,27 +219,16 @@ export async function recoverMissedEvents(
 	nowMs: () => number = Date.now,
 ): Promise<RecoveryOutcome> {
 	const outcome: RecoveryOutcome = { recovered: 0, deferred: 0, listRequests: 0 };
-	const topics = selectedTopics(this.getNodeParameter('events', [])).filter(
-		(topic) => topic !== 'lead/delete',
-	);
+	if (openLedger(this, nowMs).baselineDue) return await takeBaselineIfDue.call(this, stopped);
+	const topics = selectedTopics(this.getNodeParameter('events', []));
+	if (topics.every((topic) => topic === 'lead/delete')) return outcome;
+	const leads = await listAll(this, stopped, outcome);
+	const newest = leads && newestOf(leads);
+	if (!leads || newest === undefined || stopped()) return outcome;
+	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
+	const upToMs = newest - RECOVERY_TIMING.settleMs;
 	const ledger = openLedger(this, nowMs);
-	const upToMs = nowMs() - RECOVERY_TIMING.settleMs;
-	if (topics.length === 0 || ledger.since === 0 || upToMs <= ledger.since) return outcome;
-
-	const candidates: Candidate[] = [];
-	const pages = pagesOf.call(this, { path: '/leads', what: 'list of leads' }) as AsyncGenerator<
-		IDataObject[]
-	>;
-	for await (const page of pages) {
-		if (stopped()) return outcome;
-		outcome.listRequests++;
-		for (const lead of page) {
-			const verdict = judgeLead(lead, ledger, upToMs, topics);
-			if (verdict === 'deferred') outcome.deferred++;
-			else if (verdict) candidates.push(verdict);
-		}
-	}
-	candidates.sort((a, b) => a.version - b.version);
+	const candidates = candidatesOf(this, ledger, leads, upToMs, outcome);
 
 	const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
 	const options = this.getNodeParameter('options', {}) as { maxEventAgeHours?: number };

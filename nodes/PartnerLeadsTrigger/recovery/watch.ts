@@ -2,7 +2,7 @@ import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { takeTestEvent } from '../testEvent';
-import { openLedger, recoverMissedEvents } from './recover';
+import { openLedger, recoverMissedEvents, takeBaselineIfDue } from './recover';
 import { RECOVERY_TIMING } from './timing';
 
 /**
@@ -49,12 +49,30 @@ function manualTestRun(context: ITriggerFunctions): ITriggerResponse {
 	};
 }
 
+/**
+ * Lists the leads the portal holds at activation, in its own time: none of them is ever
+ * recovered. If the list cannot be read now, the first check lists it.
+ */
+async function baselineAtActivation(context: ITriggerFunctions): Promise<boolean> {
+	try {
+		await takeBaselineIfDue.call(context);
+		return true;
+	} catch (error) {
+		context.logger.warn(
+			`Partner Referral Service Trigger could not list the leads at activation, listing them at the first check for missed events: ${(error as Error).message}`,
+			{ node: context.getNode().name },
+		);
+		return false;
+	}
+}
+
 export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITriggerResponse> {
 	if (this.getMode() === 'manual') return manualTestRun(this);
 	const ledger = openLedger(this);
-	const newActivation = NEW_ACTIVATIONS.has(this.getActivationMode()) || ledger.since === 0;
+	const newActivation = NEW_ACTIVATIONS.has(this.getActivationMode()) || !ledger.activated;
 	if (newActivation) ledger.startListening();
 	if (this.getNodeParameter('recoverMissedEvents', true) === false) return {};
+	const baselineTaken = newActivation && (await baselineAtActivation(this));
 
 	const options = this.getNodeParameter('options', {}) as { checkIntervalMinutes?: number };
 	const minutes = Number(options.checkIntervalMinutes ?? DEFAULT_CHECK_INTERVAL_MINUTES);
@@ -64,8 +82,8 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 	const isClosed = () => closing.signal.aborted;
 	let checking: Promise<unknown> | undefined;
 	const loop = async () => {
-		// A new activation has nothing to recover yet; after a restart, check soon.
-		let due = Date.now() + (newActivation ? intervalMs : RECOVERY_TIMING.firstCheckDelayMs);
+		// A new activation listed the portal just now; after a restart, check soon.
+		let due = Date.now() + (baselineTaken ? intervalMs : RECOVERY_TIMING.firstCheckDelayMs);
 		while (!isClosed()) {
 			await waitUntil(due, closing.signal);
 			if (isClosed()) return;

@@ -80,6 +80,8 @@ describe('recovery ledger', () => {
 		const writer = processAt('process-1', database, 1_000);
 		writer.write((ledger) => {
 			ledger.startListening();
+			// the activation's baseline: listening from the newest time listed (service time)
+			ledger.takeBaseline(NOW, []);
 			for (let index = 0; index < 1_050; index++)
 				ledger.recordDelivered(`lead-${index}`, { ms: NOW - 60_000 + index, exact: true });
 			ledger.recordRecovered('too-old', NOW - 73 * HOUR * 1000);
@@ -95,5 +97,25 @@ describe('recovery ledger', () => {
 		expect(ledger.hasRun('lead-1049', NOW - 60_000 + 1_049)).toBe(true);
 		expect(ledger.hasRun('lead-0', NOW - 60_000)).toBe(false);
 		expect(ledger.recoverAfterMs).toBe(Math.max(NOW, NOW - 60_000 + 49));
+	});
+
+	it("reads static data of the earlier form (since on n8n's clock): a baseline is due, that since is dropped", () => {
+		const database = {
+			saved: JSON.stringify({
+				recovery: { since: NOW + 600_000, delivered: '', recovered: '', writer: 'old:1' },
+			}),
+		};
+		const upgraded = processAt('process-1', database);
+		upgraded.write((ledger) => {
+			expect(ledger.activated).toBe(true);
+			expect(ledger.baselineDue).toBe(true);
+			expect(ledger.since).toBe(0);
+			ledger.takeBaseline(NOW - 10_000, [{ id: 'present', version: NOW - 5_000 }]);
+		});
+		const ledger = upgraded.read();
+		expect(ledger.baselineDue).toBe(false);
+		expect(ledger.since).toBe(NOW - 10_000);
+		expect(ledger.hasRun('present', NOW - 5_000)).toBe(true);
+		expect(ledger.hasRun('present', NOW - 4_000)).toBe(false);
 	});
 });
