@@ -10,7 +10,7 @@ import { registerNodeMemory } from '../processMemory';
  * - `since`: the service time (a lead's updatedAt/createdAt, stamped by the service's clock,
  *   never n8n's) from which the trigger has been listening. A new activation lists the leads
  *   the portal holds (its baseline): `since` goes to the newest time listed minus the settle,
- *   and the leads above it are recorded as recovered, so none of them runs; a finished
+ *   and the leads above it are recorded as delivered, so recovery runs none of them; a finished
  *   recovery raises it the same way. `activatedAt` (n8n's clock, only told apart) marks each
  *   new activation, `baselineOf` the activation whose baseline was taken.
  * - `delivered`: per lead, the newest version a live delivery ran (the later of the event time
@@ -276,13 +276,15 @@ export class RecoveryLedger {
 
 	/**
 	 * The baseline of the activation: listening from `sinceMs` (service time), and the leads
-	 * listed above it (id and service time) as run, so none of them runs.
+	 * listed above it (id and service time) as delivered, so recovery never runs them. Not as
+	 * recovered: a delivery of a change made after subscribing and before this listing must
+	 * still run, not be taken for a late retry of a recovery.
 	 */
 	takeBaseline(sinceMs: number, present: Array<{ id: string; version: number }>): void {
 		this.memory.since = Math.max(this.memory.since, sinceMs);
 		for (const { id, version } of present)
 			if (version > this.memory.since && this.withinAge(version))
-				this.memory.recovered.raise(leadKey(id), { ms: version, exact: true });
+				this.memory.delivered.raise(leadKey(id), { ms: version, exact: true });
 		this.memory.baselineOf = this.memory.activatedAt;
 		this.save();
 	}
