@@ -5,7 +5,7 @@ import { isoTimeMs } from '../PartnerLeadsTrigger/eventAge';
 import { selectedTopics } from '../PartnerLeadsTrigger/events';
 import { LeadVersions, leadKey } from '../PartnerLeadsTrigger/recovery/ledger';
 import type { Candidate } from '../PartnerLeadsTrigger/recovery/recover';
-import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
+import { idOf, outputFor, versionOf } from '../PartnerLeadsTrigger/recovery/recover';
 import { httpCodeOf } from '../shared/transport/errors';
 import type { Listing } from './listLeads';
 import { cutShort, listAllLeads } from './listLeads';
@@ -39,14 +39,6 @@ interface Judged {
 	candidates: Candidate[];
 	/** the newest change listed (service time), undefined for an empty list */
 	newestMs: number | undefined;
-}
-
-function idOf(lead: IDataObject): string {
-	return typeof lead.id === 'string' || typeof lead.id === 'number' ? String(lead.id) : '';
-}
-
-function versionOf(lead: IDataObject): number | undefined {
-	return isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt);
 }
 
 /**

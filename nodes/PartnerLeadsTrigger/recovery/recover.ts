@@ -55,11 +55,13 @@ export function openLedger(
 	});
 }
 
-function idOf(lead: IDataObject): string {
+/** A listed lead's id as text ('' when it has none). */
+export function idOf(lead: IDataObject): string {
 	return typeof lead.id === 'string' || typeof lead.id === 'number' ? String(lead.id) : '';
 }
 
-function versionOf(lead: IDataObject): number | undefined {
+/** A listed lead's version: its updatedAt (or createdAt), service time. */
+export function versionOf(lead: IDataObject): number | undefined {
 	return isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt);
 }
 
