@@ -19,6 +19,33 @@ export function pollingHost(harness: N8nHarness, parameters: IDataObject = {}): 
 	return new PollHost(harness, { events: ALL_TOPICS, ...UNTHROTTLED, ...parameters });
 }
 
+/**
+ * n8n stops after a poll, the portal changes (a create, an update, a delete), n8n starts again
+ * with the saved static data: each change runs once, and a later poll runs nothing again.
+ */
+export async function expectRestartBetweenPollsLosesNothing(
+	sim: Simulator,
+	harness: N8nHarness,
+): Promise<void> {
+	const leads = sim.control.seedLeads(6);
+	let poller = pollingHost(harness);
+	await poller.activate();
+	const first = portalLead(sim, 'first');
+	await poller.poll();
+	expect(poller.events()).toEqual([`lead/create ${first.id}`]);
+
+	poller = poller.restarted();
+	const second = portalLead(sim, 'second');
+	sim.control.portalUpdateLead(leads[0].id, { value: 5 });
+	sim.control.portalDeleteLead(leads[1].id);
+	await poller.activate('init');
+	expect(poller.events().sort()).toEqual(
+		[`lead/create ${second.id}`, `lead/update ${leads[0].id}`, `lead/delete ${leads[1].id}`].sort(),
+	);
+	await poller.poll();
+	expect(poller.executions).toHaveLength(1);
+}
+
 /** A lead created in the portal (not through the API), named for the test. */
 export function portalLead(sim: Simulator, name: string, lastName = 'Test'): Lead {
 	return sim.control.portalCreateLead({ firstName: name, lastName, email: `${name}@example.com` });

@@ -5,7 +5,7 @@ import { N8nHarness } from '../../harness/harness';
 import type { PollHost } from '../../harness/polls';
 import { startSimulator } from '../../simulator';
 import type { Lead, Simulator } from '../../simulator';
-import { pollingHost, portalLead } from './helpers';
+import { expectRestartBetweenPollsLosesNothing, pollingHost, portalLead } from './helpers';
 
 /**
  * The polling trigger inside n8n-core's PollContext, driven the way n8n drives it
@@ -82,28 +82,7 @@ describe('PartnerLeadsPollingTrigger', () => {
 	});
 
 	it('loses nothing and runs nothing twice across a restart between polls', async () => {
-		const leads = sim.control.seedLeads(10);
-		let poller = host();
-		await poller.activate();
-		const first = created('first');
-		await poller.poll();
-		expect(poller.events()).toEqual([`lead/create ${first.id}`]);
-
-		// n8n stops; meanwhile the portal changes; n8n starts again with the saved static data
-		poller = poller.restarted();
-		const second = created('second');
-		sim.control.portalUpdateLead(leads[0].id, { value: 5 });
-		sim.control.portalDeleteLead(leads[1].id);
-		await poller.activate('init');
-		expect(poller.events().sort()).toEqual(
-			[
-				`lead/create ${second.id}`,
-				`lead/update ${leads[0].id}`,
-				`lead/delete ${leads[1].id}`,
-			].sort(),
-		);
-		await poller.poll();
-		expect(poller.executions).toHaveLength(1);
+		await expectRestartBetweenPollsLosesNothing(sim, harness);
 	});
 
 	it('repeats a poll that n8n never saved (a restart before the save) without running anything twice', async () => {
