@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 /** Debian's chromium (apt package `chromium`); CHROMIUM_PATH overrides. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -80,13 +80,10 @@ export class Editor {
 		);
 	}
 
-	/** The options an open dropdown shows (their names, without descriptions). */
-	async openOptions(): Promise<string[]> {
-		const list = this.page.locator(
-			'.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]',
-		);
-		await list.first().waitFor();
-		const names = await list.evaluateAll((items) =>
+	/** Opens the dropdown of a parameter and returns its options (names, without descriptions). */
+	async optionsOf(parameter: string): Promise<string[]> {
+		const options = await this.openDropdown(this.testId(`parameter-input-${parameter}`));
+		const names = await options.evaluateAll((items) =>
 			(items as unknown as PageElement[]).map((item) =>
 				(
 					item.querySelector('span, .option-headline')?.textContent ??
@@ -95,39 +92,31 @@ export class Editor {
 				).trim(),
 			),
 		);
-		return names;
-	}
-
-	/** Opens the dropdown of a parameter and returns its options. */
-	async optionsOf(parameter: string): Promise<string[]> {
-		await this.testId(`parameter-input-${parameter}`).click();
-		const options = await this.openOptions();
 		await this.page.keyboard.press('Escape');
-		return options;
-	}
-
-	/** Chooses `name` in the dropdown of a parameter. */
-	async choose(parameter: string, name: string): Promise<void> {
-		await this.testId(`parameter-input-${parameter}`).click();
-		const option = this.page
-			.locator(
-				'.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]',
-			)
-			.filter({ has: this.page.locator(`text="${name}"`) })
-			.first();
-		await option.click();
+		return names;
 	}
 
 	/** Chooses a credential by name in the open node's Credential dropdown. */
 	async chooseCredential(name: string): Promise<void> {
-		await this.testId('node-credentials-select').click();
-		await this.page
-			.locator(
-				'.el-select-dropdown:visible .el-select-dropdown__item, [role="listbox"]:visible [role="option"]',
-			)
-			.filter({ hasText: name })
+		const options = await this.openDropdown(this.testId('node-credentials-select'));
+		await options.filter({ hasText: name }).first().click();
+	}
+
+	/**
+	 * Opens the dropdown `trigger` holds and returns its options, found through the listbox its
+	 * combobox controls (aria-controls): another dropdown still fading out (the credential's,
+	 * just after a choice) is never read in its place.
+	 */
+	private async openDropdown(trigger: Locator): Promise<Locator> {
+		await trigger.click();
+		const listbox = await trigger
+			.locator('[role="combobox"]')
 			.first()
-			.click();
+			.getAttribute('aria-controls');
+		if (!listbox) throw new Error('the dropdown clicked has no combobox naming its listbox');
+		const options = this.page.locator(`[id="${listbox}"] [role="option"]`);
+		await options.first().waitFor();
+		return options;
 	}
 
 	/**
