@@ -85,3 +85,29 @@ it('--personality selects how the service answers and --json names it; an unknow
 	);
 	expect(await failed.stop()).toBe(1);
 });
+
+it('--list-page-cap caps the pages of GET /leads over the personality, and --json names it; a cap below 1 fails', async () => {
+	const cli = startCli(['--port', '0', '--json', '--seed-leads', '20', '--list-page-cap', '7']);
+	try {
+		const values = JSON.parse((await cli.firstLine).out) as Record<string, string>;
+		expect(values.personality).toBe('default+cap-7');
+		const token = await send(`${values.authUrl}/oauth/token`, {
+			method: 'POST',
+			body: {
+				grant_type: 'client_credentials',
+				client_id: values.clientId,
+				client_secret: values.clientSecret,
+				audience: values.url,
+			},
+		});
+		const page = await send(`${values.url}/1.0/api/company/${values.companyId}/leads?limit=100`, {
+			headers: { authorization: `Bearer ${(token.body as { access_token: string }).access_token}` },
+		});
+		expect((page.body as { data: unknown[] }).data).toHaveLength(7);
+	} finally {
+		expect(await cli.stop()).toBe(0);
+	}
+	const failed = startCli(['--port', '0', '--list-page-cap', '0']);
+	expect((await failed.firstLine).err).toMatch(/listPageCap must be null or a positive integer/);
+	expect(await failed.stop()).toBe(1);
+});

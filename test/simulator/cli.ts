@@ -3,7 +3,7 @@
  * Standalone simulator: `npm run simulator -- --port 4010 --allow-insecure-loopback-webhooks`.
  * Prints ready-to-paste n8n credential values and the control URL; stops on SIGINT/SIGTERM.
  */
-import { PERSONALITIES, PERSONALITY_ENV_VAR } from './personality';
+import { PERSONALITIES, PERSONALITY_ENV_VAR, resolvePersonality } from './personality';
 import { startSimulator } from './server';
 import type { SimulatorOptions } from './types';
 
@@ -28,6 +28,8 @@ Options:
   --delivery-timeout <ms>             receiver timeout (default 10000)
   --personality <name>                how the service answers where the spec says "not shown"
                                       (default: $${PERSONALITY_ENV_VAR} when set, else "default")
+  --list-page-cap <n>                 GET /leads answers at most n leads a page, whatever the personality says
+                                      (the personality is named <name>+cap-<n>)
   --list-personalities                print the personalities and what each does differently
   --json                              print the addresses, credentials and personality as one JSON line
   --help
@@ -79,7 +81,7 @@ function optionsFrom(args: Map<string, string>): SimulatorOptions {
 		companyId: args.get('--company-id'),
 		defaultKeyCredentials: clientId && clientSecret ? { clientId, clientSecret } : undefined,
 		defaultKeySelfServe: !args.has('--not-self-serve'),
-		personality: args.get('--personality'),
+		personality: personalityFrom(args),
 		seed: number(args, '--seed'),
 		rateLimitPerSecond: number(args, '--rate-limit'),
 		clockOffsetMs: number(args, '--clock-offset'),
@@ -90,6 +92,15 @@ function optionsFrom(args: Map<string, string>): SimulatorOptions {
 			retryDelaysMs: retryDelays(args.get('--delivery-retry-delays')),
 		},
 	};
+}
+
+/** The personality named by --personality (or the environment), with --list-page-cap over it. */
+function personalityFrom(args: Map<string, string>): SimulatorOptions['personality'] {
+	const name = args.get('--personality');
+	const cap = number(args, '--list-page-cap');
+	if (cap === undefined) return name;
+	const base = resolvePersonality(name);
+	return { ...base, name: `${base.name}+cap-${cap}`, listPageCap: cap };
 }
 
 /** `--delivery-retry-delays 1000,5000` (ms before each retry); `none` for no retries at all. */
