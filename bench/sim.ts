@@ -37,9 +37,14 @@ export class RemoteSimulator {
 		this.control = new Pool(this.origin, { connections: 2 });
 	}
 
-	/** Starts `test/simulator/cli.ts` on a free loopback port and reads its --json line. */
-	static async start(seed = 8): Promise<RemoteSimulator> {
+	/**
+	 * Starts `test/simulator/cli.ts` on a free loopback port and reads its --json line;
+	 * `listPageCap` caps the pages of GET /leads (the default personality otherwise).
+	 */
+	static async start(seed = 8, listPageCap?: number): Promise<RemoteSimulator> {
+		const capped = listPageCap === undefined ? [] : ['--list-page-cap', String(listPageCap)];
 		const child = spawnTs('test/simulator/cli.ts', [
+			...capped,
 			'--port',
 			'0',
 			'--host',
@@ -139,6 +144,11 @@ export class RemoteSimulator {
 	async seedLeads(count: number): Promise<string[]> {
 		return (await this.call<{ ids: string[] }>('POST', '/leads/seed', { count, summary: true }))
 			.ids;
+	}
+
+	/** A lead created in the portal (not through the API); returns its id. */
+	async portalCreateLead(fields: Record<string, unknown>): Promise<string> {
+		return (await this.call<{ id: string }>('POST', '/portal/leads', fields)).id;
 	}
 
 	async setFaults(route: string, faults: RouteFaults | null): Promise<void> {

@@ -8,7 +8,9 @@
  *   npm run bench:n8n -- --quick               # small sizes, 2 runs: checks the bench (about 3 minutes)
  *   npm run bench:n8n -- --version both        # 2.41.1 and 1.123.81 (or --version 1.123.81)
  *   npm run bench:n8n -- --runs 7
- *   npm run bench:n8n -- --only create,trigger  # some cases (create | rate-limited | trigger | get-many)
+ *   npm run bench:n8n -- --only create,trigger  # some cases (create | rate-limited | trigger | get-many | polling)
+ *   npm run bench:n8n -- --only polling        # one poll in n8n by portal size and page cap (about 20 minutes; --quick: 1,000 leads)
+ *   npm run bench:n8n -- --only polling --polls 3  # measured polls per size and cap (default 2)
  *   npm run bench:n8n -- --version 2.41.1 --only rate-limited --runs 3
  *   npm run bench:n8n -- --profile create      # CPU profile of n8n during one case (create | get-many | trigger)
  *
@@ -39,6 +41,7 @@ import { atLeast, atMost, formatSpread, near, spreadOf, verdictOf, type Target }
 import { writeFloorPackage } from './floor-package';
 import { InspectorProfiler } from './inspector-profiler';
 import { startLatencyProxy } from './latency-proxy';
+import { pollingCase, POLL_SIZES, type PollingOptions } from './polling';
 import { makeCertificates, type Certificates } from './self-signed-ca';
 import {
 	floorCreate,
@@ -52,7 +55,7 @@ import {
 import { runMain } from '../processes';
 import { MAX_PARALLEL_REQUESTS } from '../../nodes/PartnerLeads/actions/itemLoop';
 
-type CaseName = 'create' | 'get-many' | 'trigger' | 'rate-limited';
+type CaseName = 'create' | 'get-many' | 'trigger' | 'rate-limited' | 'polling';
 
 interface Options {
 	versions: string[];
@@ -60,6 +63,8 @@ interface Options {
 	leads: number;
 	deliveries: number;
 	listSizes: [number, number];
+	/** the polling case: portal sizes, and measured polls per size and page cap */
+	polling: PollingOptions;
 	profile?: CaseName;
 	/** the cases to run; default all */
 	only: CaseName[];
@@ -73,18 +78,24 @@ function parseOptions(argv: string[]): Options {
 	const quick = argv.includes('--quick');
 	const version = value('--version') ?? '2.41.1';
 	const profile = value('--profile') as CaseName | undefined;
-	const names = ['create', 'rate-limited', 'trigger', 'get-many'];
+	const names = ['create', 'rate-limited', 'trigger', 'get-many', 'polling'];
 	if (profile && !names.includes(profile))
-		throw new Error('--profile takes create, rate-limited, get-many or trigger');
+		throw new Error('--profile takes create, rate-limited, get-many, trigger or polling');
 	const only = (value('--only')?.split(',') ?? names) as CaseName[];
 	if (only.some((name) => !names.includes(name)))
-		throw new Error('--only takes create, rate-limited, trigger and get-many, separated by commas');
+		throw new Error(
+			'--only takes create, rate-limited, trigger, get-many and polling, separated by commas',
+		);
 	return {
 		versions: version === 'both' ? ['2.41.1', '1.123.81'] : [version],
 		runs: Number(value('--runs') ?? (quick ? 2 : 4)),
 		leads: quick ? 40 : 150,
 		deliveries: quick ? 60 : 200,
 		listSizes: quick ? [2_000, 10_000] : [10_000, 50_000],
+		polling: {
+			sizes: quick ? POLL_SIZES.slice(0, 1) : POLL_SIZES,
+			polls: Number(value('--polls') ?? 2),
+		},
 		profile,
 		only,
 	};
@@ -580,11 +591,26 @@ async function getManyCase(setting: Setting, rows: Row[]): Promise<void> {
 			.catch((error: unknown) => log(`Get Many: deactivating ${active.id}: ${String(error)}`));
 }
 
+/** The polling case (polling.ts), each page cap with its own simulator next door. */
+async function pollingCaseIn(setting: Setting, rows: Row[]): Promise<void> {
+	const { rest, n8n, options } = setting;
+	const credentialFor = async (sim: RemoteSimulator): Promise<CredentialRef> => {
+		const name = `bench polling ${new URL(sim.info.url).port}`;
+		const origin = { url: new URL(sim.info.url).origin };
+		return {
+			id: (await rest.createCredential(name, 'partnerLeadsApi', credentialData(sim, origin))).id,
+			name,
+		};
+	};
+	await pollingCase({ version: n8n.version, rest, credentialFor, log }, options.polling, rows);
+}
+
 const CASES: Record<CaseName, (setting: Setting, rows: Row[]) => Promise<void>> = {
 	create: createCase,
 	'rate-limited': rateLimitedCase,
 	trigger: triggerCase,
 	'get-many': getManyCase,
+	polling: pollingCaseIn,
 };
 
 async function benchVersion(
@@ -653,7 +679,7 @@ function printReport(
 	print('\n| n8n | figure | unit | min / median / max | target | verdict |');
 	print('| --- | --- | --- | --- | --- | --- |');
 	for (const row of rows) {
-		const digits = row.unit === 'deliveries/s' ? 0 : 2;
+		const digits = ['deliveries/s', 'requests', 'bytes'].includes(row.unit) ? 0 : 2;
 		print(
 			`| ${row.version} | ${row.figure} | ${row.unit} | ${formatSpread(spreadOf(row.values), digits)} | ${row.target?.text ?? ''} | ${row.target ? verdictOf(row.values, row.target) : ''} |`,
 		);

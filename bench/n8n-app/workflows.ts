@@ -5,7 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { ACTION_NODE_TYPE, TRIGGER_NODE_TYPE, type CredentialRef } from '../../test/e2e/workflows';
+import {
+	ACTION_NODE_TYPE,
+	PACKAGE_NAME,
+	TRIGGER_NODE_TYPE,
+	type CredentialRef,
+} from '../../test/e2e/workflows';
 import { FLOOR_CREATE_TYPE, FLOOR_TRIGGER_TYPE } from './floor-package';
 
 /** The node whose execution time is measured, in every workflow. */
@@ -180,5 +185,38 @@ export function triggerOnly(
 			settings: SETTINGS,
 		},
 		webhookId,
+	};
+}
+
+/** Poll Times of the polling bench: every minute at second 0, so the bench knows when each poll starts. */
+export const POLL_CRON = '0 * * * * *';
+
+/**
+ * The Partner Referral Service Polling Trigger alone: all three events, Fetch Full Lead on,
+ * List Requests per Minute high enough that every minute's poll reads the whole list (the
+ * raw cost). n8n 2.41 refuses Poll Times more often than a minute (a cron whose seconds
+ * field is not one fixed second); a fixed second is allowed.
+ */
+export function pollingTrigger(credential: CredentialRef): BenchWorkflow {
+	return {
+		name: `bench polling trigger ${randomUUID().slice(0, 8)}`,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: MEASURED,
+				type: `${PACKAGE_NAME}.partnerLeadsPollingTrigger`,
+				typeVersion: 1,
+				position: [0, 0],
+				credentials: { partnerLeadsApi: credential },
+				parameters: {
+					pollTimes: { item: [{ mode: 'custom', cronExpression: POLL_CRON }] },
+					events: ['lead/create', 'lead/update', 'lead/delete'],
+					fetchFullLead: true,
+					options: { listRequestsPerMinute: 1_000_000 },
+				},
+			},
+		],
+		connections: {},
+		settings: SETTINGS,
 	};
 }

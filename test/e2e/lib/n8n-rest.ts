@@ -32,6 +32,8 @@ export interface ExecutionSummary {
 	finished: boolean;
 	mode: string;
 	workflowId: string;
+	/** when n8n started running it (ISO 8601, milliseconds) */
+	startedAt?: string;
 }
 
 export interface ExecutionDetail extends ExecutionSummary {
@@ -191,15 +193,22 @@ export class N8nRest {
 	 * webhooks exist: 1.x registers them (and runs the trigger's subscription code) before answering;
 	 * 2.x hands the activation to its workflow publication service and registers them a moment later.
 	 */
-	async activateWorkflow(workflow: WorkflowSummary): Promise<WorkflowSummary> {
+	async activateWorkflow(
+		workflow: WorkflowSummary,
+		/** how long activating may take (a polling trigger reads its whole list then); 60 s by default */
+		timeoutMs = 60_000,
+	): Promise<WorkflowSummary> {
 		if (!workflow.versionId)
 			throw new Error(`workflow ${workflow.id} has no versionId to activate`);
 		const activated = workflowSummary(
-			await this.call('POST', `/rest/workflows/${workflow.id}/activate`, {
-				versionId: workflow.versionId,
-			}),
+			await this.call(
+				'POST',
+				`/rest/workflows/${workflow.id}/activate`,
+				{ versionId: workflow.versionId },
+				{ timeoutMs },
+			),
 		);
-		await this.publicationSettled(workflow.id);
+		await this.publicationSettled(workflow.id, timeoutMs);
 		return activated;
 	}
 
@@ -210,14 +219,14 @@ export class N8nRest {
 	 * Waits until it is no longer in progress; a trigger that failed fails the activation, as it
 	 * does on the lines that answer only when done. Older lines have no such route (404).
 	 */
-	private async publicationSettled(workflowId: string): Promise<void> {
+	private async publicationSettled(workflowId: string, timeoutMs: number): Promise<void> {
 		const path = `/rest/workflows/${workflowId}/publication-status`;
 		const settled = await pollUntil(
 			async () => {
 				const answer = await this.call('GET', path, undefined, { notFound: {} });
 				return isRecord(answer) && answer.status !== 'in_progress' ? answer : undefined;
 			},
-			{ timeoutMs: 60_000, intervalMs: 200, what: `the publication of workflow ${workflowId}` },
+			{ timeoutMs, intervalMs: 200, what: `the publication of workflow ${workflowId}` },
 		);
 		if (settled.status === 'failed' || settled.status === 'partial') {
 			const errors = (Array.isArray(settled.triggers) ? settled.triggers : [])
@@ -281,7 +290,7 @@ export class N8nRest {
 		method: string,
 		path: string,
 		body?: unknown,
-		options: { raw?: boolean; notFound?: unknown } = {},
+		options: { raw?: boolean; notFound?: unknown; timeoutMs?: number } = {},
 	): Promise<unknown> {
 		const headers: Record<string, string> = {
 			accept: 'application/json',
@@ -293,7 +302,7 @@ export class N8nRest {
 			method,
 			headers,
 			body: body === undefined ? undefined : JSON.stringify(body),
-			timeoutMs: 60_000,
+			timeoutMs: options.timeoutMs ?? 60_000,
 		});
 		this.keepSessionCookie(response.headers);
 		if (response.status === 404 && options.notFound !== undefined) return options.notFound;
@@ -351,5 +360,6 @@ function executionSummary(value: Record<string, unknown>): ExecutionSummary {
 		finished: value.finished === true,
 		mode: String(value.mode ?? ''),
 		workflowId: String(value.workflowId ?? ''),
+		startedAt: typeof value.startedAt === 'string' ? value.startedAt : undefined,
 	};
 }
