@@ -20,6 +20,7 @@
 import assert from 'node:assert/strict';
 import os from 'node:os';
 
+import { DEFAULT_LIST_REQUESTS_PER_MINUTE } from '../../nodes/PartnerLeadsPollingTrigger/poll';
 import { nodeOutput } from '../../test/e2e/lib/execution-data';
 import type { N8nRest } from '../../test/e2e/lib/n8n-rest';
 import { pollUntil, sleep } from '../../test/e2e/lib/wait';
@@ -30,8 +31,6 @@ import { MEASURED, pollingTrigger } from './workflows';
 
 export const POLL_SIZES = [1_000, 10_000, 50_000];
 export const POLL_CAPS = [7, 100];
-/** The node's default List Requests per Minute, for the computed spacing of full reads. */
-const DEFAULT_LIST_REQUESTS_PER_MINUTE = 30;
 const MINUTE = 60_000;
 /** No lead is created this close before a tick, so the poll at that tick is the one measured. */
 const BEFORE_TICK_MS = 4_000;
