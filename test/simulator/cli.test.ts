@@ -3,7 +3,17 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 import { PERSONALITIES } from './personality';
-import { send } from './test-helpers';
+import { requestToken, send } from './test-helpers';
+
+/** What the CLI's --json line holds (the parts these tests read). */
+interface CliValues {
+	personality: string;
+	url: string;
+	authUrl: string;
+	companyId: string;
+	clientId: string;
+	clientSecret: string;
+}
 
 /** `npm run simulator` (cli.ts): the personality flags. Runs the CLI as a child process, bounded in time. */
 
@@ -65,11 +75,7 @@ it('--list-personalities prints every preset with its description; --help mentio
 it('--personality selects how the service answers and --json names it; an unknown name fails with the known ones', async () => {
 	const cli = startCli(['--port', '0', '--json', '--personality', 'capped-7-bare-403-text']);
 	try {
-		const values = JSON.parse((await cli.firstLine).out) as {
-			personality: string;
-			url: string;
-			companyId: string;
-		};
+		const values = JSON.parse((await cli.firstLine).out) as CliValues;
 		expect(values.personality).toBe('capped-7-bare-403-text');
 		const unauthenticated = await send(`${values.url}/1.0/api/company/${values.companyId}/leads`);
 		expect([unauthenticated.status, unauthenticated.headers.get('content-type')]).toEqual([
@@ -89,17 +95,9 @@ it('--personality selects how the service answers and --json names it; an unknow
 it('--list-page-cap caps the pages of GET /leads over the personality, and --json names it; a cap below 1 fails', async () => {
 	const cli = startCli(['--port', '0', '--json', '--seed-leads', '20', '--list-page-cap', '7']);
 	try {
-		const values = JSON.parse((await cli.firstLine).out) as Record<string, string>;
+		const values = JSON.parse((await cli.firstLine).out) as CliValues;
 		expect(values.personality).toBe('default+cap-7');
-		const token = await send(`${values.authUrl}/oauth/token`, {
-			method: 'POST',
-			body: {
-				grant_type: 'client_credentials',
-				client_id: values.clientId,
-				client_secret: values.clientSecret,
-				audience: values.url,
-			},
-		});
+		const token = await requestToken(values);
 		const page = await send(`${values.url}/1.0/api/company/${values.companyId}/leads?limit=100`, {
 			headers: { authorization: `Bearer ${(token.body as { access_token: string }).access_token}` },
 		});

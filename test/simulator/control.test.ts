@@ -6,6 +6,7 @@ import { DEFAULT_LEAD_SCHEMA, startSimulator } from './index';
 import {
 	apiClient,
 	expectError,
+	requestToken,
 	send,
 	startReceiver,
 	tokenFor,
@@ -342,15 +343,7 @@ describe('CLI', () => {
 					controlUrl: expect.stringMatching(/\/__control$/),
 				}),
 			);
-			const token = await send(`${values.authUrl}/oauth/token`, {
-				method: 'POST',
-				body: {
-					grant_type: 'client_credentials',
-					client_id: values.clientId,
-					client_secret: values.clientSecret,
-					audience: values.url,
-				},
-			});
+			const token = await requestToken(values);
 			expect(token.body.expires_in).toBe(60);
 		} finally {
 			const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

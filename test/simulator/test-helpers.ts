@@ -45,19 +45,33 @@ export function baseOf(sim: Simulator, environment: Environment = 'production'):
 	return environment === 'production' ? sim.url : sim.devUrl;
 }
 
+/** The answer to a client-credentials token request, as the CLI's --json line names things. */
+export async function requestToken(values: {
+	authUrl: string;
+	url: string;
+	clientId: string;
+	clientSecret: string;
+}) {
+	return await send(`${values.authUrl}/oauth/token`, {
+		method: 'POST',
+		body: {
+			grant_type: 'client_credentials',
+			client_id: values.clientId,
+			client_secret: values.clientSecret,
+			audience: values.url,
+		},
+	});
+}
+
 export async function tokenFor(
 	sim: Simulator,
 	key: ApiKey = sim.defaultKey,
 	environment: Environment = 'production',
 ): Promise<string> {
-	const answer = await send(`${sim.authUrl}/oauth/token`, {
-		method: 'POST',
-		body: {
-			grant_type: 'client_credentials',
-			client_id: key.clientId,
-			client_secret: key.clientSecret,
-			audience: baseOf(sim, environment),
-		},
+	const answer = await requestToken({
+		authUrl: sim.authUrl,
+		url: baseOf(sim, environment),
+		...key,
 	});
 	if (answer.status !== 200)
 		throw new Error(`token request failed: ${answer.status} ${answer.text}`);
