@@ -1,11 +1,12 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { idOf, versionOf } from '../shared/changes/listedLead';
+import { isoTimeMs } from '../shared/isoTime';
 import type { LeadTopic } from '../shared/topics';
-import { isoTimeMs } from '../PartnerLeadsTrigger/eventAge';
-import { selectedTopics } from '../PartnerLeadsTrigger/events';
+import { selectedTopics } from '../shared/topics';
 import { LeadVersions, leadKey } from '../PartnerLeadsTrigger/recovery/ledger';
 import type { Candidate } from '../PartnerLeadsTrigger/recovery/recover';
-import { idOf, outputFor, versionOf } from '../PartnerLeadsTrigger/recovery/recover';
+import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
 import { httpCodeOf } from '../shared/transport/errors';
 import type { Listing } from './listLeads';
 import { cutShort, listAllLeads } from './listLeads';

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isoTimeMs } from '../PartnerLeadsTrigger/eventAge';
+import { isoTimeMs } from '../shared/isoTime';
 import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
 import { listAllLeads } from './listLeads';
 

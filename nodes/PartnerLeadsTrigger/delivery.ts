@@ -1,12 +1,14 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import { isoTimeMs } from '../shared/isoTime';
 import { getLead } from '../shared/leads';
 import { isRecord } from '../shared/record';
+import { selectedTopics } from '../shared/topics';
 import { httpCodeOf } from '../shared/transport/errors';
 import { eventMark, SeenEvents } from './deduplication';
-import { isoTimeMs, judgeEventAge, maxEventAgeSeconds } from './eventAge';
+import { judgeEventAge, maxEventAgeSeconds } from './eventAge';
 import type { LeadEvent } from './events';
-import { parseLeadEvent, selectedTopics } from './events';
+import { parseLeadEvent } from './events';
 import {
 	singleHeaderValue,
 	LEGACY_SIGNATURE_HEADER,
@@ -17,7 +19,7 @@ import {
 import { freshSecretBox, rememberedSecretBox } from './secretBox';
 import { readStoredSubscriptions, storedEntries, unreadableIds } from './state';
 import { RecoveryLedger } from './recovery/ledger';
-import { productionScope } from './recovery/recover';
+import { productionScope } from './scope';
 import { handOverTestEvent } from './testEvent';
 
 /**

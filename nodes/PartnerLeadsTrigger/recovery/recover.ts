@@ -5,14 +5,17 @@ import type {
 	ITriggerFunctions,
 } from 'n8n-workflow';
 
+import { idOf, versionOf } from '../../shared/changes/listedLead';
+import { isoTimeMs } from '../../shared/isoTime';
 import { getLead } from '../../shared/leads';
 import { httpCodeOf } from '../../shared/transport/errors';
 import { pagesOf } from '../../shared/transport/paging';
 import type { LeadTopic } from '../../shared/topics';
+import { selectedTopics } from '../../shared/topics';
 import { SeenEvents } from '../deduplication';
-import { isoTimeMs, maxEventAgeSeconds } from '../eventAge';
-import { selectedTopics } from '../events';
+import { maxEventAgeSeconds } from '../eventAge';
 import { registerNodeMemory } from '../processMemory';
+import { productionScope } from '../scope';
 import { RecoveryLedger } from './ledger';
 import { RECOVERY_TIMING } from './timing';
 
@@ -36,14 +39,6 @@ export type Candidate = { lead: IDataObject; id: string; topic: LeadTopic; versi
 /** How an output that did not come from a delivery is marked: `recovered` or `polled`. */
 export type OutputMark = 'recovered' | 'polled';
 
-/** Whose ledger and event memory: one trigger node of one workflow, production only. */
-export function productionScope(context: {
-	getWorkflow(): { id?: string };
-	getNode(): { id: string };
-}): string {
-	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}:production`;
-}
-
 export function openLedger(
 	context: ITriggerFunctions,
 	nowMs: () => number = Date.now,
@@ -53,16 +48,6 @@ export function openLedger(
 		maxAgeSeconds: maxEventAgeSeconds(options.maxEventAgeHours),
 		nowMs,
 	});
-}
-
-/** A listed lead's id as text ('' when it has none). */
-export function idOf(lead: IDataObject): string {
-	return typeof lead.id === 'string' || typeof lead.id === 'number' ? String(lead.id) : '';
-}
-
-/** A listed lead's version: its updatedAt (or createdAt), service time. */
-export function versionOf(lead: IDataObject): number | undefined {
-	return isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt);
 }
 
 /**
