@@ -1,10 +1,10 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { idOf, versionOf } from '../shared/changes/listedLead';
+import { LeadVersions, leadKey } from '../shared/changes/versions';
 import { isoTimeMs } from '../shared/isoTime';
 import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from '../shared/topics';
-import { LeadVersions, leadKey } from '../PartnerLeadsTrigger/recovery/ledger';
 import type { Candidate } from '../PartnerLeadsTrigger/recovery/recover';
 import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
 import { httpCodeOf } from '../shared/transport/errors';

@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { packedBytes, packIds, unpackIds } from '../../../nodes/PartnerLeadsPollingTrigger/leadIds';
-import { LeadVersions, leadKey } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
+import { LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
 import {
 	MAX_ID_BYTES,
 	MAX_LEDGER_BYTES,
