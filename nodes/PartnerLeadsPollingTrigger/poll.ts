@@ -8,8 +8,8 @@ import { selectedTopics } from '../shared/topics';
 import type { Candidate } from '../PartnerLeadsTrigger/recovery/recover';
 import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
 import { httpCodeOf } from '../shared/transport/errors';
-import type { Listing } from './listLeads';
-import { cutShort, listAllLeads } from './listLeads';
+import type { Listing } from '../shared/changes/listing';
+import { cutShort, listForPoll } from './pollListing';
 import type { PollState } from './pollState';
 import { readPollState, writePollState } from './pollState';
 import { newestLeadSample } from './sample';
@@ -163,7 +163,7 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 	const readAtMs = Date.now();
 	if (state && tooSoon(this, state, readAtMs)) return null;
 
-	const listing = await listAllLeads(this);
+	const listing = await listForPoll(this);
 	const cost = { readAtMs, readRequests: listing.requests };
 	if (!state) {
 		baseline(nodeData, listing, cost);

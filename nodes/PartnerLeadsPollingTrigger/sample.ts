@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { isoTimeMs } from '../shared/isoTime';
 import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
-import { listAllLeads } from './listLeads';
+import { listForPoll } from './pollListing';
 
 /**
  * "Fetch Test Event" (n8n calls poll() in manual mode): the newest lead, in the output shape
@@ -11,7 +11,7 @@ import { listAllLeads } from './listLeads';
  * alone. The list's order is not published, so the whole list is read for the newest.
  */
 export async function newestLeadSample(context: IPollFunctions): Promise<INodeExecutionData[][]> {
-	const { leads } = await listAllLeads(context);
+	const { leads } = await listForPoll(context);
 	let newest: { lead: IDataObject; version: number } | undefined;
 	for (const lead of leads) {
 		const version = isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt) ?? 0;

@@ -6,10 +6,10 @@ import type {
 } from 'n8n-workflow';
 
 import { idOf, versionOf } from '../../shared/changes/listedLead';
+import { listLeads } from '../../shared/changes/listing';
 import { isoTimeMs } from '../../shared/isoTime';
 import { getLead } from '../../shared/leads';
 import { httpCodeOf } from '../../shared/transport/errors';
-import { pagesOf } from '../../shared/transport/paging';
 import type { LeadTopic } from '../../shared/topics';
 import { selectedTopics } from '../../shared/topics';
 import { SeenEvents } from '../deduplication';
@@ -117,24 +117,6 @@ export async function outputFor(
 	return { json, version: Math.max(candidate.version, isoTimeMs(lead.updatedAt) ?? 0) };
 }
 
-/** Every lead the portal holds (undefined when stopped while reading), counting the requests. */
-async function listAll(
-	context: ITriggerFunctions,
-	stopped: () => boolean,
-	outcome: RecoveryOutcome,
-): Promise<IDataObject[] | undefined> {
-	const leads: IDataObject[] = [];
-	const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads' }) as AsyncGenerator<
-		IDataObject[]
-	>;
-	for await (const page of pages) {
-		if (stopped()) return undefined;
-		outcome.listRequests++;
-		leads.push(...page);
-	}
-	return leads;
-}
-
 /** The newest change listed (service time), undefined for an empty list. */
 function newestOf(leads: IDataObject[]): number | undefined {
 	let newest: number | undefined;
@@ -165,8 +147,9 @@ export async function takeBaselineIfDue(
 	const outcome: RecoveryOutcome = { recovered: 0, deferred: 0, listRequests: 0 };
 	const ledger = openLedger(this);
 	if (!ledger.baselineDue) return outcome;
-	const leads = await listAll(this, stopped, outcome);
-	if (leads && !stopped()) takeBaseline(openLedger(this), leads);
+	const listing = await listLeads(this, { stopped });
+	outcome.listRequests = listing.requests;
+	if (!listing.stopped && !stopped()) takeBaseline(openLedger(this), listing.leads);
 	return outcome;
 }
 
@@ -209,9 +192,11 @@ export async function recoverMissedEvents(
 	if (openLedger(this, nowMs).baselineDue) return await takeBaselineIfDue.call(this, stopped);
 	const topics = selectedTopics(this.getNodeParameter('events', []));
 	if (topics.every((topic) => topic === 'lead/delete')) return outcome;
-	const leads = await listAll(this, stopped, outcome);
-	const newest = leads && newestOf(leads);
-	if (!leads || newest === undefined || stopped()) return outcome;
+	const listing = await listLeads(this, { stopped });
+	outcome.listRequests = listing.requests;
+	const leads = listing.leads;
+	const newest = newestOf(leads);
+	if (listing.stopped || newest === undefined || stopped()) return outcome;
 	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
 	const upToMs = newest - RECOVERY_TIMING.settleMs;
 	const ledger = openLedger(this, nowMs);
