@@ -1,7 +1,7 @@
-import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isoTimeMs } from '../shared/isoTime';
+import type { ListedLead } from '../shared/changes/listedLead';
 import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
 import { listForPoll } from './pollListing';
 
@@ -12,10 +12,10 @@ import { listForPoll } from './pollListing';
  */
 export async function newestLeadSample(context: IPollFunctions): Promise<INodeExecutionData[][]> {
 	const { leads } = await listForPoll(context);
-	let newest: { lead: IDataObject; version: number } | undefined;
-	for (const lead of leads) {
-		const version = isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt) ?? 0;
-		if (!newest || version > newest.version) newest = { lead, version };
+	let newest: { listed: ListedLead; version: number } | undefined;
+	for (const listed of leads) {
+		const version = listed.version ?? 0;
+		if (!newest || version > newest.version) newest = { listed, version };
 	}
 	if (!newest) {
 		throw new NodeOperationError(context.getNode(), 'The portal has no leads to show as a sample', {
@@ -23,14 +23,14 @@ export async function newestLeadSample(context: IPollFunctions): Promise<INodeEx
 				'Create a lead in the Partner Referral Service (or with the Partner Referral Service node), then fetch the test event again.',
 		});
 	}
-	const { lead, version } = newest;
-	const created = isoTimeMs(lead.createdAt);
+	const { listed, version } = newest;
+	const created = listed.createdMs;
 	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
 	const { json } = await outputFor(
 		context,
 		{
-			lead,
-			id: String(lead.id),
+			lead: listed.lead,
+			id: listed.id,
 			topic: created !== undefined && created >= version ? 'lead/create' : 'lead/update',
 			version,
 		},

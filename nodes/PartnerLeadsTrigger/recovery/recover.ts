@@ -5,12 +5,13 @@ import type {
 	ITriggerFunctions,
 } from 'n8n-workflow';
 
-import { idOf, versionOf } from '../../shared/changes/listedLead';
+import type { KnownChanges, LeadChange } from '../../shared/changes/judge';
+import { baselineOf, judgeListing } from '../../shared/changes/judge';
+import type { ListedLead } from '../../shared/changes/listedLead';
 import { listLeads } from '../../shared/changes/listing';
 import { isoTimeMs } from '../../shared/isoTime';
 import { getLead } from '../../shared/leads';
 import { httpCodeOf } from '../../shared/transport/errors';
-import type { LeadTopic } from '../../shared/topics';
 import { selectedTopics } from '../../shared/topics';
 import { SeenEvents } from '../deduplication';
 import { maxEventAgeSeconds } from '../eventAge';
@@ -33,8 +34,6 @@ export interface RecoveryOutcome {
 	/** list requests made */
 	listRequests: number;
 }
-
-export type Candidate = { lead: IDataObject; id: string; topic: LeadTopic; version: number };
 
 /** How an output that did not come from a delivery is marked: `recovered` or `polled`. */
 export type OutputMark = 'recovered' | 'polled';
@@ -64,36 +63,10 @@ registerNodeMemory('recoveryFollowUps', {
 	forget: (workflowId, nodeId) => firstListed.delete(`${workflowId}:${nodeId}:production`),
 });
 
-/** Which change a listed lead stands for, if it has not run yet. */
-function judgeLead(
-	lead: IDataObject,
-	ledger: RecoveryLedger,
-	check: { upToMs: number; topics: LeadTopic[]; waiting: Map<string, number>; nowMs: number },
-): Candidate | 'deferred' | undefined {
-	const id = idOf(lead);
-	const version = versionOf(lead);
-	if (id === '' || version === undefined) return undefined;
-	if (version <= ledger.recoverAfterMs || ledger.hasRun(id, version)) return undefined;
-	if (version > check.upToMs) {
-		const change = `${id} ${version}`;
-		const seenMs = check.waiting.get(change) ?? check.nowMs;
-		check.waiting.set(change, seenMs);
-		if (check.nowMs - seenMs < RECOVERY_TIMING.settleMs) return 'deferred';
-	}
-	const created = isoTimeMs(lead.createdAt);
-	// Created while the trigger was listening and never run: the change is the lead's
-	// creation (with whatever was changed since); otherwise it is an update.
-	const topic: LeadTopic =
-		created !== undefined && created > ledger.since && !ledger.knows(id)
-			? 'lead/create'
-			: 'lead/update';
-	return check.topics.includes(topic) ? { lead, id, topic, version } : undefined;
-}
-
 /** A listed lead's change in the output shape of a delivery (also used by the polling trigger). */
 export async function outputFor(
 	context: ITriggerFunctions | IPollFunctions,
-	candidate: Candidate,
+	candidate: LeadChange,
 	fetchFullLead: boolean,
 	mark: OutputMark = 'recovered',
 ): Promise<{ json: IDataObject; version: number }> {
@@ -117,26 +90,13 @@ export async function outputFor(
 	return { json, version: Math.max(candidate.version, isoTimeMs(lead.updatedAt) ?? 0) };
 }
 
-/** The newest change listed (service time), undefined for an empty list. */
-function newestOf(leads: IDataObject[]): number | undefined {
-	let newest: number | undefined;
-	for (const lead of leads) {
-		const version = versionOf(lead);
-		if (version !== undefined) newest = Math.max(newest ?? version, version);
-	}
-	return newest;
-}
-
 /**
  * The leads the portal holds at a new activation never run: listening starts the settle
  * below the newest change listed (service time), and the leads above it are recorded as run.
  */
-function takeBaseline(ledger: RecoveryLedger, leads: IDataObject[]): void {
-	const newest = newestOf(leads);
-	const present = leads
-		.map((lead) => ({ id: idOf(lead), version: versionOf(lead) ?? 0 }))
-		.filter((lead) => lead.id !== '' && lead.version > 0);
-	ledger.takeBaseline(newest === undefined ? 0 : newest - RECOVERY_TIMING.settleMs, present);
+function takeBaseline(ledger: RecoveryLedger, leads: ListedLead[]): void {
+	const { sinceMs, present } = baselineOf(leads, RECOVERY_TIMING.settleMs);
+	ledger.takeBaseline(sinceMs, present);
 }
 
 /** Lists the leads and takes the baseline of a new activation, if it is due. */
@@ -153,33 +113,46 @@ export async function takeBaselineIfDue(
 	return outcome;
 }
 
-/** Which listed changes have not run yet, oldest first. Times are the service's own. */
-function candidatesOf(
+/** What the ledger knows, for judging a listing. */
+function knownTo(ledger: RecoveryLedger): KnownChanges {
+	return {
+		sinceMs: ledger.since,
+		judgedUpToMs: ledger.recoverAfterMs,
+		hasRun: (id, version) => ledger.hasRun(id, version),
+		knows: (id) => ledger.knows(id),
+	};
+}
+
+/**
+ * The changes to start now, oldest first: those of the selected topics, but not those within
+ * the settle of the newest listed that were first listed less than the settle ago.
+ */
+function readyChanges(
 	context: ITriggerFunctions,
-	ledger: RecoveryLedger,
-	leads: IDataObject[],
+	changes: LeadChange[],
 	upToMs: number,
 	outcome: RecoveryOutcome,
-): Candidate[] {
-	const topics = selectedTopics(context.getNodeParameter('events', [])).filter(
-		(topic) => topic !== 'lead/delete',
-	);
+): LeadChange[] {
+	const topics = selectedTopics(context.getNodeParameter('events', []));
 	const scope = productionScope(context);
-	const previous = firstListed.get(scope) ?? new Map<string, number>();
-	const check = { upToMs, topics, waiting: new Map<string, number>(), nowMs: Date.now() };
-	for (const [change, seenMs] of previous) check.waiting.set(change, seenMs);
-	const candidates: Candidate[] = [];
+	const waiting = firstListed.get(scope) ?? new Map<string, number>();
 	const stillWaiting = new Map<string, number>();
-	for (const lead of leads) {
-		const verdict = judgeLead(lead, ledger, check);
-		if (verdict === 'deferred') {
-			outcome.deferred++;
-			const change = `${idOf(lead)} ${versionOf(lead)}`;
-			stillWaiting.set(change, check.waiting.get(change) ?? check.nowMs);
-		} else if (verdict) candidates.push(verdict);
+	const nowMs = Date.now();
+	const ready: LeadChange[] = [];
+	for (const change of changes) {
+		if (change.version > upToMs) {
+			const key = `${change.id} ${change.version}`;
+			const seenMs = waiting.get(key) ?? nowMs;
+			if (nowMs - seenMs < RECOVERY_TIMING.settleMs) {
+				outcome.deferred++;
+				stillWaiting.set(key, seenMs);
+				continue;
+			}
+		}
+		if (topics.includes(change.topic)) ready.push(change);
 	}
 	firstListed.set(scope, stillWaiting);
-	return candidates.sort((a, b) => a.version - b.version);
+	return ready;
 }
 
 export async function recoverMissedEvents(
@@ -194,13 +167,13 @@ export async function recoverMissedEvents(
 	if (topics.every((topic) => topic === 'lead/delete')) return outcome;
 	const listing = await listLeads(this, { stopped });
 	outcome.listRequests = listing.requests;
-	const leads = listing.leads;
-	const newest = newestOf(leads);
-	if (listing.stopped || newest === undefined || stopped()) return outcome;
-	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
-	const upToMs = newest - RECOVERY_TIMING.settleMs;
+	if (listing.stopped || stopped()) return outcome;
 	const ledger = openLedger(this, nowMs);
-	const candidates = candidatesOf(this, ledger, leads, upToMs, outcome);
+	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
+	const { changes, newestMs } = judgeListing(listing.leads, knownTo(ledger));
+	if (newestMs === undefined) return outcome;
+	const upToMs = newestMs - RECOVERY_TIMING.settleMs;
+	const candidates = readyChanges(this, changes, upToMs, outcome);
 
 	const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
 	const options = this.getNodeParameter('options', {}) as { maxEventAgeHours?: number };

@@ -1,14 +1,21 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isoTimeMs } from '../isoTime';
-import { recordId } from '../record';
+import { isRecord, recordId } from '../record';
 
-/** A listed lead's id as text ('' when it has none). */
-export function idOf(lead: IDataObject): string {
-	return recordId(lead) ?? '';
+/** A lead as the list gave it, read once: its id, and its times in the service's clock. */
+export interface ListedLead {
+	id: string;
+	/** its updatedAt (or createdAt): which version of the lead this is; undefined without either */
+	version: number | undefined;
+	createdMs: number | undefined;
+	lead: IDataObject;
 }
 
-/** A listed lead's version: its updatedAt (or createdAt), service time. */
-export function versionOf(lead: IDataObject): number | undefined {
-	return isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt);
+/** Reads a listed entry; undefined when it has no id (a lead that cannot be told apart). */
+export function readListedLead(entry: unknown): ListedLead | undefined {
+	const id = recordId(entry);
+	if (!id || !isRecord(entry)) return undefined;
+	const createdMs = isoTimeMs(entry.createdAt);
+	return { id, version: isoTimeMs(entry.updatedAt) ?? createdMs, createdMs, lead: entry };
 }

@@ -1,7 +1,7 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { pagesOf } from '../transport/paging';
 import type { PartnerLeadsFunctions } from '../transport/request';
+import type { ListedLead } from './listedLead';
+import { readListedLead } from './listedLead';
 
 /**
  * Every lead the portal holds. The list cannot filter by time, so a trigger reads it all
@@ -18,7 +18,8 @@ export interface ListingOptions {
 }
 
 export interface Listing {
-	leads: IDataObject[];
+	/** each lead with an id, once */
+	leads: ListedLead[];
 	/** list requests made (pages read) */
 	requests: number;
 	/** the stop signal came while reading: the leads are only part of the list */
@@ -34,14 +35,17 @@ export async function listLeads(
 		path: '/leads',
 		what: 'list of leads',
 		readAhead: options.readAhead,
-	}) as AsyncGenerator<IDataObject[]>;
+	}) as AsyncGenerator<unknown[]>;
 	for await (const page of pages) {
 		if (options.stopped?.()) {
 			listing.stopped = true;
 			break;
 		}
 		listing.requests++;
-		listing.leads.push(...page);
+		for (const entry of page) {
+			const listed = readListedLead(entry);
+			if (listed) listing.leads.push(listed);
+		}
 	}
 	return listing;
 }
