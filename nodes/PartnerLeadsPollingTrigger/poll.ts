@@ -3,11 +3,11 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import type { Judgement, KnownChanges, LeadChange } from '../shared/changes/judge';
 import { baselineOf, judgeListing, watermarkAfter } from '../shared/changes/judge';
 import type { Listing } from '../shared/changes/listing';
+import { deleteOutputFor, outputFor } from '../shared/changes/output';
 import { LeadVersions, leadKey } from '../shared/changes/versions';
 import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from '../shared/topics';
 import { httpCodeOf } from '../shared/transport/errors';
-import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
 import { cutShort, listForPoll } from './pollListing';
 import type { PollState } from './pollState';
 import { readPollState, writePollState } from './pollState';
@@ -48,12 +48,6 @@ function knownTo(state: PollState): KnownChanges {
 		knows: (id) => state.ran.get(leadKey(id)) !== undefined,
 		listedIds: state.ids,
 	};
-}
-
-function deletedLeads(goneIds: string[], atIso: string) {
-	return goneIds.map((id) => ({
-		json: { event: { id, topic: 'lead/delete', timestamp: atIso }, polled: true } as IDataObject,
-	}));
 }
 
 /** Whether the last read was too recent for the List Requests per Minute. */
@@ -148,7 +142,11 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 	const outputs = await outputsOf(this, judged.changes, topics);
 	const items = outputs.items;
 	if (topics.includes('lead/delete'))
-		items.push(...deletedLeads(judged.goneIds, new Date(readAtMs).toISOString()));
+		items.push(
+			...judged.goneIds.map((id) => ({
+				json: deleteOutputFor(id, new Date(readAtMs).toISOString(), 'polled'),
+			})),
+		);
 	if (outputs.left.length > 0) warnLeft(this, outputs.left.length);
 	// Saved by n8n with the execution these items start (or after activation): a restart
 	// before then repeats this poll.

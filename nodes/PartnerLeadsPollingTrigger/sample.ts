@@ -2,7 +2,7 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ListedLead } from '../shared/changes/listedLead';
-import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
+import { outputFor } from '../shared/changes/output';
 import { listForPoll } from './pollListing';
 
 /**

@@ -1,17 +1,10 @@
-import type {
-	IDataObject,
-	INodeExecutionData,
-	IPollFunctions,
-	ITriggerFunctions,
-} from 'n8n-workflow';
+import type { INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
 
 import type { KnownChanges, LeadChange } from '../../shared/changes/judge';
 import { baselineOf, judgeListing } from '../../shared/changes/judge';
 import type { ListedLead } from '../../shared/changes/listedLead';
 import { listLeads } from '../../shared/changes/listing';
-import { isoTimeMs } from '../../shared/isoTime';
-import { getLead } from '../../shared/leads';
-import { httpCodeOf } from '../../shared/transport/errors';
+import { outputFor } from '../../shared/changes/output';
 import { selectedTopics } from '../../shared/topics';
 import { SeenEvents } from '../deduplication';
 import { maxEventAgeSeconds } from '../eventAge';
@@ -34,9 +27,6 @@ export interface RecoveryOutcome {
 	/** list requests made */
 	listRequests: number;
 }
-
-/** How an output that did not come from a delivery is marked: `recovered` or `polled`. */
-export type OutputMark = 'recovered' | 'polled';
 
 export function openLedger(
 	context: ITriggerFunctions,
@@ -62,33 +52,6 @@ registerNodeMemory('recoveryFollowUps', {
 	},
 	forget: (workflowId, nodeId) => firstListed.delete(`${workflowId}:${nodeId}:production`),
 });
-
-/** A listed lead's change in the output shape of a delivery (also used by the polling trigger). */
-export async function outputFor(
-	context: ITriggerFunctions | IPollFunctions,
-	candidate: LeadChange,
-	fetchFullLead: boolean,
-	mark: OutputMark = 'recovered',
-): Promise<{ json: IDataObject; version: number }> {
-	const timestamp = String(candidate.lead.updatedAt ?? candidate.lead.createdAt);
-	const json: IDataObject = {
-		event: { id: candidate.id, topic: candidate.topic, timestamp },
-		[mark]: true,
-	};
-	if (!fetchFullLead) return { json, version: candidate.version };
-	// The same full lead a delivery gives (a listed lead may carry fewer fields); a lead
-	// deleted since it was listed still runs, as a delivery's would.
-	const lead = await getLead.call(context, candidate.id).catch((error: unknown) => {
-		if (httpCodeOf(error) === '404') return undefined;
-		throw error;
-	});
-	if (!lead) {
-		json.leadNotFound = true;
-		return { json, version: candidate.version };
-	}
-	json.lead = lead;
-	return { json, version: Math.max(candidate.version, isoTimeMs(lead.updatedAt) ?? 0) };
-}
 
 /**
  * The leads the portal holds at a new activation never run: listening starts the settle
@@ -178,7 +141,7 @@ export async function recoverMissedEvents(
 	const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
 	const options = this.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
 	for (const [index, candidate] of candidates.entries()) {
-		const { json, version } = await outputFor(this, candidate, fetchFullLead);
+		const { json, version } = await outputFor(this, candidate, fetchFullLead, 'recovered');
 		if (stopped()) return outcome;
 		// Recorded before the execution starts, and saved by n8n with it: after a restart in
 		// the middle of a recovery the leads already started are not started again.
