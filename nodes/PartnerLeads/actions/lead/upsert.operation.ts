@@ -10,6 +10,8 @@ import { isoTimeMs } from '../../../shared/isoTime';
 import { createLead, leadFieldValue, patchLead } from '../../../shared/leads';
 import { isRecord } from '../../../shared/record';
 import { httpCodeOf } from '../../../shared/transport/errors';
+import type { LeadField } from '../../../shared/schema/leadField';
+import { fieldName } from '../../../shared/schema/leadField';
 import { pagesOf } from '../../../shared/transport/paging';
 import { canIdentifyLead, isEmptyValue } from '../../helpers/fieldTypes';
 import {
@@ -20,8 +22,6 @@ import {
 	withCreditFields,
 	writableValues,
 } from '../../helpers/leadValues';
-import type { LeadField } from '../../helpers/schema';
-import { fieldName } from '../../helpers/schema';
 import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
 import { defineOperation } from '../defineOperation';
 
