@@ -1,9 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { storedNumber } from '../shared/changes/storedNumber';
-import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
 import type { PackedIds } from '../shared/changes/leadIds';
 import { packIds, packedBytes, unpackIds } from '../shared/changes/leadIds';
+import { storedNumber } from '../shared/changes/storedNumber';
+import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
 
 /**
  * What the polling trigger keeps in static data between polls. n8n saves it with each poll

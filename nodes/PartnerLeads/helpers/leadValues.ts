@@ -3,9 +3,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { leadFullName } from '../../shared/leads';
 import { asRecord } from '../../shared/record';
-import { coerceFieldValue, isEmptyValue } from './fieldTypes';
 import type { LeadField } from '../../shared/schema/leadField';
 import { fieldName } from '../../shared/schema/leadField';
+import { coerceFieldValue, isEmptyValue } from './fieldTypes';
 import type { LeadWritePurpose } from './schema';
 import { CREDIT_FIELD_IDS, isWritableFor, writableLeadFields } from './schema';
 

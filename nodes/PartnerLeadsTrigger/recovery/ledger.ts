@@ -1,9 +1,9 @@
 import { randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
+import { storedNumber } from '../../shared/changes/storedNumber';
 import type { LeadVersion } from '../../shared/changes/versions';
 import { LeadVersions, leadKey } from '../../shared/changes/versions';
-import { storedNumber } from '../../shared/changes/storedNumber';
 import { registerNodeMemory } from '../processMemory';
 
 /**

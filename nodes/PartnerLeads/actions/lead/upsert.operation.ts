@@ -9,9 +9,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { isoTimeMs } from '../../../shared/isoTime';
 import { createLead, leadFieldValue, patchLead } from '../../../shared/leads';
 import { isRecord } from '../../../shared/record';
-import { httpCodeOf } from '../../../shared/transport/errors';
 import type { LeadField } from '../../../shared/schema/leadField';
 import { fieldName } from '../../../shared/schema/leadField';
+import { httpCodeOf } from '../../../shared/transport/errors';
 import { pagesOf } from '../../../shared/transport/paging';
 import { canIdentifyLead, isEmptyValue } from '../../helpers/fieldTypes';
 import {
