@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { isNewActivation } from '../shared/changes/activation';
 import type { Judgement, KnownChanges, LeadChange } from '../shared/changes/judge';
 import { baselineOf, judgeListing, watermarkAfter } from '../shared/changes/judge';
 import type { Listing } from '../shared/changes/listing';
@@ -28,9 +29,6 @@ export const POLL_TIMING = { marginMs: 60_000 };
 
 /** Default "List Requests per Minute": polls are spaced so that reading the list averages at most this. */
 export const DEFAULT_LIST_REQUESTS_PER_MINUTE = 30;
-
-/** Activations that start anew: the leads the portal holds then never run. */
-const NEW_ACTIVATIONS = new Set(['activate', 'create']);
 
 /** Poll contexts that polled already: n8n keeps one per activation and reuses it for every poll. */
 const polledContexts = new WeakSet<object>();
@@ -124,7 +122,7 @@ function nextState(state: PollState, listing: Listing, judged: Judgement, output
 export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	if (this.getMode() === 'manual') return await newestLeadSample(this);
 	const nodeData = this.getWorkflowStaticData('node');
-	const startsAnew = NEW_ACTIVATIONS.has(this.getActivationMode()) && !polledContexts.has(this);
+	const startsAnew = isNewActivation(this.getActivationMode()) && !polledContexts.has(this);
 	polledContexts.add(this);
 	const state = startsAnew ? undefined : readPollState(nodeData);
 	// n8n's clock only spaces the reads; changes are judged in the service's time

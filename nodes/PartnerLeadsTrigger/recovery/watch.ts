@@ -1,6 +1,7 @@
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import { isNewActivation } from '../../shared/changes/activation';
 import { takeTestEvent } from '../testEvent';
 import { openLedger, recoverMissedEvents, takeBaselineIfDue } from './recover';
 import { RECOVERY_TIMING } from './timing';
@@ -14,9 +15,6 @@ import { RECOVERY_TIMING } from './timing';
 
 /** Default "Missed Events Check Interval": a full list read every 6 hours keeps the request rate low. */
 export const DEFAULT_CHECK_INTERVAL_MINUTES = 360;
-
-/** Activations that start listening anew: nothing the portal holds from before then runs. */
-const NEW_ACTIVATIONS = new Set(['activate', 'create']);
 
 /**
  * Waits until the time, or until closed: the signal ends the sleep at once where n8n's
@@ -69,7 +67,7 @@ async function baselineAtActivation(context: ITriggerFunctions): Promise<boolean
 export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITriggerResponse> {
 	if (this.getMode() === 'manual') return manualTestRun(this);
 	const ledger = openLedger(this);
-	const newActivation = NEW_ACTIVATIONS.has(this.getActivationMode()) || !ledger.activated;
+	const newActivation = isNewActivation(this.getActivationMode()) || !ledger.activated;
 	if (newActivation) ledger.startListening();
 	if (this.getNodeParameter('recoverMissedEvents', true) === false) return {};
 	const baselineTaken = newActivation && (await baselineAtActivation(this));
