@@ -1,4 +1,5 @@
-import type { INodeExecutionData, ITriggerFunctions } from 'n8n-workflow';
+import { createHash } from 'crypto';
+import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 
 import type { KnownChanges, LeadChange } from '../../shared/changes/judge';
 import { baselineOf, judgeListing } from '../../shared/changes/judge';
@@ -6,9 +7,10 @@ import type { ListedLead } from '../../shared/changes/listedLead';
 import { listLeads } from '../../shared/changes/listing';
 import { outputFor } from '../../shared/changes/output';
 import { selectedTopics } from '../../shared/topics';
-import { SeenEvents } from '../deduplication';
 import { maxEventAgeSeconds } from '../eventAge';
 import { registerNodeMemory } from '../processMemory';
+import type { RunExecutor } from '../runs/executor';
+import { RunsInFlight } from '../runs/inFlight';
 import { productionScope } from '../scope';
 import { RecoveryLedger } from './ledger';
 import { RECOVERY_TIMING } from './timing';
@@ -76,13 +78,16 @@ export async function takeBaselineIfDue(
 	return outcome;
 }
 
-/** What the ledger knows, for judging a listing. */
-function knownTo(ledger: RecoveryLedger): KnownChanges {
+/**
+ * What the ledger knows, for judging a listing. A lead with a run in flight (under way, or
+ * left when n8n stopped) counts as run: that run, or its run again, covers it.
+ */
+function knownTo(ledger: RecoveryLedger, inFlight: RunsInFlight): KnownChanges {
 	return {
 		sinceMs: ledger.since,
 		judgedUpToMs: ledger.recoverAfterMs,
-		hasRun: (id, version) => ledger.hasRun(id, version),
-		knows: (id) => ledger.knows(id),
+		hasRun: (id, version) => ledger.hasRun(id, version) || inFlight.hasLead(id),
+		knows: (id) => ledger.knows(id) || inFlight.hasLead(id),
 	};
 }
 
@@ -118,8 +123,14 @@ function readyChanges(
 	return ready;
 }
 
+/** The key of a recovered run: the lead and the version recovered. */
+function recoveredRunKey(leadId: string, version: number): string {
+	return createHash('sha256').update(`recovered\n${leadId}\n${version}`).digest('hex').slice(0, 16);
+}
+
 export async function recoverMissedEvents(
 	this: ITriggerFunctions,
+	executor: RunExecutor,
 	/** true once the workflow is deactivated: stop without starting anything more */
 	stopped: () => boolean = () => false,
 	nowMs: () => number = Date.now,
@@ -133,26 +144,32 @@ export async function recoverMissedEvents(
 	if (listing.stopped || stopped()) return outcome;
 	const ledger = openLedger(this, nowMs);
 	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
-	const { changes, newestMs } = judgeListing(listing.leads, knownTo(ledger));
+	const inFlight = new RunsInFlight(this.getWorkflowStaticData('node'), productionScope(this));
+	const { changes, newestMs } = judgeListing(listing.leads, knownTo(ledger, inFlight));
 	if (newestMs === undefined) return outcome;
 	const upToMs = newestMs - RECOVERY_TIMING.settleMs;
 	const candidates = readyChanges(this, changes, upToMs, outcome);
 
 	const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
-	const options = this.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
 	for (const [index, candidate] of candidates.entries()) {
 		const { json, version } = await outputFor(this, candidate, fetchFullLead, 'recovered');
 		if (stopped()) return outcome;
-		// Recorded before the execution starts, and saved by n8n with it: after a restart in
-		// the middle of a recovery the leads already started are not started again.
+		json.recoveryReason = 'missed';
+		// Recorded before the execution starts and saved by n8n with it; the run stays in flight
+		// until it finished, so a restart in the middle runs it again (marked), never skips it.
 		ledger.recordRecovered(candidate.id, version);
 		if (index === candidates.length - 1) ledger.listenedUpTo(upToMs);
-		// Static data is saved whole with this emit: write back the events this process
-		// remembers as delivered too, so the save does not erase them.
-		new SeenEvents(this.getWorkflowStaticData('node'), productionScope(this), {
-			maxAgeSeconds: maxEventAgeSeconds(options.maxEventAgeHours),
-		}).writeBack();
-		this.emit([[{ json } as INodeExecutionData]]);
+		void executor.start({
+			run: {
+				key: recoveredRunKey(candidate.id, version),
+				topic: candidate.topic,
+				leadId: candidate.id,
+				timestamp: String((json.event as IDataObject).timestamp),
+				origin: 'recovered',
+			},
+			json,
+			version: { ms: version, exact: true },
+		});
 		outcome.recovered++;
 	}
 	if (candidates.length === 0) ledger.listenedUpTo(upToMs);
