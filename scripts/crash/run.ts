@@ -14,6 +14,7 @@
  */
 import { buildPackage } from '../../test/e2e/lib/build-package';
 import {
+	answerWindowMs,
 	crashDuringBurst,
 	describeOutcome,
 	ISSUE_BURST,
@@ -25,6 +26,13 @@ import { provideRuntimes } from '../../test/e2e/lib/provision';
 import { Report } from '../../test/e2e/lib/report';
 import { runVersion } from '../../test/e2e/version-session';
 import { E2E_N8N_VERSIONS } from '../../test/e2e/versions';
+
+function describeWindow(window: number[]): string {
+	if (window.length === 0) return 'no delivery answered in the window burst';
+	const at = (share: number) =>
+		window[Math.min(window.length - 1, Math.floor(share * window.length))];
+	return `from an execution's end to the service's 200 (a kill there re-runs a finished execution, marked), ${window.length} deliveries: min ${window[0]} ms, median ${at(0.5)} ms, max ${window[window.length - 1]} ms`;
+}
 
 function option(name: string): string | undefined {
 	const index = process.argv.indexOf(`--${name}`);
@@ -39,6 +47,7 @@ async function main(): Promise<number> {
 	const runtimes = await provideRuntimes(versions, 35 * 60_000);
 	const report = new Report();
 	const outcomes = new Map<string, BurstOutcome[]>();
+	const windows = new Map<string, number[]>();
 	for (const version of versions) {
 		const results: BurstOutcome[] = [];
 		outcomes.set(version, results);
@@ -48,6 +57,9 @@ async function main(): Promise<number> {
 				{
 					name: `${kills} hard kill(s) during a burst`,
 					async run(context) {
+						const window = await answerWindowMs(context, 30);
+						windows.set(version, window);
+						console.log(`  n8n ${version}: ${describeWindow(window)}`);
 						for (const point of killPoints(kills, ISSUE_BURST.creates)) {
 							const outcome = await crashDuringBurst(context, {
 								...ISSUE_BURST,
@@ -77,6 +89,7 @@ async function main(): Promise<number> {
 				`doubled ${doubled}, re-runs marked ${sum((outcome) => outcome.reruns)}, ` +
 				`recovered ${sum((outcome) => outcome.recovered)}, other leads run ${unexpected}`,
 		);
+		console.log(`    ${describeWindow(windows.get(version) ?? [])}`);
 		for (const outcome of results) {
 			for (const event of outcome.lost) console.log(`    lost: ${event}`);
 			for (const event of outcome.doubled) console.log(`    doubled: ${event}`);
@@ -87,6 +100,12 @@ async function main(): Promise<number> {
 }
 
 process.on('exit', killAllNow);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+	process.on(signal, () => {
+		killAllNow();
+		process.exit(130);
+	});
+}
 main()
 	.then((code) => {
 		killAllNow();

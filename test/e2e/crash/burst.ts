@@ -145,7 +145,7 @@ async function runsOf(context: ScenarioContext, workflowId: string) {
 			// n8n 1.x can leave an execution row without its data when killed while saving it
 			const detail = await context.rest.getExecution(summary.id).catch(() => undefined);
 			const item = ((detail && nodeOutput(detail, NODE.trigger)[0]) ?? {}) as TriggerItem;
-			return { status: summary.status, item };
+			return { status: summary.status, item, stoppedAt: summary.stoppedAt };
 		}),
 	);
 }
@@ -277,4 +277,37 @@ async function settle(
 		unexpected: [...byEvent.keys()].filter((event) => !wanted.has(event)),
 		settledAfterMs: settledAt === undefined ? undefined : settledAt - restartedAt,
 	};
+}
+
+/**
+ * The window a hard kill can still turn into a re-run of a finished execution: from n8n's end
+ * of the execution to the service's 200 (the run's record is saved in between). Measured on a
+ * burst without a kill: per delivery, the service's answer time less the execution's stoppedAt.
+ */
+export async function answerWindowMs(context: ScenarioContext, creates: number): Promise<number[]> {
+	const { rest, sim } = context;
+	const { workflow, webhookId } = burstWorkflow(context, { ...ISSUE_BURST, deletes: 0 });
+	const created = await rest.createWorkflow(workflow);
+	await rest.activateWorkflow(created);
+	await pollUntil(() => (subscriptionsOf(sim, webhookId).length >= 2 ? true : undefined), {
+		timeoutMs: 60_000,
+		what: 'the trigger to subscribe',
+	});
+	await sleep(1_100);
+	const before = new Set(sim.control.deliveries().map((attempt) => attempt.deliveryId));
+	const leads: string[] = [];
+	for (let index = 0; index < creates; index++) {
+		leads.push(sim.control.portalCreateLead({ firstName: 'Window', lastName: `${index}` }).id);
+		await sleep(ISSUE_BURST.gapMs);
+	}
+	await sim.control.waitForDeliveries(120_000);
+	const runs = await runsOf(context, created.id);
+	await rest.deactivateWorkflow(created).catch(() => undefined);
+	const stopped = new Map(runs.map((run) => [run.item.event?.id, Date.parse(run.stoppedAt ?? '')]));
+	return sim.control
+		.deliveries()
+		.filter((attempt) => !before.has(attempt.deliveryId) && attempt.acknowledged)
+		.map((attempt) => Date.parse(attempt.answeredAt) - (stopped.get(attempt.leadId) ?? NaN))
+		.filter((ms) => Number.isFinite(ms))
+		.sort((a, b) => a - b);
 }
