@@ -61,8 +61,13 @@ export async function rerunInterrupted(
 		}
 		try {
 			const { json, version } = await itemOf(context, run);
-			const { attempts: _attempts, ...request } = run;
-			void executor.start({ run: request, json, version, onlyIfInFlight: true });
+			const { key, topic, leadId, timestamp, origin } = run;
+			void executor.start({
+				run: { key, topic, leadId, timestamp, origin },
+				json,
+				version,
+				onlyIfInFlight: true,
+			});
 			started++;
 		} catch (error) {
 			context.logger.warn(

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * A hard kill of n8n in the middle of a burst of lead events, as the OOM killer or a power cut
  * does it: an active Partner Referral Service Trigger (lead/create and lead/update, Fetch Full
