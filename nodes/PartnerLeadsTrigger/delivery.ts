@@ -227,6 +227,32 @@ function duplicate(
 	return reply(context, 200, body);
 }
 
+/**
+ * What recovery already ran of this event. A lead is deleted once: a delete that ran (delivered
+ * or recovered) covers every delivery of it. An update may be the service's late retry of a
+ * change a recovery ran: without the lead's updatedAt to tell, the event time decides.
+ * Test deliveries are never recovered and leave nothing in the production ledger.
+ */
+function ranByRecovery(
+	context: IWebhookFunctions,
+	event: LeadEvent,
+	eventMs: number,
+	options: { isTest: boolean; maxAgeSeconds: number; fetchFullLead: boolean },
+): { ledger?: RecoveryLedger; mayBeRecovered: boolean; ran: boolean } {
+	if (options.isTest) return { mayBeRecovered: false, ran: false };
+	const ledger = new RecoveryLedger(
+		context.getWorkflowStaticData('node'),
+		productionScope(context),
+		{
+			maxAgeSeconds: options.maxAgeSeconds,
+		},
+	);
+	if (event.topic === 'lead/delete')
+		return { ledger, mayBeRecovered: false, ran: ledger.hasDeleted(event.id) };
+	const mayBeRecovered = ledger.mayBeRecovered(event.id, eventMs);
+	return { ledger, mayBeRecovered, ran: mayBeRecovered && !options.fetchFullLead };
+}
+
 /** An authentic event in the window, not seen before, and claimed by this delivery. */
 interface ClaimedEvent {
 	event: LeadEvent;
@@ -234,7 +260,7 @@ interface ClaimedEvent {
 	eventMs: number;
 	isTest: boolean;
 	fetchFullLead: boolean;
-	/** the production recovery's ledger; none for test deliveries and deletions */
+	/** the production recovery's ledger; none for test deliveries */
 	ledger?: RecoveryLedger;
 	/** possibly the service's late retry of a change a recovery already ran */
 	mayBeRecovered: boolean;
@@ -265,20 +291,14 @@ function classifyDelivery(
 	const age = judgeEventAge(event.timestamp, maxAgeSeconds);
 	if (age.verdict !== 'inWindow') return { response: ignoredAsReplay(context, event, age.verdict) };
 	const isTest = context.getMode() === 'manual';
-	// Test deliveries are never recovered and leave nothing in the production ledger.
-	const ledger =
-		isTest || event.topic === 'lead/delete'
-			? undefined
-			: new RecoveryLedger(context.getWorkflowStaticData('node'), productionScope(context), {
-					maxAgeSeconds,
-				});
 	const eventMs = isoTimeMs(event.timestamp) ?? age.timeSeconds * 1000;
-	// Possibly the service's late retry of a change a recovery already ran: without the
-	// lead's updatedAt to tell, the event time decides.
-	const mayBeRecovered = ledger?.mayBeRecovered(event.id, eventMs) === true;
 	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
-	if (mayBeRecovered && !fetchFullLead)
-		return { response: reply(context, 200, { received: true, duplicate: true }) };
+	const { ledger, mayBeRecovered, ran } = ranByRecovery(context, event, eventMs, {
+		isTest,
+		maxAgeSeconds,
+		fetchFullLead,
+	});
+	if (ran) return { response: reply(context, 200, { received: true, duplicate: true }) };
 	const scope = eventScope(context);
 	const seen = new SeenEvents(context.getWorkflowStaticData('node'), scope, { maxAgeSeconds });
 	const mark = eventMark(event, age.timeSeconds);
@@ -355,7 +375,8 @@ async function processDelivery(
 		const held = { event, key: mark.key, json, version, scope, maxAgeSeconds, interrupted };
 		return await runAndAnswer(context, executor, held);
 	}
-	ledger?.recordDelivered(event.id, version);
+	if (event.topic === 'lead/delete') ledger?.recordDeleted(event.id, eventMs);
+	else ledger?.recordDelivered(event.id, version);
 	seen.remember(mark);
 	if (claimed.isTest) {
 		handOverTestEvent(context.getWorkflow().id, context.getNode().id, [[{ json }]]);
