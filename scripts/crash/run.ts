@@ -17,6 +17,7 @@ import {
 	answerWindowMs,
 	crashDuringBurst,
 	describeOutcome,
+	hardKillOf,
 	ISSUE_BURST,
 	killPoints,
 	type BurstOutcome,
@@ -61,10 +62,11 @@ async function main(): Promise<number> {
 						windows.set(version, window);
 						console.log(`  n8n ${version}: ${describeWindow(window)}`);
 						for (const point of killPoints(kills, ISSUE_BURST.creates)) {
-							const outcome = await crashDuringBurst(context, {
-								...ISSUE_BURST,
-								killAfterCreate: point,
-							});
+							const outcome = await crashDuringBurst(
+								context,
+								{ ...ISSUE_BURST, deletes: 2, killAfterCreate: point },
+								hardKillOf(context.n8n),
+							);
 							results.push(outcome);
 							console.log(`  n8n ${version}: ${describeOutcome(outcome)}`);
 						}

@@ -26,6 +26,7 @@ import { secretsAndReplays } from './scenarios/secrets-and-replays';
 import { cappedService } from './scenarios/capped-service';
 import { restartWithActiveTrigger } from './scenarios/restart';
 import { recoveryAfterDowntime } from './scenarios/recovery';
+import { crashDuringBurstScenario } from './scenarios/crash';
 import { pollingTrigger } from './scenarios/polling';
 import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
@@ -51,6 +52,7 @@ const ALL_SCENARIOS = [
 	pollingTrigger,
 	agentTool,
 	restartWithActiveTrigger,
+	crashDuringBurstScenario,
 ];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */
 const SCENARIOS = filterByName(ALL_SCENARIOS, process.env.N8N_E2E_SCENARIOS);

@@ -23,6 +23,7 @@ import { restartInQueueMode, workerKilledMidRun } from './restart-and-crash';
 import { triggerInQueueMode } from './trigger';
 import { recoveryInQueueMode } from './recovery';
 import { pollingInQueueMode } from './polling';
+import { leaderKilledDuringBurst, webhookProcessKilledDuringBurst } from './crash';
 
 export const QUEUE_SCENARIOS: QueueScenario[] = [
 	leadOperationsOnWorkers,
@@ -31,6 +32,8 @@ export const QUEUE_SCENARIOS: QueueScenario[] = [
 	recoveryInQueueMode,
 	pollingInQueueMode,
 	workerKilledMidRun,
+	webhookProcessKilledDuringBurst,
+	leaderKilledDuringBurst,
 ];
 
 const label = (version: string) => `[n8n ${version} queue mode]`;
