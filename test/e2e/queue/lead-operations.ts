@@ -1,7 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
- * Lead operations run by the workers, the access token shared through n8n's credential store:
- * one token for runs spread over both workers, and what an expiry costs while both are busy.
+ * Lead operations run by the workers: at most one token request per worker process for runs
+ * spread over both workers and starting together, and again after an expiry while both are
+ * busy. The simulator tells which process sent each token request (token-requests.ts).
  */
 import assert from 'node:assert/strict';
 
@@ -9,11 +10,43 @@ import { executionError, waitForExecutions } from '../lib/execution-data';
 import { runThroughWebhook } from '../lib/run-workflow';
 import { INPUT_LEADS } from '../scenarios/create-and-get';
 import { createAndGetLeadsWorkflow } from '../workflows';
+import type { Simulator } from '../../simulator/types';
+import type { TokenRequestsByProcess } from '../lib/queue-mode/token-requests';
 import type { QueueScenario } from './context';
 
+interface TokenFigures {
+	total: number;
+	byProcess: Record<string, number>;
+	text: string;
+}
+
+function tokenFigures(sim: Simulator, tokenRequests: TokenRequestsByProcess): TokenFigures {
+	const total = sim.control.stats().tokenRequests;
+	const byProcess = tokenRequests.snapshot();
+	const each = Object.entries(byProcess).map(([name, count]) => `${name} ${count}`);
+	return { total, byProcess, text: `${total} (${each.join(', ') || 'none'})` };
+}
+
+/**
+ * The package's promise: a worker process asks for a token at most once while it is valid,
+ * also when executions start together or renew together after an expiry; the main process
+ * runs no execution here and asks for none.
+ */
+function assertOnePerWorker(figures: TokenFigures, what: string): void {
+	for (const [name, count] of Object.entries(figures.byProcess))
+		assert.ok(
+			name.startsWith('worker-') ? count <= 1 : count === 0,
+			`${what}: ${name} asked for ${count} tokens (${figures.text})`,
+		);
+	assert.ok(
+		figures.total >= 1 && figures.total <= 2,
+		`${what} asked for ${figures.total} tokens: at most 1 per worker (${figures.text})`,
+	);
+}
+
 export const leadOperationsOnWorkers: QueueScenario = {
-	name: 'queue mode: Create and Get run on the workers; one token for all runs, and after an expiry with both workers busy',
-	async run({ rest, webhooks, sim, credential, figures }) {
+	name: 'queue mode: lead operations: Create and Get run on the workers; at most one token request per worker process, for runs starting together and after an expiry with both workers busy',
+	async run({ rest, webhooks, sim, credential, figures, tokenRequests }) {
 		const { workflow, webhookPath } = createAndGetLeadsWorkflow(credential, {
 			partnerOrganizationId: sim.defaultPartnerOrganization.id,
 			agentId: sim.defaultAgents[0]!.id,
@@ -47,25 +80,22 @@ export const leadOperationsOnWorkers: QueueScenario = {
 				);
 			}
 		};
+		tokenRequests.reset();
 		await runTogether(2);
 		await runTogether(2);
 		await runTogether(2);
-		const tokensForSixRuns = sim.control.stats().tokenRequests;
-		figures.set('token requests for 6 runs over 2 workers', tokensForSixRuns);
-		assert.ok(
-			tokensForSixRuns >= 1 && tokensForSixRuns <= 2,
-			`6 runs asked for ${tokensForSixRuns} tokens`,
-		);
+		const sixRuns = tokenFigures(sim, tokenRequests);
+		figures.set('token requests for 6 runs over 2 workers', sixRuns.text);
 
 		sim.control.expireTokens();
 		sim.control.resetStats();
+		tokenRequests.reset();
 		await runTogether(4);
-		const tokensAfterExpiry = sim.control.stats().tokenRequests;
-		figures.set('token requests after an expiry, 4 runs at once on 2 workers', tokensAfterExpiry);
-		assert.ok(
-			tokensAfterExpiry >= 1 && tokensAfterExpiry <= 4,
-			`after the expiry, 4 runs asked for ${tokensAfterExpiry} tokens`,
-		);
+		const afterExpiry = tokenFigures(sim, tokenRequests);
+		figures.set('token requests after an expiry, 4 runs at once on 2 workers', afterExpiry.text);
+		// Measured both times before judging either, so a failure reports both figures.
+		assertOnePerWorker(sixRuns, '6 runs');
+		assertOnePerWorker(afterExpiry, 'after the expiry, 4 runs');
 		assert.equal(
 			sim.control.listLeads().length,
 			leadsBefore + runs * INPUT_LEADS.length,
