@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * One n8n process (regular mode) running lead workflows that start together: one token request
- * for a new credential, and one after each expiry, also with runs started 15 ms apart, where a
+ * for a new key, and one after each expiry, also with runs started 15 ms apart, where a
  * run reading the credential between another run's new token and n8n saving it used to ask for
  * its own (issue 34). The queue-mode counterpart is queue/lead-operations.ts.
  */
@@ -15,10 +15,16 @@ import type { Scenario } from './context';
 import { INPUT_LEADS } from './create-and-get';
 
 export const leadRunsTogether: Scenario = {
-	name: 'lead runs starting together in one process: one token request for a new credential, and one after each expiry with runs 15 ms apart',
+	name: 'lead runs starting together in one process: one token request for a new key, and one after each expiry with runs 15 ms apart',
 	async run({ n8n, rest, sim }) {
+		// A key of its own: the process already holds a token for the default key's credential.
+		const key = sim.control.createKey();
 		const name = 'e2e runs together';
-		const stored = await rest.createCredential(name, CREDENTIAL_TYPE, credentialData(sim));
+		const stored = await rest.createCredential(
+			name,
+			CREDENTIAL_TYPE,
+			credentialData(sim, { clientId: key.clientId, clientSecret: key.clientSecret }),
+		);
 		const { workflow, webhookPath } = createAndGetLeadsWorkflow(
 			{ id: stored.id, name },
 			{
@@ -45,7 +51,7 @@ export const leadRunsTogether: Scenario = {
 			counts.push(sim.control.stats().tokenRequests);
 		}
 		log(
-			`[n8n ${n8n.version}] token requests: 6 runs at once with a new credential ${counts[0]}; after an expiry, 8 runs 15 ms apart: ${counts.slice(1).join(', ')}`,
+			`[n8n ${n8n.version}] token requests: 6 runs at once with a new key ${counts[0]}; after an expiry, 8 runs 15 ms apart: ${counts.slice(1).join(', ')}`,
 		);
 		assert.deepEqual(counts, [1, 1, 1, 1], 'token requests per round: one each');
 		await rest.deactivateWorkflow(created);
