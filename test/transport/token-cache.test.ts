@@ -37,6 +37,15 @@ function issuer(lifetimeMs = 3_600_000) {
 	};
 }
 
+/** A credential that holds token-1 from `tokens`. */
+async function holdingFirstToken(tokens: ReturnType<typeof issuer>): Promise<string> {
+	const id = credentialIdentity(connection, 'secret-1');
+	const first = sharedToken(id, tokens.issue);
+	tokens.answerAll();
+	expect((await first).accessToken).toBe('token-1');
+	return id;
+}
+
 describe('tokens held by the process', () => {
 	beforeEach(() => forgetIssuedTokens());
 
@@ -52,11 +61,8 @@ describe('tokens held by the process', () => {
 	});
 
 	it('a refused token is renewed once, however many requests it failed', async () => {
-		const id = credentialIdentity(connection, 'secret-1');
 		const tokens = issuer();
-		const first = sharedToken(id, tokens.issue);
-		tokens.answerAll();
-		expect((await first).accessToken).toBe('token-1');
+		const id = await holdingFirstToken(tokens);
 		for (let request = 0; request < 5; request++) noteRefusedToken(id, 'token-1');
 		const renewed = [1, 2, 3].map(() => sharedToken(id, tokens.issue));
 		tokens.answerAll();
@@ -72,11 +78,8 @@ describe('tokens held by the process', () => {
 	});
 
 	it('a refused token issued elsewhere drops the one held here: the issuer may have ended them all', async () => {
-		const id = credentialIdentity(connection, 'secret-1');
 		const tokens = issuer();
-		const first = sharedToken(id, tokens.issue);
-		tokens.answerAll();
-		await first;
+		const id = await holdingFirstToken(tokens);
 		noteRefusedToken(id, 'token-of-another-process');
 		const renewed = sharedToken(id, tokens.issue);
 		tokens.answerAll();
