@@ -20,10 +20,11 @@ interface CredentialTokens {
 
 /**
  * Tokens issued in this process, per credential identity. n8n stores the token with the
- * credential, but an execution that read the credential before another execution's new token
- * was saved (n8n 2.x reads the credential twice before it saves a token) would ask for its own;
- * here every execution of the process gets the one token while it is valid, also when they
- * start or renew together. Bounded: the credentials used last, a few refused tokens each.
+ * credential, but an execution that read the credential before another execution's new
+ * token was saved (n8n 2.41 reads the stored credential twice before it writes the token)
+ * would ask for its own; here every execution of the process gets the one token while it is
+ * valid, also when they start or renew together. Bounded: the credentials used last, a few
+ * refused tokens each.
  */
 const tokensByCredential = new Map<string, CredentialTokens>();
 
