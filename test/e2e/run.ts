@@ -19,6 +19,7 @@ import { createAndGetLeads } from './scenarios/create-and-get';
 import { listSearches } from './scenarios/list-searches';
 import { nodeTypesListed } from './scenarios/node-types';
 import { tokenRefresh } from './scenarios/token-refresh';
+import { leadRunsTogether } from './scenarios/token-per-process';
 import { leadTrigger } from './scenarios/trigger';
 import { httpRequestNode } from './scenarios/http-request-node';
 import { credentialMessages } from './scenarios/credential-messages';
@@ -43,6 +44,7 @@ const ALL_SCENARIOS = [
 	createAndGetLeads,
 	leadTrigger,
 	tokenRefresh,
+	leadRunsTogether,
 	httpRequestNode,
 	credentialMessages,
 	secretsAndReplays,
