@@ -53,6 +53,11 @@ export interface BurstPlan {
 	gapMs: number;
 	/** SIGKILL right after this create (1-based) */
 	killAfterCreate: number;
+	/**
+	 * ...and once the service got this many 200s for the burst (waited for up to 30 s): so
+	 * that the kill lands while answered events are still being turned into runs.
+	 */
+	killOnceAnswered: number;
 	/** how long each execution waits after the trigger (keeps executions in flight) */
 	workSeconds: number;
 }
@@ -64,6 +69,7 @@ export const ISSUE_BURST: BurstPlan = {
 	deletes: 0,
 	gapMs: 120,
 	killAfterCreate: 18,
+	killOnceAnswered: 3,
 	workSeconds: 0.5,
 };
 
@@ -224,9 +230,16 @@ export async function crashDuringBurst(
 
 	const expected: string[] = [];
 	await runChanges(changes.slice(0, killPoint), plan.gapMs, expected);
-	const answeredBeforeKill = sim.control
-		.deliveries()
-		.filter((attempt) => !before.has(attempt.deliveryId) && attempt.acknowledged).length;
+	const answered = () =>
+		sim.control
+			.deliveries()
+			.filter((attempt) => !before.has(attempt.deliveryId) && attempt.acknowledged).length;
+	await pollUntil(() => (answered() >= plan.killOnceAnswered ? true : undefined), {
+		timeoutMs: 30_000,
+		intervalMs: 20,
+		what: `${plan.killOnceAnswered} deliveries answered 200 before the kill`,
+	}).catch(() => undefined);
+	const answeredBeforeKill = answered();
 	// SIGKILL now; the burst goes on while n8n is down, past the service's retries
 	await interrupt(async () => {
 		await runChanges(changes.slice(killPoint), plan.gapMs, expected);

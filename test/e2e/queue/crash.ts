@@ -12,7 +12,10 @@ import { crashDuringBurst, describeOutcome, ISSUE_BURST } from '../crash/burst';
 import type { N8nProcess } from '../lib/queue-mode/cluster';
 import type { QueueContext, QueueScenario } from './context';
 
-function killed(process: N8nProcess, afterRestart?: () => Promise<void>): Interruption {
+export function killedQueueProcess(
+	process: N8nProcess,
+	afterRestart?: () => Promise<void>,
+): Interruption {
 	return async (whileDown) => {
 		await process.kill();
 		await whileDown();
@@ -34,7 +37,7 @@ export const webhookProcessKilledDuringBurst: QueueScenario = {
 		const outcome = await crashDuringBurst(
 			context,
 			{ ...ISSUE_BURST, deletes: 2 },
-			killed(victim!),
+			killedQueueProcess(victim!),
 		);
 		report(context, 'webhook process killed during a burst', outcome);
 	},
@@ -47,7 +50,7 @@ export const leaderKilledDuringBurst: QueueScenario = {
 			context,
 			{ ...ISSUE_BURST, deletes: 2 },
 			// a new session on the restarted main process, as the other restart scenarios do
-			killed(context.cluster.main, async () => {
+			killedQueueProcess(context.cluster.main, async () => {
 				await context.rest
 					.login(context.owner.email, context.owner.password)
 					.catch(() => undefined);
