@@ -9,6 +9,7 @@ import { LeadVersions, leadKey } from '../shared/changes/versions';
 import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from '../shared/topics';
 import { httpCodeOf } from '../shared/transport/errors';
+import { commitBaseline } from './baselineCommit';
 import { cutShort, listForPoll } from './pollListing';
 import type { PollState } from './pollState';
 import { readPollState, writePollState } from './pollState';
@@ -133,6 +134,7 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 	const cost = { readAtMs, readRequests: listing.requests };
 	if (!state) {
 		baseline(nodeData, listing, cost);
+		await commitBaseline(this);
 		return null;
 	}
 	const judged = judgeListing(listing.leads, knownTo(state));
