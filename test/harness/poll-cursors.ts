@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -65,6 +65,8 @@ export interface PollSeamOptions {
 	deathPoint: () => DeathPoint | undefined;
 	/** the scheduler's poll task passes the row it read (PollBackoffService.getState) */
 	prefetchedCursor?: IDataObject;
+	/** the scheduler's poll task: the time a poll may take (PollContext's default otherwise) */
+	pollBudgetMs?: number;
 }
 
 type Staged = { migrated: false } | { migrated: true; snapshot: IDataObject; seed: IDataObject };
@@ -147,6 +149,7 @@ export function pollFunctionsWithCursors(
 		commitCursor,
 		runPoll,
 		resolveNodeStaticData,
+		options.pollBudgetMs === undefined ? undefined : () => options.pollBudgetMs ?? 0,
 	);
 }
 

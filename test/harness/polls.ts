@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- test code: the harness rethrows what n8n would, never shipped */
 import type {
 	INode,
 	INodeExecutionData,
@@ -31,6 +32,11 @@ export interface PollHostOptions {
 	durableCursors?: boolean;
 	/** what survives a restart; a new, empty one unless given */
 	database?: PollDatabase;
+	/**
+	 * the scheduler's time for a poll less its margin (the cli's pollBudgetMs: 36 s with its
+	 * defaults); the activation's and n8n's default polls keep PollContext's own (5 minutes)
+	 */
+	pollBudgetMs?: number;
 }
 
 /**
@@ -75,12 +81,15 @@ export class PollHost {
 
 	readonly durableCursors: boolean;
 
+	private readonly pollBudgetMs: number | undefined;
+
 	constructor(
 		private readonly harness: N8nHarness,
 		parameters: INodeParameters,
 		options: PollHostOptions = {},
 	) {
 		this.durableCursors = options.durableCursors === true;
+		this.pollBudgetMs = options.pollBudgetMs;
 		this.database = options.database ?? new PollDatabase(new StaticDataStore());
 		this.node = {
 			id: 'polling-trigger',
@@ -104,7 +113,7 @@ export class PollHost {
 	private pollFunctions(
 		workflow: Workflow,
 		activation: WorkflowActivateMode,
-		prefetchedCursor?: PollDatabase['cursorRow'],
+		scheduledTask?: { prefetchedCursor: PollDatabase['cursorRow'] },
 	): PollContext {
 		return pollFunctionsWithCursors(
 			workflow,
@@ -117,7 +126,8 @@ export class PollHost {
 				run: (data) => this.executions.push(data[0] ?? []),
 				emitError: (error) => this.errors.push(error),
 				deathPoint: () => this.takeDeath(),
-				prefetchedCursor,
+				prefetchedCursor: scheduledTask?.prefetchedCursor,
+				pollBudgetMs: scheduledTask ? this.pollBudgetMs : undefined,
 			},
 		);
 	}
@@ -189,7 +199,9 @@ export class PollHost {
 	private async scheduledPollTask(): Promise<void> {
 		if (!this.database.jobRegistered) throw new Error('activate first');
 		const workflow = this.workflow();
-		const context = this.pollFunctions(workflow, 'update', this.database.cursorRow);
+		const context = this.pollFunctions(workflow, 'update', {
+			prefetchedCursor: this.database.cursorRow,
+		});
 		await runPollInStagingScope(context, async () => {
 			try {
 				const result = await this.runPoll(context);
@@ -217,6 +229,7 @@ export class PollHost {
 		const next = new PollHost(this.harness, this.node.parameters, {
 			durableCursors: this.durableCursors,
 			database: this.database,
+			pollBudgetMs: this.pollBudgetMs,
 		});
 		next.executions.push(...this.database.enqueued.splice(0).map((data) => data[0] ?? []));
 		return next;

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { N8nHarness } from '../../harness/harness';
+import type { PollHostOptions } from '../../harness/polls';
 import { PollHost } from '../../harness/polls';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator';
@@ -18,11 +19,15 @@ let harness: N8nHarness;
 
 const ALL_EVENTS = ['lead/create', 'lead/update', 'lead/delete'];
 
-function host(durableCursors: boolean, parameters: IDataObject = {}): PollHost {
+function host(
+	durableCursors: boolean,
+	parameters: IDataObject = {},
+	options: Omit<PollHostOptions, 'durableCursors'> = {},
+): PollHost {
 	return new PollHost(
 		harness,
 		{ events: ALL_EVENTS, ...UNTHROTTLED, ...parameters },
-		{ durableCursors },
+		{ durableCursors, ...options },
 	);
 }
 
@@ -196,5 +201,16 @@ describe('PartnerLeadsPollingTrigger with durable poll cursors', () => {
 		await poller.poll();
 		expect(sim.control.stats().byRoute['GET /leads'] ?? 0).toBe(0);
 		expect(poller.executions).toEqual([]);
+	});
+
+	it("leaves the full leads it has no time to fetch to the next poll, before n8n's scheduler abandons it", async () => {
+		sim.control.seedLeads(5);
+		const poller = host(true, {}, { pollBudgetMs: 1 });
+		await poller.activate();
+		const leads = ['one', 'two', 'three'].map((name) => portalLead(sim, name));
+		for (let poll = 0; poll < 4; poll++) await poller.poll();
+		expect(poller.errors).toEqual([]);
+		expect(executions(poller)).toEqual(leads.map((lead) => [`lead/create ${lead.id}`]));
+		expect(poller.executions.flat().every((item) => item.json.lead !== undefined)).toBe(true);
 	});
 });
