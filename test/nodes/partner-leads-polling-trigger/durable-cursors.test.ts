@@ -210,7 +210,11 @@ describe('PartnerLeadsPollingTrigger with durable poll cursors', () => {
 		const leads = ['one', 'two', 'three'].map((name) => portalLead(sim, name));
 		for (let poll = 0; poll < 4; poll++) await poller.poll();
 		expect(poller.errors).toEqual([]);
-		expect(executions(poller)).toEqual(leads.map((lead) => [`lead/create ${lead.id}`]));
+		// one lead a poll (lead times may be whole seconds: no order among them)
+		expect(poller.executions.map((items) => items.length)).toEqual([1, 1, 1]);
+		expect(executions(poller).flat().sort()).toEqual(
+			leads.map((lead) => `lead/create ${lead.id}`).sort(),
+		);
 		expect(poller.executions.flat().every((item) => item.json.lead !== undefined)).toBe(true);
 	});
 });
