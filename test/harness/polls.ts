@@ -250,7 +250,12 @@ export class PollHost {
 
 	/** Every emitted item, in order, as `topic id`. */
 	events(): string[] {
-		return this.executions.flatMap((items) =>
+		return this.eventsByExecution().flat();
+	}
+
+	/** Each execution's items, in order, as `topic id`. */
+	eventsByExecution(): string[][] {
+		return this.executions.map((items) =>
 			items.map((item) => {
 				const event = item.json.event as { id: string; topic: string };
 				return `${event.topic} ${event.id}`;

@@ -33,16 +33,7 @@ function host(
 
 /** Each execution's items as sorted `topic id`. */
 function executions(...hosts: PollHost[]): string[][] {
-	return hosts.flatMap((poller) =>
-		poller.executions.map((items) =>
-			items
-				.map((item) => {
-					const event = item.json.event as { id: string; topic: string };
-					return `${event.topic} ${event.id}`;
-				})
-				.sort(),
-		),
-	);
+	return hosts.flatMap((poller) => poller.eventsByExecution().map((events) => events.sort()));
 }
 
 /** A restart as each n8n does it: with durable cursors the scheduler polls, not the activation. */
