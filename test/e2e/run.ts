@@ -28,6 +28,7 @@ import { cappedService } from './scenarios/capped-service';
 import { restartWithActiveTrigger } from './scenarios/restart';
 import { recoveryAfterDowntime } from './scenarios/recovery';
 import { pollingTrigger } from './scenarios/polling';
+import { pollingWithDurableCursors } from './scenarios/polling-durable-cursors';
 import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
 import { plannedChecks, runVersion } from './version-session';
@@ -51,6 +52,7 @@ const ALL_SCENARIOS = [
 	examplesRun,
 	recoveryAfterDowntime,
 	pollingTrigger,
+	pollingWithDurableCursors,
 	agentTool,
 	restartWithActiveTrigger,
 ];

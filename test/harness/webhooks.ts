@@ -280,7 +280,8 @@ export class TriggerHost {
 			if (this.emits === this.crashAfterEmits) this.store.frozen = true;
 			if (this.emits === this.dieAfterEmits) return this.die();
 			if (deduplicationKey !== undefined) {
-				if (this.deduplicationKeys.has(deduplicationKey)) return done?.resolve(undefined as unknown as IRun);
+				if (this.deduplicationKeys.has(deduplicationKey))
+					return done?.resolve(undefined as unknown as IRun);
 				this.deduplicationKeys.add(deduplicationKey);
 			}
 			const execution = this.execute(this.workflow(), node.name, data[0] ?? [], 'trigger');
