@@ -29,6 +29,7 @@ import { restartWithActiveTrigger } from './scenarios/restart';
 import { recoveryAfterDowntime } from './scenarios/recovery';
 import { crashDuringBurstScenario } from './scenarios/crash';
 import { pollingTrigger } from './scenarios/polling';
+import { pollingWithDurableCursors } from './scenarios/polling-durable-cursors';
 import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
 import { plannedChecks, runVersion } from './version-session';
@@ -52,6 +53,7 @@ const ALL_SCENARIOS = [
 	examplesRun,
 	recoveryAfterDowntime,
 	pollingTrigger,
+	pollingWithDurableCursors,
 	agentTool,
 	restartWithActiveTrigger,
 	crashDuringBurstScenario,
