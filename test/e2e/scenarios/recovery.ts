@@ -2,8 +2,8 @@
 /**
  * n8n stopped for longer than the service retried: the portal changed meanwhile (creates,
  * updates, a delete) and every delivery was given up. When n8n is back the trigger recovers
- * each missed create and update once, the unchanged leads do not run, a late retry of a
- * recovered event does not run again, and a live event afterwards runs once.
+ * each missed create, update and delete once, the unchanged leads do not run, a late retry of
+ * a recovered event does not run again, and a live event afterwards runs once.
  */
 import assert from 'node:assert/strict';
 
@@ -13,7 +13,7 @@ import { sleep } from '../lib/wait';
 import type { Scenario } from './context';
 
 export const recoveryAfterDowntime: Scenario = {
-	name: 'recovery after downtime: each missed create and update runs once when n8n is back, nothing else',
+	name: 'recovery after downtime: each missed create, update and delete runs once when n8n is back, nothing else',
 	async run({ n8n, rest, sim, credential }) {
 		const [untouched, updatedWhileDown, deletedWhileDown] = sim.control.seedLeads(3);
 		const { created, subscriptions } = await activateLeadTrigger(rest, sim, credential);
@@ -44,11 +44,12 @@ export const recoveryAfterDowntime: Scenario = {
 					`lead/create ${b.id}`,
 					`lead/update ${updatedWhileDown!.id}`,
 					`lead/update ${live.id}`,
+					`lead/delete ${deletedWhileDown!.id}`,
 				];
 			},
 		});
 		const backAt = Date.now();
-		await waitForExecutions(rest, created.id, 5, 180_000);
+		await waitForExecutions(rest, created.id, 6, 180_000);
 		const recoveredAfterMs = Date.now() - backAt;
 		await sleep(3_000); // give a wrongly started run time to show up
 
@@ -65,16 +66,16 @@ export const recoveryAfterDowntime: Scenario = {
 		const late = await signedDelivery(onCreate, lostCreate!.leadId, lostCreate!.timestamp);
 		assert.equal(late.status, 200, `the late retry got ${late.status}`);
 		await sleep(3_000);
-		assert.equal((await rest.listExecutions(created.id)).length, 5, 'the late retry ran');
+		assert.equal((await rest.listExecutions(created.id)).length, 6, 'the late retry ran');
 
 		// A live change afterwards runs once.
 		sim.control.portalUpdateLead(lostCreate!.leadId, { value: 13 });
 		await sim.control.waitForDeliveries(60_000);
-		await waitForExecutions(rest, created.id, 6, 60_000);
+		await waitForExecutions(rest, created.id, 7, 60_000);
 		await sleep(2_000);
 		const all = await outputs();
-		assert.equal(all.length, 6, `expected 6 executions, got ${all.length}`);
-		assert.equal(all.filter((output) => output.recovered === true).length, 4);
+		assert.equal(all.length, 7, `expected 7 executions, got ${all.length}`);
+		assert.equal(all.filter((output) => output.recovered === true).length, 5);
 
 		await rest.deactivateWorkflow(created);
 		process.stdout.write(
