@@ -44,7 +44,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					"Poll Times (above) say when to look; each look reads the whole list of leads, about one request per 100 leads. A look is skipped while the last one's requests exceed 'List Requests per Minute' (Options, default 30), so a portal of 10,000 leads is read about every 4 minutes, not every minute. Needs no public address (works on http://localhost); for events within seconds, use the Partner Referral Service Trigger (needs n8n reachable over HTTPS).",
+					"Poll Times (above) say when to look; each look reads the whole list of leads, about one request per 100 leads. A Poll Time is skipped while the last look's requests are more than 'List Requests per Minute' (Options, default 30) allows, so a portal of 10,000 leads is read about every 4 minutes, not every minute. Needs no public address (works on http://localhost); for events within seconds, use the Partner Referral Service Trigger (needs n8n reachable over HTTPS).",
 				name: 'pollingNotice',
 				type: 'notice',
 				default: '',
