@@ -123,18 +123,23 @@ export const PACKAGE_NAMES: string[] = [
 	),
 ];
 
-/** The names of the nodes in the example workflows (n8n's and ours, as the examples name them). */
-export const EXAMPLE_NODE_NAMES: string[] = readdirSync(join(ROOT, 'examples'))
+interface ExampleJson {
+	nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>;
+}
+
+/** The example workflows, by file. */
+const EXAMPLES = readdirSync(join(ROOT, 'examples'))
 	.filter((file) => file.endsWith('.json'))
-	.flatMap(
-		(file) =>
-			(
-				JSON.parse(readFileSync(join(ROOT, 'examples', file), 'utf8')) as {
-					nodes: Array<{ name: string }>;
-				}
-			).nodes,
-	)
-	.map((node) => node.name);
+	.sort()
+	.map((file) => ({
+		file,
+		workflow: JSON.parse(readFileSync(join(ROOT, 'examples', file), 'utf8')) as ExampleJson,
+	}));
+
+/** The names of the nodes in the example workflows (n8n's and ours, as the examples name them). */
+export const EXAMPLE_NODE_NAMES: string[] = EXAMPLES.flatMap(({ workflow }) =>
+	workflow.nodes.map((node) => node.name),
+);
 
 /** Whether a name is the package's (a node, parameter, option; "Lead: Get Many", "Lead > Get Many"). */
 export function isPackageName(text: string, extra: string[] = []): boolean {
@@ -155,31 +160,23 @@ export interface ExampleNote {
 	ownNames: string[];
 }
 
-interface ExampleJson {
-	nodes: Array<{ name: string; type: string; parameters: Record<string, unknown> }>;
-}
-
-export const EXAMPLE_NOTES: ExampleNote[] = readdirSync(join(ROOT, 'examples'))
-	.filter((file) => file.endsWith('.json'))
-	.sort()
-	.map((file) => {
-		const workflow = JSON.parse(readFileSync(join(ROOT, 'examples', file), 'utf8')) as ExampleJson;
-		const content = workflow.nodes
-			.filter((node) => node.type === 'n8n-nodes-base.stickyNote')
-			.map((node) => String(node.parameters.content ?? ''))
-			.join('\n');
-		const assigned = JSON.stringify(workflow.nodes.map((node) => node.parameters)).match(
-			/"name":"[^"]+"/g,
-		);
-		return {
-			file: `examples/${file}`,
-			lines: content.split('\n'),
-			ownNames: [
-				...workflow.nodes.map((node) => node.name),
-				...(assigned ?? []).map((pair) => pair.slice(8, -1)),
-			],
-		};
-	});
+export const EXAMPLE_NOTES: ExampleNote[] = EXAMPLES.map(({ file, workflow }) => {
+	const content = workflow.nodes
+		.filter((node) => node.type === 'n8n-nodes-base.stickyNote')
+		.map((node) => String(node.parameters.content ?? ''))
+		.join('\n');
+	const assigned = JSON.stringify(workflow.nodes.map((node) => node.parameters)).match(
+		/"name":"[^"]+"/g,
+	);
+	return {
+		file: `examples/${file}`,
+		lines: content.split('\n'),
+		ownNames: [
+			...workflow.nodes.map((node) => node.name),
+			...(assigned ?? []).map((pair) => pair.slice(8, -1)),
+		],
+	};
+});
 
 /** Every name the user documents and the examples' notes give, with where they give it. */
 export function namedInDocuments(docs: Doc[]): Array<NamedAt & { extra: string[] }> {

@@ -1,10 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { PartnerLeadsPollingTrigger } from '../../nodes/PartnerLeadsPollingTrigger/PartnerLeadsPollingTrigger.node';
 import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
 import { ROOT } from '../docs/markdown';
+import { SHIPPED_SOURCE, tsFiles } from '../docs/source-messages';
 
 /**
  * What an example's note may say about what the nodes do by themselves and what they cannot do.
@@ -101,14 +102,6 @@ export function shippedCodeHasWord(word: string): boolean {
 	return SHIPPED_TEXT.some((text) => pattern.test(text));
 }
 
-function tsFiles(folder: string): string[] {
-	return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
-		const path = join(folder, entry.name);
-		if (entry.isDirectory()) return tsFiles(path);
-		return entry.name.endsWith('.ts') ? [path] : [];
-	});
-}
-
-const SHIPPED_TEXT = ['nodes', 'credentials'].flatMap((folder) =>
+const SHIPPED_TEXT = SHIPPED_SOURCE.flatMap((folder) =>
 	tsFiles(join(ROOT, folder)).map((file) => readFileSync(file, 'utf8')),
 );
