@@ -15,7 +15,7 @@ import './env';
 import { N8nHarness } from '../test/harness/harness';
 import { PollHost } from '../test/harness/polls';
 import { DEFAULT_PERSONALITY, startSimulator } from '../test/simulator';
-import { packIds, packedBytes } from '../nodes/PartnerLeadsPollingTrigger/leadIds';
+import { packIds, packedBytes } from '../nodes/shared/changes/leadIds';
 import { runMain } from './processes';
 import type { CaseResult, Row } from './report';
 

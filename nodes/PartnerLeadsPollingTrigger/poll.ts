@@ -1,14 +1,15 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { isNewActivation } from '../shared/changes/activation';
+import type { Judgement, KnownChanges, LeadChange } from '../shared/changes/judge';
+import { baselineOf, judgeListing, watermarkAfter } from '../shared/changes/judge';
+import type { Listing } from '../shared/changes/listing';
+import { deleteOutputFor, outputFor } from '../shared/changes/output';
+import { LeadVersions, leadKey } from '../shared/changes/versions';
 import type { LeadTopic } from '../shared/topics';
-import { isoTimeMs } from '../PartnerLeadsTrigger/eventAge';
-import { selectedTopics } from '../PartnerLeadsTrigger/events';
-import { LeadVersions, leadKey } from '../PartnerLeadsTrigger/recovery/ledger';
-import type { Candidate } from '../PartnerLeadsTrigger/recovery/recover';
-import { idOf, outputFor, versionOf } from '../PartnerLeadsTrigger/recovery/recover';
+import { selectedTopics } from '../shared/topics';
 import { httpCodeOf } from '../shared/transport/errors';
-import type { Listing } from './listLeads';
-import { cutShort, listAllLeads } from './listLeads';
+import { cutShort, listForPoll } from './pollListing';
 import type { PollState } from './pollState';
 import { readPollState, writePollState } from './pollState';
 import { newestLeadSample } from './sample';
@@ -29,55 +30,22 @@ export const POLL_TIMING = { marginMs: 60_000 };
 /** Default "List Requests per Minute": polls are spaced so that reading the list averages at most this. */
 export const DEFAULT_LIST_REQUESTS_PER_MINUTE = 30;
 
-/** Activations that start anew: the leads the portal holds then never run. */
-const NEW_ACTIVATIONS = new Set(['activate', 'create']);
-
 /** Poll contexts that polled already: n8n keeps one per activation and reuses it for every poll. */
 const polledContexts = new WeakSet<object>();
 
-interface Judged {
-	candidates: Candidate[];
-	/** the newest change listed (service time), undefined for an empty list */
-	newestMs: number | undefined;
-}
-
 /**
- * The changes to run: above the watermark and not run already. A lead is new when its id
- * was not listed at the last poll, or (ids not tracked) when it was created after the
- * watermark; either way only if no version of it ran yet.
+ * What the poll state knows: changes above the watermark run unless their version ran. A lead
+ * is new when its id was not listed at the last poll, or (ids not kept) when it was created
+ * after the watermark; either way only if no version of it ran yet.
  */
-function judgeLeads(leads: IDataObject[], state: PollState): Judged {
-	const judged: Judged = { candidates: [], newestMs: undefined };
-	for (const lead of leads) {
-		const id = idOf(lead);
-		const version = versionOf(lead);
-		if (id === '' || version === undefined) continue;
-		judged.newestMs = Math.max(judged.newestMs ?? version, version);
-		if (version <= state.since) continue;
-		const ran = state.ran.get(leadKey(id));
-		if (ran && ran.ms >= version) continue;
-		const created = isoTimeMs(lead.createdAt) ?? version;
-		const isNew = !ran && (state.ids ? !state.ids.has(id) : created > state.since);
-		const topic: LeadTopic = isNew ? 'lead/create' : 'lead/update';
-		judged.candidates.push({ lead, id, topic, version });
-	}
-	return judged;
-}
-
-/** The watermark after a poll: the margin below the newest change listed, never lower than before. */
-function watermark(state: PollState, newestMs: number | undefined): number {
-	const since = state.since;
-	return newestMs === undefined ? since : Math.max(since, newestMs - POLL_TIMING.marginMs);
-}
-
-function deletedLeads(previous: Set<string> | undefined, listed: IDataObject[], atIso: string) {
-	if (!previous) return [];
-	const present = new Set(listed.map(idOf));
-	return [...previous]
-		.filter((id) => !present.has(id))
-		.map((id) => ({
-			json: { event: { id, topic: 'lead/delete', timestamp: atIso }, polled: true } as IDataObject,
-		}));
+function knownTo(state: PollState): KnownChanges {
+	return {
+		sinceMs: state.since,
+		judgedUpToMs: state.since,
+		hasRun: (id, version) => (state.ran.get(leadKey(id))?.ms ?? -Infinity) >= version,
+		knows: (id) => state.ran.get(leadKey(id)) !== undefined,
+		listedIds: state.ids,
+	};
 }
 
 /** Whether the last read was too recent for the List Requests per Minute. */
@@ -93,15 +61,14 @@ interface Outputs {
 	/** per lead handled (run, or its topic not selected), the version that ran */
 	handled: Array<{ id: string; version: number }>;
 	/** the changes left to the next poll: rate limits cut the fetching of full leads short */
-	left: Candidate[];
+	left: LeadChange[];
 }
 
 /** The outputs, oldest change first. A 429 past the wait budget keeps what was fetched. */
-async function outputsOf(context: IPollFunctions, candidates: Candidate[], topics: LeadTopic[]) {
+async function outputsOf(context: IPollFunctions, changes: LeadChange[], topics: LeadTopic[]) {
 	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
 	const outputs: Outputs = { items: [], handled: [], left: [] };
-	const oldestFirst = [...candidates].sort((a, b) => a.version - b.version);
-	for (const [at, candidate] of oldestFirst.entries()) {
+	for (const [at, candidate] of changes.entries()) {
 		let version = candidate.version;
 		if (topics.includes(candidate.topic)) {
 			try {
@@ -111,7 +78,7 @@ async function outputsOf(context: IPollFunctions, candidates: Candidate[], topic
 			} catch (error) {
 				if (httpCodeOf(error) !== '429' || outputs.items.length === 0)
 					throw cutShort(context, error);
-				outputs.left = oldestFirst.slice(at);
+				outputs.left = changes.slice(at);
 				return outputs;
 			}
 		}
@@ -129,51 +96,55 @@ function baseline(
 	listing: Listing,
 	cost: Pick<PollState, 'readAtMs' | 'readRequests'>,
 ) {
-	const empty: PollState = { since: 0, ids: new Set(), ran: new LeadVersions(), ...cost };
-	const judged = judgeLeads(listing.leads, empty);
-	for (const { id, version } of judged.candidates)
-		empty.ran.raise(leadKey(id), { ms: version, exact: true });
+	const { sinceMs, present } = baselineOf(listing.leads, POLL_TIMING.marginMs);
+	const ran = new LeadVersions();
+	for (const { id, version } of present) ran.raise(leadKey(id), { ms: version, exact: true });
 	writePollState(nodeData, {
-		...empty,
-		since: watermark(empty, judged.newestMs),
-		ids: listing.leads.map(idOf),
+		since: sinceMs,
+		ran,
+		ids: listing.leads.map(({ id }) => id),
+		...cost,
 	});
 }
 
 /** What the next poll starts from: the watermark stays below the changes left to it. */
-function nextState(state: PollState, listing: Listing, judged: Judged, outputs: Outputs) {
+function nextState(state: PollState, listing: Listing, judged: Judgement, outputs: Outputs) {
 	for (const { id, version } of outputs.handled)
 		state.ran.raise(leadKey(id), { ms: version, exact: true });
-	let since = watermark(state, judged.newestMs);
+	let since = watermarkAfter(state.since, judged.newestMs, POLL_TIMING.marginMs);
 	if (outputs.left.length > 0) since = Math.min(since, outputs.left[0].version - 1);
 	// a new lead left to the next poll stays unknown, so that it runs as a create then
 	const leftNew = new Set(outputs.left.filter((c) => c.topic === 'lead/create').map((c) => c.id));
-	const ids = listing.leads.map(idOf).filter((id) => id !== '' && !leftNew.has(id));
+	const ids = listing.leads.map(({ id }) => id).filter((id) => !leftNew.has(id));
 	return { since, ids };
 }
 
 export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	if (this.getMode() === 'manual') return await newestLeadSample(this);
 	const nodeData = this.getWorkflowStaticData('node');
-	const startsAnew = NEW_ACTIVATIONS.has(this.getActivationMode()) && !polledContexts.has(this);
+	const startsAnew = isNewActivation(this.getActivationMode()) && !polledContexts.has(this);
 	polledContexts.add(this);
 	const state = startsAnew ? undefined : readPollState(nodeData);
 	// n8n's clock only spaces the reads; changes are judged in the service's time
 	const readAtMs = Date.now();
 	if (state && tooSoon(this, state, readAtMs)) return null;
 
-	const listing = await listAllLeads(this);
+	const listing = await listForPoll(this);
 	const cost = { readAtMs, readRequests: listing.requests };
 	if (!state) {
 		baseline(nodeData, listing, cost);
 		return null;
 	}
-	const judged = judgeLeads(listing.leads, state);
+	const judged = judgeListing(listing.leads, knownTo(state));
 	const topics = selectedTopics(this.getNodeParameter('events', []));
-	const outputs = await outputsOf(this, judged.candidates, topics);
+	const outputs = await outputsOf(this, judged.changes, topics);
 	const items = outputs.items;
 	if (topics.includes('lead/delete'))
-		items.push(...deletedLeads(state.ids, listing.leads, new Date(readAtMs).toISOString()));
+		items.push(
+			...judged.goneIds.map((id) => ({
+				json: deleteOutputFor(id, new Date(readAtMs).toISOString(), 'polled'),
+			})),
+		);
 	if (outputs.left.length > 0) warnLeft(this, outputs.left.length);
 	// Saved by n8n with the execution these items start (or after activation): a restart
 	// before then repeats this poll.

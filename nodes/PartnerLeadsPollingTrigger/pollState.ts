@@ -1,8 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { LEDGER_ENTRY_BYTES, LeadVersions } from '../PartnerLeadsTrigger/recovery/ledger';
-import type { PackedIds } from './leadIds';
-import { packIds, packedBytes, unpackIds } from './leadIds';
+import type { PackedIds } from '../shared/changes/leadIds';
+import { packIds, packedBytes, unpackIds } from '../shared/changes/leadIds';
+import { storedNumber } from '../shared/changes/storedNumber';
+import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
 
 /**
  * What the polling trigger keeps in static data between polls. n8n saves it with each poll
@@ -42,10 +43,6 @@ export interface PollState {
 	readRequests: number;
 }
 
-function finite(value: unknown): number {
-	return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
 /** The stored state, or undefined before the first poll (the baseline). */
 export function readPollState(nodeData: IDataObject): PollState | undefined {
 	const stored = nodeData[STORE_KEY] as IDataObject | undefined;
@@ -53,11 +50,11 @@ export function readPollState(nodeData: IDataObject): PollState | undefined {
 	const ran = new LeadVersions();
 	ran.merge(stored.ran, undefined);
 	return {
-		since: finite(stored.since),
+		since: storedNumber(stored.since),
 		ids: stored.idsTracked === true ? unpackIds(stored.ids) : undefined,
 		ran,
-		readAtMs: finite(stored.readAtMs),
-		readRequests: finite(stored.readRequests),
+		readAtMs: storedNumber(stored.readAtMs),
+		readRequests: storedNumber(stored.readRequests),
 	};
 }
 

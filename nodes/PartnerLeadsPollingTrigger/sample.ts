@@ -1,9 +1,9 @@
-import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isoTimeMs } from '../PartnerLeadsTrigger/eventAge';
-import { outputFor } from '../PartnerLeadsTrigger/recovery/recover';
-import { listAllLeads } from './listLeads';
+import type { ListedLead } from '../shared/changes/listedLead';
+import { outputFor } from '../shared/changes/output';
+import { listForPoll } from './pollListing';
 
 /**
  * "Fetch Test Event" (n8n calls poll() in manual mode): the newest lead, in the output shape
@@ -11,11 +11,11 @@ import { listAllLeads } from './listLeads';
  * alone. The list's order is not published, so the whole list is read for the newest.
  */
 export async function newestLeadSample(context: IPollFunctions): Promise<INodeExecutionData[][]> {
-	const { leads } = await listAllLeads(context);
-	let newest: { lead: IDataObject; version: number } | undefined;
-	for (const lead of leads) {
-		const version = isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt) ?? 0;
-		if (!newest || version > newest.version) newest = { lead, version };
+	const { leads } = await listForPoll(context);
+	let newest: { listed: ListedLead; version: number } | undefined;
+	for (const listed of leads) {
+		const version = listed.version ?? 0;
+		if (!newest || version > newest.version) newest = { listed, version };
 	}
 	if (!newest) {
 		throw new NodeOperationError(context.getNode(), 'The portal has no leads to show as a sample', {
@@ -23,14 +23,14 @@ export async function newestLeadSample(context: IPollFunctions): Promise<INodeEx
 				'Create a lead in the Partner Referral Service (or with the Partner Referral Service node), then fetch the test event again.',
 		});
 	}
-	const { lead, version } = newest;
-	const created = isoTimeMs(lead.createdAt);
+	const { listed, version } = newest;
+	const created = listed.createdMs;
 	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
 	const { json } = await outputFor(
 		context,
 		{
-			lead,
-			id: String(lead.id),
+			lead: listed.lead,
+			id: listed.id,
 			topic: created !== undefined && created >= version ? 'lead/create' : 'lead/update',
 			version,
 		},

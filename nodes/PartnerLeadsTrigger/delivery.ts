@@ -1,12 +1,14 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import { isoTimeMs } from '../shared/isoTime';
 import { getLead } from '../shared/leads';
 import { isRecord } from '../shared/record';
+import { selectedTopics } from '../shared/topics';
 import { httpCodeOf } from '../shared/transport/errors';
 import { eventMark, SeenEvents } from './deduplication';
-import { isoTimeMs, judgeEventAge, maxEventAgeSeconds } from './eventAge';
+import { judgeEventAge, maxEventAgeSeconds } from './eventAge';
 import type { LeadEvent } from './events';
-import { parseLeadEvent, selectedTopics } from './events';
+import { parseLeadEvent } from './events';
 import {
 	singleHeaderValue,
 	LEGACY_SIGNATURE_HEADER,
@@ -17,8 +19,13 @@ import {
 import { freshSecretBox, rememberedSecretBox } from './secretBox';
 import { readStoredSubscriptions, storedEntries, unreadableIds } from './state';
 import { RecoveryLedger } from './recovery/ledger';
-import { productionScope } from './recovery/recover';
+import { productionScope } from './scope';
 import { handOverTestEvent } from './testEvent';
+import type { RunExecutor } from './runs/executor';
+import { runExecutorFor } from './runs/executor';
+import { runAndAnswer } from './runs/heldDelivery';
+import { RunsInFlight } from './runs/inFlight';
+import { RunRecords } from './runs/records';
 
 /**
  * Handles one delivery of a lead event: verify, deduplicate, fetch the lead, start one
@@ -188,6 +195,38 @@ async function verifyDelivery(
 	return { response: rejected(context, UNVERIFIED) };
 }
 
+const INTERRUPTED: Rejection = {
+	status: 503,
+	error: 'in_progress',
+	message:
+		'The run of this event was interrupted; it runs again once the trigger is back; retry later',
+};
+
+function inFlightRun(context: IWebhookFunctions, scope: string, key: string): boolean {
+	return new RunsInFlight(context.getWorkflowStaticData('node'), scope).get(key) !== undefined;
+}
+
+/**
+ * A delivery of an event that ran. Where runs finished since the database last heard of them
+ * (no delivery waited for them), this answer saves them first: n8n saves, then answers.
+ */
+function duplicate(
+	context: IWebhookFunctions,
+	executor: RunExecutor | undefined,
+	maxAgeSeconds: number,
+): IWebhookResponseData {
+	const body = { received: true, duplicate: true };
+	if (executor) {
+		const nodeData = context.getWorkflowStaticData('node');
+		const records = new RunRecords(nodeData, executor.scope, maxAgeSeconds);
+		if (records.inFlight.storedIsStale) {
+			records.writeBack();
+			return { webhookResponse: body };
+		}
+	}
+	return reply(context, 200, body);
+}
+
 /** An authentic event in the window, not seen before, and claimed by this delivery. */
 interface ClaimedEvent {
 	event: LeadEvent;
@@ -201,6 +240,11 @@ interface ClaimedEvent {
 	mayBeRecovered: boolean;
 	seen: SeenEvents;
 	mark: ReturnType<typeof eventMark>;
+	/** the trigger() of this node when it runs in this process: the event runs through it */
+	executor?: RunExecutor;
+	/** its run was in flight when n8n stopped: it runs again (marked) unless it finished since */
+	interrupted: boolean;
+	maxAgeSeconds: number;
 }
 
 /**
@@ -235,13 +279,15 @@ function classifyDelivery(
 	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
 	if (mayBeRecovered && !fetchFullLead)
 		return { response: reply(context, 200, { received: true, duplicate: true }) };
-	const seen = new SeenEvents(context.getWorkflowStaticData('node'), eventScope(context), {
-		maxAgeSeconds,
-	});
+	const scope = eventScope(context);
+	const seen = new SeenEvents(context.getWorkflowStaticData('node'), scope, { maxAgeSeconds });
 	const mark = eventMark(event, age.timeSeconds);
-	const recalled = seen.recall(mark);
-	if (recalled === 'seen')
-		return { response: reply(context, 200, { received: true, duplicate: true }) };
+	const executor = isTest ? undefined : runExecutorFor(scope);
+	const interrupted = !isTest && inFlightRun(context, scope, mark.key);
+	// Its run was under way when n8n stopped: the trigger runs it again, wherever it runs.
+	if (interrupted && !executor) return { response: rejected(context, INTERRUPTED) };
+	const recalled = interrupted ? 'new' : seen.recall(mark);
+	if (recalled === 'seen') return { response: duplicate(context, executor, maxAgeSeconds) };
 	if (recalled === 'forgotten') {
 		return { response: ignoredAsReplay(context, event, 'beyondMemory') };
 	}
@@ -255,7 +301,7 @@ function classifyDelivery(
 		};
 	}
 	const claimed = { event, eventMs, isTest, fetchFullLead, ledger, mayBeRecovered, seen, mark };
-	return { claimed };
+	return { claimed: { ...claimed, executor, interrupted, maxAgeSeconds } };
 }
 
 /** The execution's item: the event, and the lead as fetched (or that it was not found). */
@@ -301,10 +347,15 @@ async function processDelivery(
 	if (mayBeRecovered && updatedMs !== undefined && ledger?.hasRun(event.id, updatedMs))
 		return reply(context, 200, { received: true, duplicate: true });
 	// What ran is the fetched lead, as of its updatedAt; without it, only the event time is known.
-	ledger?.recordDelivered(
-		event.id,
-		updatedMs !== undefined ? { ms: updatedMs, exact: true } : { ms: eventMs, exact: false },
-	);
+	const version =
+		updatedMs !== undefined ? { ms: updatedMs, exact: true } : { ms: eventMs, exact: false };
+	if (claimed.executor) {
+		const { executor, mark, maxAgeSeconds, interrupted } = claimed;
+		const scope = eventScope(context);
+		const held = { event, key: mark.key, json, version, scope, maxAgeSeconds, interrupted };
+		return await runAndAnswer(context, executor, held);
+	}
+	ledger?.recordDelivered(event.id, version);
 	seen.remember(mark);
 	if (claimed.isTest) {
 		handOverTestEvent(context.getWorkflow().id, context.getNode().id, [[{ json }]]);

@@ -1,3 +1,5 @@
+import { isoTimeMs } from '../shared/isoTime';
+
 /**
  * Which event times the trigger accepts. A validly signed delivery can still be a replay
  * of one captured long ago; only events inside a bounded window are accepted, and the
@@ -14,16 +16,6 @@ export type EventAge =
 	| { verdict: 'inWindow'; timeSeconds: number }
 	| { verdict: 'tooOld' | 'inFuture'; timeSeconds: number }
 	| { verdict: 'unreadable' };
-
-/** An ISO 8601 time in milliseconds since the epoch; undefined when it is not one. */
-export function isoTimeMs(timestamp: unknown): number | undefined {
-	// Only ISO 8601 (what the service sends); Date.parse alone would also accept loose
-	// forms such as "1" or "March 7", which no real delivery carries.
-	if (typeof timestamp !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(timestamp))
-		return undefined;
-	const ms = Date.parse(timestamp);
-	return Number.isFinite(ms) ? ms : undefined;
-}
 
 /** Event time in whole seconds since the epoch; undefined when it is not a date. */
 export function eventTimeSeconds(timestamp: string): number | undefined {

@@ -1,6 +1,6 @@
 import type { LeadTopic } from '../shared/topics';
 import { isRecord } from '../shared/record';
-import { isLeadTopic, LEAD_TOPICS } from '../shared/topics';
+import { isLeadTopic } from '../shared/topics';
 
 /** A webhook notification: the body carries only the lead's id, the topic and a time. */
 export interface LeadEvent {
@@ -13,12 +13,6 @@ export interface LeadEvent {
 // body cannot make us fetch or remember something absurd.
 const MAX_ID_LENGTH = 200;
 const MAX_TIMESTAMP_LENGTH = 64;
-
-/** The selected topics, known ones only, each once, in the service's order. */
-export function selectedTopics(value: unknown): LeadTopic[] {
-	const chosen = Array.isArray(value) ? value : [];
-	return LEAD_TOPICS.filter((topic) => chosen.includes(topic));
-}
 
 /**
  * Reads the event from the raw body bytes. Returns undefined for anything that is not a

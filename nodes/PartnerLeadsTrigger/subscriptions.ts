@@ -5,7 +5,7 @@ import { httpCodeOf } from '../shared/transport/errors';
 import { allOf } from '../shared/transport/paging';
 import { apiRequest } from '../shared/transport/request';
 import type { LeadTopic } from '../shared/topics';
-import { selectedTopics } from './events';
+import { selectedTopics } from '../shared/topics';
 import { forgetTriggerNode } from './processMemory';
 import { freshSecretBox } from './secretBox';
 import type { StoredSubscription, StoredSubscriptions } from './state';

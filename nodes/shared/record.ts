@@ -9,3 +9,9 @@ export function isRecord(value: unknown): value is IDataObject {
 export function asRecord(value: unknown): IDataObject | undefined {
 	return isRecord(value) ? value : undefined;
 }
+
+/** A record's `id` as text (services send ids as text or numbers); undefined when it has none. */
+export function recordId(value: unknown): string | undefined {
+	const id = (value as { id?: unknown } | null)?.id;
+	return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+}

@@ -15,6 +15,12 @@ export function isLeadTopic(value: unknown): value is LeadTopic {
 	return typeof value === 'string' && (LEAD_TOPICS as readonly string[]).includes(value);
 }
 
+/** The selected topics, known ones only, each once, in the service's order. */
+export function selectedTopics(value: unknown): LeadTopic[] {
+	const chosen = Array.isArray(value) ? value : [];
+	return LEAD_TOPICS.filter((topic) => chosen.includes(topic));
+}
+
 /** The name the editor shows for a topic, e.g. "Lead Created"; an unknown topic as it is. */
 export function topicName(topic: unknown): string {
 	const raw = typeof topic === 'string' ? topic : String(topic ?? '');

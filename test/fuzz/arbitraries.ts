@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 import fc from 'fast-check';
-import { STANDARD_LEAD_FIELD_IDS } from '../../nodes/PartnerLeads/helpers/schema';
+import { STANDARD_LEAD_FIELD_IDS } from '../../nodes/shared/schema/leadSchema';
 
 /**
  * Generators shared by the property-based tests: lead schemas in every shape a schema answer may take

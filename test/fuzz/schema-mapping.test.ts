@@ -9,14 +9,14 @@ import {
 	validateLeadAgainstSchema,
 	writableValues,
 } from '../../nodes/PartnerLeads/helpers/leadValues';
-import type { LeadField, LeadWritePurpose } from '../../nodes/PartnerLeads/helpers/schema';
+import type { LeadWritePurpose } from '../../nodes/PartnerLeads/helpers/schema';
 import {
-	readLeadField,
-	readLeadSchema,
 	isWritableFor,
 	leadFieldsFromSchema,
 	writableLeadFields,
 } from '../../nodes/PartnerLeads/helpers/schema';
+import type { LeadField } from '../../nodes/shared/schema/leadField';
+import { readLeadField, readLeadSchema } from '../../nodes/shared/schema/leadSchema';
 import {
 	CANONICAL_TYPES,
 	FUZZ_SEED,

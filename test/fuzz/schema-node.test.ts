@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { readLeadSchema } from '../../nodes/PartnerLeads/helpers/schema';
+import { readLeadSchema } from '../../nodes/shared/schema/leadSchema';
 import { N8nHarness } from '../harness/harness';
 import { mapper } from '../support/fixtures';
 import { DEFAULT_LEAD_SCHEMA, startSimulator } from '../simulator';

@@ -115,9 +115,13 @@ export interface TriggerHostOptions {
 	 * itself (noWebhookResponse) has its static data saved first.
 	 */
 	webhookStaticDataSaved?: 'always' | 'whenAnsweredByNode';
+	deduplicationKeys?: Set<string>;
 }
 
 type Registration = { webhookData: IWebhookData; mode: 'production' | 'test' };
+
+/** n8n's deferred promise (@n8n/utils), as emit takes it. */
+type Deferred<T> = { resolve(value: T): void; reject(error: Error): void };
 
 export class TriggerHost {
 	readonly executions: Execution[] = [];
@@ -143,6 +147,16 @@ export class TriggerHost {
 	 */
 	crashAfterEmits?: number;
 
+	/**
+	 * Simulates a hard kill of n8n right after the trigger's n-th emit saved static data, before
+	 * its execution exists: nothing more is saved, no execution starts or finishes, deliveries
+	 * waiting for a run are never answered by this process (`interrupted` lists their answers).
+	 */
+	dieAfterEmits?: number;
+
+	/** executions n8n 2.20+ holds a deduplication key of (kept across restarts, as its database) */
+	readonly deduplicationKeys: Set<string>;
+
 	private emits = 0;
 
 	/** the running trigger() of the active workflow (ActiveWorkflows' trigger response) */
@@ -157,6 +171,7 @@ export class TriggerHost {
 		options: TriggerHostOptions,
 	) {
 		this.store = options.store ?? new StaticDataStore();
+		this.deduplicationKeys = options.deduplicationKeys ?? new Set();
 		this.webhookStaticDataSaved = options.webhookStaticDataSaved ?? 'always';
 		this.node = {
 			id: options.node?.id ?? randomUUID(),
@@ -199,6 +214,7 @@ export class TriggerHost {
 			node: this.node,
 			port: this.port,
 			webhookStaticDataSaved: this.webhookStaticDataSaved,
+			deduplicationKeys: this.deduplicationKeys,
 		};
 	}
 
@@ -249,12 +265,31 @@ export class TriggerHost {
 		// Activating again (a restart, a re-activation) replaces the running trigger(): n8n
 		// removes a workflow's triggers before it adds them anew, so the old one is closed.
 		await this.stopTrigger();
-		const emit = (data: INodeExecutionData[][]) => {
+		// n8n's emit (trigger-execution-context.factory): static data saved first; the done
+		// promise settles with the run once the execution finished, or with nothing when n8n 2.20+
+		// refuses a second execution of the same deduplication key.
+		const emit = (
+			data: INodeExecutionData[][],
+			_response?: unknown,
+			done?: Deferred<IRun>,
+			deduplicationKey?: string,
+		) => {
 			if (this.store.frozen) return;
 			this.store.saveIfChanged(workflow);
-			this.track(this.execute(this.workflow(), node.name, data[0] ?? [], 'trigger'));
 			this.emits++;
 			if (this.emits === this.crashAfterEmits) this.store.frozen = true;
+			if (this.emits === this.dieAfterEmits) return this.die();
+			if (deduplicationKey !== undefined) {
+				if (this.deduplicationKeys.has(deduplicationKey)) return done?.resolve(undefined as unknown as IRun);
+				this.deduplicationKeys.add(deduplicationKey);
+			}
+			const execution = this.execute(this.workflow(), node.name, data[0] ?? [], 'trigger');
+			this.track(
+				execution.then(
+					(run) => done?.resolve(run),
+					(error: Error) => done?.reject(error),
+				),
+			);
 		};
 		const context = new TriggerContext(
 			workflow,
@@ -266,6 +301,15 @@ export class TriggerHost {
 			(error: Error) => this.crashes.push(error),
 		);
 		this.triggerResponse = (await nodeType.trigger.call(context)) ?? undefined;
+	}
+
+	/** whether the process was killed: it answers nothing more */
+	dead = false;
+
+	private die(): void {
+		this.store.frozen = true;
+		this.dead = true;
+		this.server.closeAllConnections();
 	}
 
 	/** ActiveWorkflows.remove: the trigger's closeFunction. */
@@ -479,6 +523,10 @@ export class TriggerHost {
 	}
 
 	private async receive(req: Request, res: Response): Promise<void> {
+		if (this.dead) {
+			req.socket.destroy();
+			return;
+		}
 		const path = req.path.replace(/^\/+|\/+$/g, '');
 		const registration =
 			this.production &&
@@ -558,9 +606,10 @@ export class TriggerHost {
 		nodeName: string,
 		items: INodeExecutionData[],
 		mode: WorkflowExecuteMode,
-	) {
+	): Promise<IRun> {
 		const run = await this.harness.runWorkflow(workflow, nodeName, items, mode);
 		const emitted = run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
 		this.executions.push({ mode, items: emitted, run });
+		return run;
 	}
 }

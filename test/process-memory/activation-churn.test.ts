@@ -47,13 +47,21 @@ describe('process memory of the trigger', () => {
 		expect(heldWhileActive).toHaveLength(TRIGGER_NODES);
 		// While active, the node had its recent events, ledger and secret box in memory.
 		for (const sizes of heldWhileActive) {
-			expect(sizes).toMatchObject({ recentEvents: 1, recoveryLedgers: 1, secretBoxes: 1 });
+			expect(sizes).toMatchObject({
+				recentEvents: 1,
+				recoveryLedgers: 1,
+				secretBoxes: 1,
+				runExecutors: 1,
+				runsInFlight: 1,
+			});
 		}
 		expect(processMemorySizes()).toEqual({
 			recentEvents: 0,
 			deliveriesInProgress: 0,
 			recoveryLedgers: 0,
 			recoveryFollowUps: 0,
+			runExecutors: 0,
+			runsInFlight: 0,
 			secretBoxes: 0,
 			testEventHandovers: 0,
 		});

@@ -238,6 +238,7 @@ export class DeliveryEngine {
 			error: outcome.error,
 			acknowledged,
 			sentAt,
+			answeredAt: isoNow(),
 		});
 		if (acknowledged) {
 			// At-least-once: now and then the same bytes arrive again.

@@ -128,6 +128,8 @@ export interface DeliveryAttempt {
 	error?: string;
 	acknowledged: boolean;
 	sentAt: string;
+	/** when the answer (or the failure) came back */
+	answeredAt: string;
 }
 
 /** Faults for one route. `route` matches `METHOD path-pattern`, e.g. 'POST /leads', 'GET /leads/:id', 'POST /oauth/token', '*'. */

@@ -2,8 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { AGENT_TOOL_RESOURCES, runsAsAgentTool } from '../helpers/agentTool';
-import type { LeadField } from '../helpers/schema';
-import { fetchLeadSchema } from '../helpers/schema';
+import type { LeadField } from '../../shared/schema/leadField';
+import { fetchLeadSchema } from '../../shared/schema/leadSchema';
 import { runFailure } from './itemLoop';
 import * as lead from './lead';
 import * as leadSchema from './leadSchema';

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { ItemRequestOptions } from '../../shared/transport/request';
-import type { LeadField } from '../helpers/schema';
+import type { LeadField } from '../../shared/schema/leadField';
 
 /** What the router hands every operation besides the input items. */
 export interface OperationRun {

@@ -1,14 +1,16 @@
 import type { FieldType } from 'n8n-workflow';
 
-import type { LeadField, PicklistOption } from './leadField';
-import { fieldName } from './leadField';
+import type { LeadFieldType } from '../../shared/schema/fieldTypeNames';
+import type { LeadField, PicklistOption } from '../../shared/schema/leadField';
+import { fieldName } from '../../shared/schema/leadField';
 
 /**
- * The field types of the lead schema, in one table: the names the service may send for each,
- * the n8n type the Lead Fields mapper shows, how a value is read ("42" → 42, "true" → true, a
+ * What each field type of the lead schema means for a value the node writes, in one table: the
+ * n8n type the Lead Fields mapper shows, how a value is read ("42" → 42, "true" → true, a
  * picklist label → its value; anything else is refused with a message that names the field
  * and the expected type), and whether a value can identify a lead for Create or Update.
- * A new type is one entry here.
+ * A new type is its names in nodes/shared/schema/fieldTypeNames.ts and one entry here (the
+ * compiler asks for it).
  */
 
 export type Coerced = { ok: true; value: unknown } | { ok: false; problem: string };
@@ -236,8 +238,6 @@ function toText(field: LeadField, value: unknown): Coerced {
 }
 
 interface FieldTypeRule {
-	/** the type names the service may send, compared without case, spaces or underscores */
-	aliases: readonly string[];
 	n8nType: FieldType;
 	coerce: (field: LeadField, value: unknown) => Coerced;
 	/** one scalar value per lead, so Create or Update can match leads on it */
@@ -245,68 +245,43 @@ interface FieldTypeRule {
 }
 
 export const FIELD_TYPES = {
-	string: { aliases: ['string', 'text'], n8nType: 'string', coerce: toText, identifiesLead: true },
+	string: { n8nType: 'string', coerce: toText, identifiesLead: true },
 	textarea: {
-		aliases: ['textarea', 'longtext'],
 		n8nType: 'string',
 		coerce: toText,
 		identifiesLead: false,
 	},
-	email: { aliases: ['email'], n8nType: 'string', coerce: toEmail, identifiesLead: true },
-	phone: { aliases: ['phone', 'tel'], n8nType: 'string', coerce: toText, identifiesLead: true },
-	url: { aliases: ['url'], n8nType: 'string', coerce: toUrl, identifiesLead: true },
+	email: { n8nType: 'string', coerce: toEmail, identifiesLead: true },
+	phone: { n8nType: 'string', coerce: toText, identifiesLead: true },
+	url: { n8nType: 'string', coerce: toUrl, identifiesLead: true },
 	number: {
-		aliases: ['number', 'integer', 'int', 'decimal', 'double', 'float', 'percent'],
 		n8nType: 'number',
 		coerce: toNumber,
 		identifiesLead: true,
 	},
-	currency: { aliases: ['currency'], n8nType: 'number', coerce: toNumber, identifiesLead: true },
+	currency: { n8nType: 'number', coerce: toNumber, identifiesLead: true },
 	boolean: {
-		aliases: ['boolean', 'bool', 'checkbox'],
 		n8nType: 'boolean',
 		coerce: toBoolean,
 		identifiesLead: false,
 	},
-	date: { aliases: ['date'], n8nType: 'dateTime', coerce: toDate, identifiesLead: true },
+	date: { n8nType: 'dateTime', coerce: toDate, identifiesLead: true },
 	datetime: {
-		aliases: ['datetime', 'date-time', 'timestamp'],
 		n8nType: 'dateTime',
 		coerce: toDateTime,
 		identifiesLead: true,
 	},
 	picklist: {
-		aliases: ['picklist', 'select', 'dropdown', 'enum'],
 		n8nType: 'options',
 		coerce: toPicklist,
 		identifiesLead: true,
 	},
 	multipicklist: {
-		aliases: ['multipicklist', 'multiselect'],
 		n8nType: 'array',
 		coerce: toMultiPicklist,
 		identifiesLead: false,
 	},
-} as const satisfies Record<string, FieldTypeRule>;
-
-export type LeadFieldType = keyof typeof FIELD_TYPES;
-
-const TYPE_BY_ALIAS = new Map<string, LeadFieldType>(
-	(Object.keys(FIELD_TYPES) as LeadFieldType[]).flatMap((type) =>
-		FIELD_TYPES[type].aliases.map((alias): [string, LeadFieldType] => [alias, type]),
-	),
-);
-
-/**
- * The type of a schema entry. A type this table does not know is a stated choice, not an
- * accident: with a list of options it is a picklist (the options are what matters to the
- * user), otherwise text, which the service accepts for any field and the user can still map.
- */
-export function fieldTypeOf(serviceType: unknown, hasOptions: boolean): LeadFieldType {
-	const key =
-		typeof serviceType === 'string' ? serviceType.trim().toLowerCase().replace(/[\s_]/g, '') : '';
-	return TYPE_BY_ALIAS.get(key) ?? (hasOptions ? 'picklist' : 'string');
-}
+} as const satisfies Record<LeadFieldType, FieldTypeRule>;
 
 export function coerceFieldValue(field: LeadField, value: unknown): Coerced {
 	return FIELD_TYPES[field.type].coerce(field, value);

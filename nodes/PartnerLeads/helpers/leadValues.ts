@@ -3,9 +3,11 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { leadFullName } from '../../shared/leads';
 import { asRecord } from '../../shared/record';
+import type { LeadField } from '../../shared/schema/leadField';
+import { fieldName } from '../../shared/schema/leadField';
 import { coerceFieldValue, isEmptyValue } from './fieldTypes';
-import type { LeadField, LeadWritePurpose } from './schema';
-import { CREDIT_FIELD_IDS, fieldName, isWritableFor, writableLeadFields } from './schema';
+import type { LeadWritePurpose } from './schema';
+import { CREDIT_FIELD_IDS, isWritableFor, writableLeadFields } from './schema';
 
 /**
  * Lead values: read from an item and the node's parameters, checked and converted against

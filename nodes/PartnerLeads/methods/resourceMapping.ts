@@ -1,7 +1,8 @@
 import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
 
 import type { LeadWritePurpose } from '../helpers/schema';
-import { leadFieldsFromSchema, fetchLeadSchema } from '../helpers/schema';
+import { fetchLeadSchema } from '../../shared/schema/leadSchema';
+import { leadFieldsFromSchema } from '../helpers/schema';
 
 const EMPTY_NOTICE: Record<LeadWritePurpose, string> = {
 	create: "The portal's lead schema has no field that can be set on create",

@@ -1,6 +1,9 @@
-import { createHash, randomUUID } from 'crypto';
+import { randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
+import { storedNumber } from '../../shared/changes/storedNumber';
+import type { LeadVersion } from '../../shared/changes/versions';
+import { LeadVersions, leadKey } from '../../shared/changes/versions';
 import { registerNodeMemory } from '../processMemory';
 
 /**
@@ -34,115 +37,18 @@ import { registerNodeMemory } from '../processMemory';
 export const LEDGER_CAPACITY = 10_000;
 
 /**
- * One remembered lead in static data: 16 hex lead key, 11 hex version time (milliseconds),
- * one letter (e: the lead's own updatedAt, a: only an event time), one separator.
- */
-export const LEDGER_ENTRY_BYTES = 29;
-
-/**
  * How far an event time and the lead's updatedAt may lie apart for the same change. The
  * service sets both but does not say they are equal; they may differ by milliseconds or a
  * few seconds either way. Used only where the lead's own updatedAt is not known.
  */
 export const VERSION_TOLERANCE_MS = 5_000;
 
-const KEY_LENGTH = 16;
-const TIME_LENGTH = 11;
-const SEPARATOR = ' ';
 const STORE_KEY = 'recovery';
-const ENTRY = /^[0-9a-f]{27}[ea]$/;
-
-/** A version of a lead that ran: its time, and whether that is the lead's updatedAt (exact). */
-export interface LeadVersion {
-	ms: number;
-	exact: boolean;
-}
-
-/** The lead id hashed, so every entry has the same small size whatever the ids look like. */
-export function leadKey(leadId: string): string {
-	return createHash('sha256').update(leadId).digest('hex').slice(0, KEY_LENGTH);
-}
 
 /** Whether a change at this time (the lead's updatedAt) is covered by a version that ran. */
 function covers(version: LeadVersion | undefined, updatedMs: number): boolean {
 	if (!version) return false;
 	return updatedMs <= version.ms + (version.exact ? 0 : VERSION_TOLERANCE_MS);
-}
-
-function packEntry(key: string, version: LeadVersion): string {
-	const time = Math.max(0, Math.min(version.ms, 0xfffffffffff));
-	return key + time.toString(16).padStart(TIME_LENGTH, '0') + (version.exact ? 'e' : 'a');
-}
-
-/**
- * Per lead, the newest version remembered, with its packed entry (packing is per save).
- * Also the polling trigger's record of the changes it ran above its watermark.
- */
-export class LeadVersions {
-	readonly versions = new Map<string, LeadVersion & { entry: string }>();
-
-	/** newest version time (ms) ever forgotten */
-	forgottenUpTo = 0;
-
-	get(key: string): LeadVersion | undefined {
-		return this.versions.get(key);
-	}
-
-	raise(key: string, version: LeadVersion): void {
-		const known = this.versions.get(key);
-		if (known && (known.ms > version.ms || (known.ms === version.ms && known.exact))) return;
-		this.versions.set(key, { ...version, entry: packEntry(key, version) });
-	}
-
-	merge(packed: unknown, forgottenUpTo: unknown): void {
-		if (typeof packed === 'string' && packed !== '') {
-			for (const entry of packed.split(SEPARATOR)) {
-				if (!ENTRY.test(entry)) continue;
-				this.raise(entry.slice(0, KEY_LENGTH), {
-					ms: parseInt(entry.slice(KEY_LENGTH, KEY_LENGTH + TIME_LENGTH), 16),
-					exact: entry.endsWith('e'),
-				});
-			}
-		}
-		if (typeof forgottenUpTo === 'number' && Number.isFinite(forgottenUpTo))
-			this.forgottenUpTo = Math.max(this.forgottenUpTo, forgottenUpTo);
-	}
-
-	/** when versions were last checked against the cutoff */
-	private checkedAgeAtMs = 0;
-
-	/**
-	 * Forgets versions older than the cutoff, and the oldest beyond the capacity. Sorting
-	 * costs milliseconds at the bound, so ages are checked at most once a minute.
-	 */
-	trim(cutoffMs: number, capacity: number, nowMs: number): void {
-		const ageDue = nowMs - this.checkedAgeAtMs >= 60_000 || nowMs < this.checkedAgeAtMs;
-		if (!ageDue && this.versions.size <= capacity) return;
-		if (ageDue) this.checkedAgeAtMs = nowMs;
-		this.forget(cutoffMs, capacity);
-	}
-
-	/** Forgets versions older than the cutoff, and the oldest beyond the capacity, now. */
-	forget(cutoffMs: number, capacity: number): void {
-		const byTime = [...this.versions.entries()].sort((a, b) => a[1].ms - b[1].ms);
-		let drop = 0;
-		while (drop < byTime.length && byTime[drop][1].ms < cutoffMs) drop++;
-		drop = Math.max(drop, byTime.length - capacity);
-		if (drop <= 0) return;
-		for (const [key] of byTime.slice(0, drop)) this.versions.delete(key);
-		this.forgottenUpTo = Math.max(this.forgottenUpTo, byTime[drop - 1][1].ms);
-	}
-
-	pack(): string {
-		let packed = '';
-		for (const { entry } of this.versions.values())
-			packed = packed === '' ? entry : packed + SEPARATOR + entry;
-		return packed;
-	}
-}
-
-function finite(value: unknown): number {
-	return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
 /** One trigger node's ledger in process memory. */
@@ -203,13 +109,13 @@ export class RecoveryLedger {
 		const stored = this.nodeData[STORE_KEY] as IDataObject | undefined;
 		if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return;
 		if (typeof stored.writer === 'string' && stored.writer.startsWith(`${this.memory.id}:`)) return;
-		this.memory.activatedAt = Math.max(this.memory.activatedAt, finite(stored.activatedAt));
-		this.memory.baselineOf = Math.max(this.memory.baselineOf, finite(stored.baselineOf));
+		this.memory.activatedAt = Math.max(this.memory.activatedAt, storedNumber(stored.activatedAt));
+		this.memory.baselineOf = Math.max(this.memory.baselineOf, storedNumber(stored.baselineOf));
 		// The earlier form kept n8n's clock in `since`: not comparable with lead times, so
 		// it is dropped and a baseline taken anew.
 		if (stored.activatedAt === undefined && typeof stored.since === 'number')
 			this.memory.activatedAt = Math.max(this.memory.activatedAt, this.memory.baselineOf + 1);
-		else this.memory.since = Math.max(this.memory.since, finite(stored.since));
+		else this.memory.since = Math.max(this.memory.since, storedNumber(stored.since));
 		this.memory.delivered.merge(stored.delivered, stored.deliveredForgottenUpTo);
 		this.memory.recovered.merge(stored.recovered, stored.recoveredForgottenUpTo);
 	}

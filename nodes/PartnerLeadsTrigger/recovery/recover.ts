@@ -1,18 +1,17 @@
-import type {
-	IDataObject,
-	INodeExecutionData,
-	IPollFunctions,
-	ITriggerFunctions,
-} from 'n8n-workflow';
+import { createHash } from 'crypto';
+import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 
-import { getLead } from '../../shared/leads';
-import { httpCodeOf } from '../../shared/transport/errors';
-import { pagesOf } from '../../shared/transport/paging';
-import type { LeadTopic } from '../../shared/topics';
-import { SeenEvents } from '../deduplication';
-import { isoTimeMs, maxEventAgeSeconds } from '../eventAge';
-import { selectedTopics } from '../events';
+import type { KnownChanges, LeadChange } from '../../shared/changes/judge';
+import { baselineOf, judgeListing } from '../../shared/changes/judge';
+import type { ListedLead } from '../../shared/changes/listedLead';
+import { listLeads } from '../../shared/changes/listing';
+import { outputFor } from '../../shared/changes/output';
+import { selectedTopics } from '../../shared/topics';
+import { maxEventAgeSeconds } from '../eventAge';
 import { registerNodeMemory } from '../processMemory';
+import type { RunExecutor } from '../runs/executor';
+import { RunsInFlight } from '../runs/inFlight';
+import { productionScope } from '../scope';
 import { RecoveryLedger } from './ledger';
 import { RECOVERY_TIMING } from './timing';
 
@@ -31,19 +30,6 @@ export interface RecoveryOutcome {
 	listRequests: number;
 }
 
-export type Candidate = { lead: IDataObject; id: string; topic: LeadTopic; version: number };
-
-/** How an output that did not come from a delivery is marked: `recovered` or `polled`. */
-export type OutputMark = 'recovered' | 'polled';
-
-/** Whose ledger and event memory: one trigger node of one workflow, production only. */
-export function productionScope(context: {
-	getWorkflow(): { id?: string };
-	getNode(): { id: string };
-}): string {
-	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}:production`;
-}
-
 export function openLedger(
 	context: ITriggerFunctions,
 	nowMs: () => number = Date.now,
@@ -53,16 +39,6 @@ export function openLedger(
 		maxAgeSeconds: maxEventAgeSeconds(options.maxEventAgeHours),
 		nowMs,
 	});
-}
-
-/** A listed lead's id as text ('' when it has none). */
-export function idOf(lead: IDataObject): string {
-	return typeof lead.id === 'string' || typeof lead.id === 'number' ? String(lead.id) : '';
-}
-
-/** A listed lead's version: its updatedAt (or createdAt), service time. */
-export function versionOf(lead: IDataObject): number | undefined {
-	return isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt);
 }
 
 /**
@@ -79,97 +55,13 @@ registerNodeMemory('recoveryFollowUps', {
 	forget: (workflowId, nodeId) => firstListed.delete(`${workflowId}:${nodeId}:production`),
 });
 
-/** Which change a listed lead stands for, if it has not run yet. */
-function judgeLead(
-	lead: IDataObject,
-	ledger: RecoveryLedger,
-	check: { upToMs: number; topics: LeadTopic[]; waiting: Map<string, number>; nowMs: number },
-): Candidate | 'deferred' | undefined {
-	const id = idOf(lead);
-	const version = versionOf(lead);
-	if (id === '' || version === undefined) return undefined;
-	if (version <= ledger.recoverAfterMs || ledger.hasRun(id, version)) return undefined;
-	if (version > check.upToMs) {
-		const change = `${id} ${version}`;
-		const seenMs = check.waiting.get(change) ?? check.nowMs;
-		check.waiting.set(change, seenMs);
-		if (check.nowMs - seenMs < RECOVERY_TIMING.settleMs) return 'deferred';
-	}
-	const created = isoTimeMs(lead.createdAt);
-	// Created while the trigger was listening and never run: the change is the lead's
-	// creation (with whatever was changed since); otherwise it is an update.
-	const topic: LeadTopic =
-		created !== undefined && created > ledger.since && !ledger.knows(id)
-			? 'lead/create'
-			: 'lead/update';
-	return check.topics.includes(topic) ? { lead, id, topic, version } : undefined;
-}
-
-/** A listed lead's change in the output shape of a delivery (also used by the polling trigger). */
-export async function outputFor(
-	context: ITriggerFunctions | IPollFunctions,
-	candidate: Candidate,
-	fetchFullLead: boolean,
-	mark: OutputMark = 'recovered',
-): Promise<{ json: IDataObject; version: number }> {
-	const timestamp = String(candidate.lead.updatedAt ?? candidate.lead.createdAt);
-	const json: IDataObject = {
-		event: { id: candidate.id, topic: candidate.topic, timestamp },
-		[mark]: true,
-	};
-	if (!fetchFullLead) return { json, version: candidate.version };
-	// The same full lead a delivery gives (a listed lead may carry fewer fields); a lead
-	// deleted since it was listed still runs, as a delivery's would.
-	const lead = await getLead.call(context, candidate.id).catch((error: unknown) => {
-		if (httpCodeOf(error) === '404') return undefined;
-		throw error;
-	});
-	if (!lead) {
-		json.leadNotFound = true;
-		return { json, version: candidate.version };
-	}
-	json.lead = lead;
-	return { json, version: Math.max(candidate.version, isoTimeMs(lead.updatedAt) ?? 0) };
-}
-
-/** Every lead the portal holds (undefined when stopped while reading), counting the requests. */
-async function listAll(
-	context: ITriggerFunctions,
-	stopped: () => boolean,
-	outcome: RecoveryOutcome,
-): Promise<IDataObject[] | undefined> {
-	const leads: IDataObject[] = [];
-	const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads' }) as AsyncGenerator<
-		IDataObject[]
-	>;
-	for await (const page of pages) {
-		if (stopped()) return undefined;
-		outcome.listRequests++;
-		leads.push(...page);
-	}
-	return leads;
-}
-
-/** The newest change listed (service time), undefined for an empty list. */
-function newestOf(leads: IDataObject[]): number | undefined {
-	let newest: number | undefined;
-	for (const lead of leads) {
-		const version = versionOf(lead);
-		if (version !== undefined) newest = Math.max(newest ?? version, version);
-	}
-	return newest;
-}
-
 /**
  * The leads the portal holds at a new activation never run: listening starts the settle
  * below the newest change listed (service time), and the leads above it are recorded as run.
  */
-function takeBaseline(ledger: RecoveryLedger, leads: IDataObject[]): void {
-	const newest = newestOf(leads);
-	const present = leads
-		.map((lead) => ({ id: idOf(lead), version: versionOf(lead) ?? 0 }))
-		.filter((lead) => lead.id !== '' && lead.version > 0);
-	ledger.takeBaseline(newest === undefined ? 0 : newest - RECOVERY_TIMING.settleMs, present);
+function takeBaseline(ledger: RecoveryLedger, leads: ListedLead[]): void {
+	const { sinceMs, present } = baselineOf(leads, RECOVERY_TIMING.settleMs);
+	ledger.takeBaseline(sinceMs, present);
 }
 
 /** Lists the leads and takes the baseline of a new activation, if it is due. */
@@ -180,42 +72,65 @@ export async function takeBaselineIfDue(
 	const outcome: RecoveryOutcome = { recovered: 0, deferred: 0, listRequests: 0 };
 	const ledger = openLedger(this);
 	if (!ledger.baselineDue) return outcome;
-	const leads = await listAll(this, stopped, outcome);
-	if (leads && !stopped()) takeBaseline(openLedger(this), leads);
+	const listing = await listLeads(this, { stopped });
+	outcome.listRequests = listing.requests;
+	if (!listing.stopped && !stopped()) takeBaseline(openLedger(this), listing.leads);
 	return outcome;
 }
 
-/** Which listed changes have not run yet, oldest first. Times are the service's own. */
-function candidatesOf(
+/**
+ * What the ledger knows, for judging a listing. A lead with a run in flight (under way, or
+ * left when n8n stopped) counts as run: that run, or its run again, covers it.
+ */
+function knownTo(ledger: RecoveryLedger, inFlight: RunsInFlight): KnownChanges {
+	return {
+		sinceMs: ledger.since,
+		judgedUpToMs: ledger.recoverAfterMs,
+		hasRun: (id, version) => ledger.hasRun(id, version) || inFlight.hasLead(id),
+		knows: (id) => ledger.knows(id) || inFlight.hasLead(id),
+	};
+}
+
+/**
+ * The changes to start now, oldest first: those of the selected topics, but not those within
+ * the settle of the newest listed that were first listed less than the settle ago.
+ */
+function readyChanges(
 	context: ITriggerFunctions,
-	ledger: RecoveryLedger,
-	leads: IDataObject[],
+	changes: LeadChange[],
 	upToMs: number,
 	outcome: RecoveryOutcome,
-): Candidate[] {
-	const topics = selectedTopics(context.getNodeParameter('events', [])).filter(
-		(topic) => topic !== 'lead/delete',
-	);
+): LeadChange[] {
+	const topics = selectedTopics(context.getNodeParameter('events', []));
 	const scope = productionScope(context);
-	const previous = firstListed.get(scope) ?? new Map<string, number>();
-	const check = { upToMs, topics, waiting: new Map<string, number>(), nowMs: Date.now() };
-	for (const [change, seenMs] of previous) check.waiting.set(change, seenMs);
-	const candidates: Candidate[] = [];
+	const waiting = firstListed.get(scope) ?? new Map<string, number>();
 	const stillWaiting = new Map<string, number>();
-	for (const lead of leads) {
-		const verdict = judgeLead(lead, ledger, check);
-		if (verdict === 'deferred') {
-			outcome.deferred++;
-			const change = `${idOf(lead)} ${versionOf(lead)}`;
-			stillWaiting.set(change, check.waiting.get(change) ?? check.nowMs);
-		} else if (verdict) candidates.push(verdict);
+	const nowMs = Date.now();
+	const ready: LeadChange[] = [];
+	for (const change of changes) {
+		if (change.version > upToMs) {
+			const key = `${change.id} ${change.version}`;
+			const seenMs = waiting.get(key) ?? nowMs;
+			if (nowMs - seenMs < RECOVERY_TIMING.settleMs) {
+				outcome.deferred++;
+				stillWaiting.set(key, seenMs);
+				continue;
+			}
+		}
+		if (topics.includes(change.topic)) ready.push(change);
 	}
 	firstListed.set(scope, stillWaiting);
-	return candidates.sort((a, b) => a.version - b.version);
+	return ready;
+}
+
+/** The key of a recovered run: the lead and the version recovered. */
+function recoveredRunKey(leadId: string, version: number): string {
+	return createHash('sha256').update(`recovered\n${leadId}\n${version}`).digest('hex').slice(0, 16);
 }
 
 export async function recoverMissedEvents(
 	this: ITriggerFunctions,
+	executor: RunExecutor,
 	/** true once the workflow is deactivated: stop without starting anything more */
 	stopped: () => boolean = () => false,
 	nowMs: () => number = Date.now,
@@ -224,29 +139,37 @@ export async function recoverMissedEvents(
 	if (openLedger(this, nowMs).baselineDue) return await takeBaselineIfDue.call(this, stopped);
 	const topics = selectedTopics(this.getNodeParameter('events', []));
 	if (topics.every((topic) => topic === 'lead/delete')) return outcome;
-	const leads = await listAll(this, stopped, outcome);
-	const newest = leads && newestOf(leads);
-	if (!leads || newest === undefined || stopped()) return outcome;
-	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
-	const upToMs = newest - RECOVERY_TIMING.settleMs;
+	const listing = await listLeads(this, { stopped });
+	outcome.listRequests = listing.requests;
+	if (listing.stopped || stopped()) return outcome;
 	const ledger = openLedger(this, nowMs);
-	const candidates = candidatesOf(this, ledger, leads, upToMs, outcome);
+	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
+	const inFlight = new RunsInFlight(this.getWorkflowStaticData('node'), productionScope(this));
+	const { changes, newestMs } = judgeListing(listing.leads, knownTo(ledger, inFlight));
+	if (newestMs === undefined) return outcome;
+	const upToMs = newestMs - RECOVERY_TIMING.settleMs;
+	const candidates = readyChanges(this, changes, upToMs, outcome);
 
 	const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
-	const options = this.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
 	for (const [index, candidate] of candidates.entries()) {
-		const { json, version } = await outputFor(this, candidate, fetchFullLead);
+		const { json, version } = await outputFor(this, candidate, fetchFullLead, 'recovered');
 		if (stopped()) return outcome;
-		// Recorded before the execution starts, and saved by n8n with it: after a restart in
-		// the middle of a recovery the leads already started are not started again.
+		json.recoveryReason = 'missed';
+		// Recorded before the execution starts and saved by n8n with it; the run stays in flight
+		// until it finished, so a restart in the middle runs it again (marked), never skips it.
 		ledger.recordRecovered(candidate.id, version);
 		if (index === candidates.length - 1) ledger.listenedUpTo(upToMs);
-		// Static data is saved whole with this emit: write back the events this process
-		// remembers as delivered too, so the save does not erase them.
-		new SeenEvents(this.getWorkflowStaticData('node'), productionScope(this), {
-			maxAgeSeconds: maxEventAgeSeconds(options.maxEventAgeHours),
-		}).writeBack();
-		this.emit([[{ json } as INodeExecutionData]]);
+		void executor.start({
+			run: {
+				key: recoveredRunKey(candidate.id, version),
+				topic: candidate.topic,
+				leadId: candidate.id,
+				timestamp: String((json.event as IDataObject).timestamp),
+				origin: 'recovered',
+			},
+			json,
+			version: { ms: version, exact: true },
+		});
 		outcome.recovered++;
 	}
 	if (candidates.length === 0) ledger.listenedUpTo(upToMs);

@@ -1,6 +1,10 @@
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import { isNewActivation } from '../../shared/changes/activation';
+import type { RunExecutor } from '../runs/executor';
+import { registerRunExecutor, unregisterRunExecutor } from '../runs/executor';
+import { rerunInterrupted } from '../runs/rerun';
 import { takeTestEvent } from '../testEvent';
 import { openLedger, recoverMissedEvents, takeBaselineIfDue } from './recover';
 import { RECOVERY_TIMING } from './timing';
@@ -14,9 +18,6 @@ import { RECOVERY_TIMING } from './timing';
 
 /** Default "Missed Events Check Interval": a full list read every 6 hours keeps the request rate low. */
 export const DEFAULT_CHECK_INTERVAL_MINUTES = 360;
-
-/** Activations that start listening anew: nothing the portal holds from before then runs. */
-const NEW_ACTIVATIONS = new Set(['activate', 'create']);
 
 /**
  * Waits until the time, or until closed: the signal ends the sleep at once where n8n's
@@ -66,54 +67,75 @@ async function baselineAtActivation(context: ITriggerFunctions): Promise<boolean
 	}
 }
 
-export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITriggerResponse> {
-	if (this.getMode() === 'manual') return manualTestRun(this);
-	const ledger = openLedger(this);
-	const newActivation = NEW_ACTIVATIONS.has(this.getActivationMode()) || !ledger.activated;
-	if (newActivation) ledger.startListening();
-	if (this.getNodeParameter('recoverMissedEvents', true) === false) return {};
-	const baselineTaken = newActivation && (await baselineAtActivation(this));
-
-	const options = this.getNodeParameter('options', {}) as { checkIntervalMinutes?: number };
+/** The check loop: soon after a restart (or at the interval after a new activation's listing). */
+function startChecks(
+	context: ITriggerFunctions,
+	closing: AbortController,
+	executor: RunExecutor,
+	baselineTaken: boolean,
+): () => Promise<unknown> {
+	const options = context.getNodeParameter('options', {}) as { checkIntervalMinutes?: number };
 	const minutes = Number(options.checkIntervalMinutes ?? DEFAULT_CHECK_INTERVAL_MINUTES);
 	const intervalMs =
 		(Number.isFinite(minutes) && minutes > 0 ? minutes : DEFAULT_CHECK_INTERVAL_MINUTES) * 60_000;
-	const closing = new AbortController();
 	const isClosed = () => closing.signal.aborted;
 	let checking: Promise<unknown> | undefined;
 	const loop = async () => {
-		// A new activation listed the portal just now; after a restart, check soon.
 		let due = Date.now() + (baselineTaken ? intervalMs : RECOVERY_TIMING.firstCheckDelayMs);
 		while (!isClosed()) {
 			await waitUntil(due, closing.signal);
 			if (isClosed()) return;
 			try {
-				const check = recoverMissedEvents.call(this, isClosed);
+				// runs left in flight that could not be prepared at the start are tried again
+				await rerunInterrupted(context, executor, isClosed);
+				const check = recoverMissedEvents.call(context, executor, isClosed);
 				checking = check;
 				const outcome = await check;
 				if (outcome.recovered > 0)
-					this.logger.info(
+					context.logger.info(
 						`Partner Referral Service Trigger recovered ${outcome.recovered} missed lead event(s)`,
-						{ node: this.getNode().name, listRequests: outcome.listRequests },
+						{ node: context.getNode().name, listRequests: outcome.listRequests },
 					);
 				// Changes too recent to judge are checked again once deliveries had time to arrive.
 				due = Date.now() + (outcome.deferred > 0 ? RECOVERY_TIMING.settleMs + 1_000 : intervalMs);
 			} catch (error) {
-				this.logger.warn(
+				context.logger.warn(
 					`Partner Referral Service Trigger could not check for missed events, trying again in ${Math.round(RECOVERY_TIMING.retryDelayMs / 60_000)} minutes: ${(error as Error).message}`,
-					{ node: this.getNode().name },
+					{ node: context.getNode().name },
 				);
 				due = Date.now() + Math.min(intervalMs, RECOVERY_TIMING.retryDelayMs);
 			}
 		}
 	};
 	void loop();
+	return async () => await checking?.catch(() => undefined);
+}
+
+export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITriggerResponse> {
+	if (this.getMode() === 'manual') return manualTestRun(this);
+	const ledger = openLedger(this);
+	const newActivation = isNewActivation(this.getActivationMode()) || !ledger.activated;
+	if (newActivation) ledger.startListening();
+	// Deliveries reaching this process run through here from now on (runs/executor.ts).
+	const executor = registerRunExecutor(this);
+	if (newActivation) executor.records().inFlight.clear();
+	const closing = new AbortController();
+	const isClosed = () => closing.signal.aborted;
+	// Runs n8n was stopped in the middle of run again at once, marked.
+	const reruns = newActivation ? undefined : rerunInterrupted(this, executor, isClosed);
+	let checkInProgress: (() => Promise<unknown>) | undefined;
+	if (this.getNodeParameter('recoverMissedEvents', true) !== false) {
+		const baselineTaken = newActivation && (await baselineAtActivation(this));
+		checkInProgress = startChecks(this, closing, executor, baselineTaken);
+	}
 	return {
 		// The wait ends now (or within a tick); a check in progress stops before it starts
-		// anything more, and deactivation waits for that.
+		// anything more, and deactivation waits for that. Runs under way still finish.
 		closeFunction: async () => {
 			closing.abort();
-			await checking?.catch(() => undefined);
+			unregisterRunExecutor(executor);
+			await reruns?.catch(() => undefined);
+			await checkInProgress?.();
 		},
 	};
 }

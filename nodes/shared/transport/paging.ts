@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { recordId } from '../record';
 import { readListPage } from './envelope';
 import type { ApiRequest, PartnerLeadsFunctions } from './request';
 import { apiRequestRaw } from './request';
@@ -26,11 +27,6 @@ export interface PagingRequest extends Omit<ApiRequest, 'method' | 'qs'> {
 	resumeToken?: string;
 	/** pages requested ahead at most; default READ_AHEAD_PAGES, 0 reads one page at a time */
 	readAhead?: number;
-}
-
-function idOf(item: unknown): string | undefined {
-	const id = (item as { id?: unknown } | null)?.id;
-	return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
 }
 
 function lastIndexWhere<T>(items: T[], test: (item: T) => boolean): number {
@@ -154,7 +150,7 @@ export class ListReader<T> {
 		anchored: boolean,
 		hasMore: boolean | undefined,
 	): T[] | undefined {
-		const firstId = items.length > 0 ? idOf(items[0]) : undefined;
+		const firstId = items.length > 0 ? recordId(items[0]) : undefined;
 		if (skip === 0) this.firstId ??= firstId;
 		// Asked to skip, answered from the start again: the service does not page this list,
 		// so its first answer held all of it.
@@ -163,7 +159,7 @@ export class ListReader<T> {
 
 		let start = 0;
 		if (anchored) {
-			const lastRead = lastIndexWhere(items, (item) => this.seen.has(idOf(item) ?? ''));
+			const lastRead = lastIndexWhere(items, (item) => this.seen.has(recordId(item) ?? ''));
 			if (lastRead === -1 && skip > 0) {
 				// The anchor and everything re-read with it are gone: records behind the position
 				// were deleted. Step back until a record read before turns up, then walk forward.
@@ -185,7 +181,7 @@ export class ListReader<T> {
 
 		const fresh = this.takeFresh(items.slice(start));
 		this.position = skip + items.length;
-		const last = items.length > 0 ? idOf(items[items.length - 1]) : undefined;
+		const last = items.length > 0 ? recordId(items[items.length - 1]) : undefined;
 		this.anchor = last ?? this.anchor;
 		if (hasMore === false) return this.end(fresh);
 		this.checkProgress(fresh.length);
@@ -196,7 +192,7 @@ export class ListReader<T> {
 	private takeFresh(items: T[]): T[] {
 		const fresh: T[] = [];
 		for (const item of items) {
-			const id = idOf(item);
+			const id = recordId(item);
 			if (id !== undefined) {
 				if (this.seen.has(id)) continue;
 				this.seen.add(id);

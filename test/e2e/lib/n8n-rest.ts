@@ -34,6 +34,8 @@ export interface ExecutionSummary {
 	workflowId: string;
 	/** when n8n started running it (ISO 8601, milliseconds) */
 	startedAt?: string;
+	/** when it ended */
+	stoppedAt?: string;
 }
 
 export interface ExecutionDetail extends ExecutionSummary {
@@ -361,5 +363,6 @@ function executionSummary(value: Record<string, unknown>): ExecutionSummary {
 		mode: String(value.mode ?? ''),
 		workflowId: String(value.workflowId ?? ''),
 		startedAt: typeof value.startedAt === 'string' ? value.startedAt : undefined,
+		stoppedAt: typeof value.stoppedAt === 'string' ? value.stoppedAt : undefined,
 	};
 }

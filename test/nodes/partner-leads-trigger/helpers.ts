@@ -1,55 +1,14 @@
 import { createHmac } from 'node:crypto';
 
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { INodeParameters } from 'n8n-workflow';
 
 import { N8nHarness } from '../../harness/harness';
-import { PollHost } from '../../harness/polls';
 import { TriggerHost } from '../../harness/webhooks';
 import type { TriggerHostOptions } from '../../harness/webhooks';
 import { signedDelivery, startSimulator } from '../../simulator';
-import type { Lead, LeadTopic, Simulator, SimulatorOptions } from '../../simulator';
+import type { LeadTopic, Simulator, SimulatorOptions } from '../../simulator';
 
 export const ALL_TOPICS: LeadTopic[] = ['lead/create', 'lead/update', 'lead/delete'];
-
-/** Polling trigger: no spacing of polls by list requests, unless a test asks for it. */
-export const UNTHROTTLED = { options: { listRequestsPerMinute: 1_000_000 } };
-
-/** A polling trigger on every event, unthrottled, with the test's parameters on top. */
-export function pollingHost(harness: N8nHarness, parameters: IDataObject = {}): PollHost {
-	return new PollHost(harness, { events: ALL_TOPICS, ...UNTHROTTLED, ...parameters });
-}
-
-/**
- * n8n stops after a poll, the portal changes (a create, an update, a delete), n8n starts again
- * with the saved static data: each change runs once, and a later poll runs nothing again.
- */
-export async function expectRestartBetweenPollsLosesNothing(
-	sim: Simulator,
-	harness: N8nHarness,
-): Promise<void> {
-	const leads = sim.control.seedLeads(6);
-	let poller = pollingHost(harness);
-	await poller.activate();
-	const first = portalLead(sim, 'first');
-	await poller.poll();
-	expect(poller.events()).toEqual([`lead/create ${first.id}`]);
-
-	poller = poller.restarted();
-	const second = portalLead(sim, 'second');
-	sim.control.portalUpdateLead(leads[0].id, { value: 5 });
-	sim.control.portalDeleteLead(leads[1].id);
-	await poller.activate('init');
-	expect(poller.events().sort()).toEqual(
-		[`lead/create ${second.id}`, `lead/update ${leads[0].id}`, `lead/delete ${leads[1].id}`].sort(),
-	);
-	await poller.poll();
-	expect(poller.executions).toHaveLength(1);
-}
-
-/** A lead created in the portal (not through the API), named for the test. */
-export function portalLead(sim: Simulator, name: string, lastName = 'Test'): Lead {
-	return sim.control.portalCreateLead({ firstName: name, lastName, email: `${name}@example.com` });
-}
 
 export interface Setup {
 	sim: Simulator;

@@ -223,10 +223,11 @@ describe('PartnerLeadsTrigger subscription lifecycle', () => {
 		await sim.control.waitForDeliveries(5000);
 		await host.settle();
 
-		// one execution per URL; the test webhook is removed after its first execution
+		// one execution per URL (the production one started by trigger(), which runs it);
+		// the test webhook is removed after its first execution
 		expect(host.executions.map((execution) => execution.mode).sort()).toEqual([
 			'manual',
-			'webhook',
+			'trigger',
 		]);
 		for (const execution of host.executions)
 			expect(execution.items[0].json.lead).toMatchObject({ id: lead.id });

@@ -2,9 +2,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import {
 	forgetLedgerMemory,
-	LEDGER_ENTRY_BYTES,
 	RecoveryLedger,
 } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
+import { LEDGER_ENTRY_BYTES } from '../../../nodes/shared/changes/versions';
 
 /**
  * The ledger in static data that n8n saves whole, last writer wins: what each process wrote

@@ -197,6 +197,7 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 			{
 				event: { id: missed.id, topic: 'lead/create', timestamp: missed.updatedAt },
 				recovered: true,
+				recoveryReason: 'missed',
 			},
 		]);
 		// The event time alone decides here: a late delivery of the same change runs nothing.

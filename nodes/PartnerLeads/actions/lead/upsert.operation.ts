@@ -6,8 +6,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { isoTimeMs } from '../../../shared/isoTime';
 import { createLead, leadFieldValue, patchLead } from '../../../shared/leads';
 import { isRecord } from '../../../shared/record';
+import type { LeadField } from '../../../shared/schema/leadField';
+import { fieldName } from '../../../shared/schema/leadField';
 import { httpCodeOf } from '../../../shared/transport/errors';
 import { pagesOf } from '../../../shared/transport/paging';
 import { canIdentifyLead, isEmptyValue } from '../../helpers/fieldTypes';
@@ -19,8 +22,6 @@ import {
 	withCreditFields,
 	writableValues,
 } from '../../helpers/leadValues';
-import type { LeadField } from '../../helpers/schema';
-import { fieldName } from '../../helpers/schema';
 import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
 import { defineOperation } from '../defineOperation';
 
@@ -74,12 +75,6 @@ function matchKey(value: unknown, field: LeadField): string | undefined {
 	return field.type === 'email' ? text.toLowerCase() : text;
 }
 
-/** Milliseconds since the epoch of a lead's createdAt, if it has a readable one. */
-function createdAtOf(lead: IDataObject): number | undefined {
-	const time = typeof lead.createdAt === 'string' ? Date.parse(lead.createdAt) : NaN;
-	return Number.isNaN(time) ? undefined : time;
-}
-
 /**
  * Create or Update finds existing leads by one field. The service's list cannot search, so
  * the leads are listed once per run into a map of match value → lead id, instead of once
@@ -116,7 +111,7 @@ class LeadsByMatchValue {
 					leadFieldValue(lead, this.field.fieldId, this.field.custom),
 					this.field,
 				);
-				if (key !== undefined) this.remember(key, String(lead.id), createdAtOf(lead));
+				if (key !== undefined) this.remember(key, String(lead.id), isoTimeMs(lead.createdAt));
 			}
 		}
 	}

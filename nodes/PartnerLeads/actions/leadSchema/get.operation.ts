@@ -1,8 +1,8 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { LeadField } from '../../helpers/schema';
-import { fetchLeadSchemaResponse } from '../../helpers/schema';
+import type { LeadField } from '../../../shared/schema/leadField';
+import { fetchLeadSchemaResponse } from '../../../shared/schema/leadSchema';
 import { defineOperation } from '../defineOperation';
 
 const properties: INodeProperties[] = [

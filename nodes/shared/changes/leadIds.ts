@@ -1,6 +1,6 @@
 /**
- * The ids of the leads seen at the last poll, packed small for static data: deletes are the
- * ids seen then and not now. The service does not say what its ids look like, so each id is
+ * Lead ids packed small for static data: the ids listed last time, so that deletes are the
+ * ids listed then and not now. The service does not say what its ids look like, so each id is
  * packed by its form: lowercase UUIDs (16 bytes) and lowercase hex ids (half their length) as
  * bytes in one base64 block per byte length, anything else (numbers, other text) as text.
  * 24-hex ids cost 16 bytes each, UUIDs 21.3, 6-digit numbers 7 (bench/README.md).

@@ -1,9 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { packedBytes, packIds, unpackIds } from '../../../nodes/PartnerLeadsPollingTrigger/leadIds';
-import { LeadVersions, leadKey } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
+import { LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
 import {
 	MAX_ID_BYTES,
 	MAX_LEDGER_BYTES,
@@ -12,32 +11,10 @@ import {
 	writePollState,
 } from '../../../nodes/PartnerLeadsPollingTrigger/pollState';
 
-/** The polling trigger's state: ids packed by their form come back exactly; its bound holds. */
+/** The polling trigger's state: its bounds hold. */
 
-describe('lead ids packed for the polling trigger', () => {
-	it('come back exactly, whatever their form', () => {
-		const ids = [
-			randomBytes(12).toString('hex'),
-			randomUUID(),
-			randomUUID().toUpperCase(),
-			'12345',
-			'0042',
-			'abc',
-			'lead_9',
-			randomBytes(5).toString('hex'),
-			'ABCDEF',
-		];
-		expect([...unpackIds(packIds(ids))].sort()).toEqual([...ids].sort());
-	});
-
-	it('take 16 bytes per 24-hex id and about 21 per UUID', () => {
-		const hex = Array.from({ length: 1_000 }, () => randomBytes(12).toString('hex'));
-		const uuids = Array.from({ length: 1_000 }, () => randomUUID());
-		expect(Math.round(packedBytes(packIds(hex)) / 1_000)).toBe(16);
-		expect(Math.round(packedBytes(packIds(uuids)) / 1_000)).toBe(21);
-	});
-
-	it('are left out above the bound, and deletes are then not tracked', () => {
+describe('the poll state', () => {
+	it('leaves the lead ids out above their bound, and deletes are then not tracked', () => {
 		const nodeData: IDataObject = {};
 		const many = Array.from({ length: 50_000 }, () => randomUUID());
 		const { idBytes, idsTracked } = writePollState(nodeData, {

@@ -1,7 +1,6 @@
-// Type-only: erased at run time, so fieldTypes.ts can import this module without a load cycle.
-import type { LeadFieldType } from './fieldTypes';
+import type { LeadFieldType } from './fieldTypeNames';
 
-/** One field of the portal's lead schema as the node reads it (helpers/schema.ts reads the answer). */
+/** One field of the portal's lead schema as the nodes read it (leadSchema.ts reads the answer). */
 export interface PicklistOption {
 	value: string;
 	label: string;
@@ -10,7 +9,7 @@ export interface PicklistOption {
 export interface LeadField {
 	fieldId: string;
 	label: string;
-	/** the type as the node reads it (see fieldTypes.ts for unknown ones) */
+	/** the type as the nodes read it (see fieldTypeNames.ts for unknown ones) */
 	type: LeadFieldType;
 	/** the type as the service sent it, for the schema output */
 	serviceType: string;

@@ -1,8 +1,9 @@
-import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import type { IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import type { Listing } from '../shared/changes/listing';
+import { listLeads } from '../shared/changes/listing';
 import { httpCodeOf } from '../shared/transport/errors';
-import { pagesOf } from '../shared/transport/paging';
 
 /**
  * Pages requested ahead while reading: every poll reads the whole list, and past its end
@@ -10,33 +11,16 @@ import { pagesOf } from '../shared/transport/paging';
  */
 export const POLL_READ_AHEAD_PAGES = 4;
 
-export interface Listing {
-	leads: IDataObject[];
-	requests: number;
-}
-
 /**
- * Reads the whole list of leads (the list cannot filter by time, so every poll reads it all;
- * nodes/shared/transport/paging.ts handles page caps, order, deletions while paging and reads
- * ahead). Each request waits out 429s within the transport's bounded budget; past it the
+ * Reads the whole list of leads for a poll. Past the transport's wait budget for 429s the
  * poll stops with one message, changes nothing, and the next poll starts from the same point.
  */
-export async function listAllLeads(context: IPollFunctions): Promise<Listing> {
-	const listing: Listing = { leads: [], requests: 0 };
-	const pages = pagesOf.call(context, {
-		path: '/leads',
-		what: 'list of leads',
-		readAhead: POLL_READ_AHEAD_PAGES,
-	}) as AsyncGenerator<IDataObject[]>;
+export async function listForPoll(context: IPollFunctions): Promise<Listing> {
 	try {
-		for await (const page of pages) {
-			listing.requests++;
-			listing.leads.push(...page);
-		}
+		return await listLeads(context, { readAhead: POLL_READ_AHEAD_PAGES });
 	} catch (error) {
 		throw cutShort(context, error);
 	}
-	return listing;
 }
 
 /** A poll cut short: a 429 past the wait budget says so and what happens next. */

@@ -1,0 +1,177 @@
+import { randomUUID } from 'crypto';
+import type { IDataObject } from 'n8n-workflow';
+
+import type { LeadTopic } from '../../shared/topics';
+import { isLeadTopic } from '../../shared/topics';
+import { registerNodeMemory } from '../processMemory';
+
+/**
+ * The runs the trigger started that have not finished, in static data: n8n saves it with the
+ * emit that starts the run (before the execution exists), so after a hard kill of n8n the
+ * trigger knows which runs may have died halfway and starts them again, marked as re-runs.
+ * A run is removed once n8n reports its execution finished; that removal reaches the database
+ * with the next save (the delivery waiting for the run saves it before answering the service).
+ *
+ * Bounded by what runs at once: MAX_IN_FLIGHT, beyond which deliveries are asked to come back.
+ */
+
+export const MAX_IN_FLIGHT = 1_000;
+
+/** Where a run came from: a delivery, or the trigger's own listing (a missed event). */
+export type RunOrigin = 'delivered' | 'recovered';
+
+export interface InFlightRun {
+	/** the event's key (deduplication.ts eventMark for deliveries; per lead version for recoveries) */
+	key: string;
+	topic: LeadTopic;
+	leadId: string;
+	/** the event time as delivered, or the recovered lead's updatedAt */
+	timestamp: string;
+	/** runs started for it, the first included */
+	attempts: number;
+	origin: RunOrigin;
+}
+
+const STORE_KEY = 'inFlight';
+
+/** Stored copies of other writers remembered as taken in (queue mode has several writers). */
+const MERGED_COPIES_KEPT = 100;
+
+type StoredRun = [string, LeadTopic, string, string, number, 'd' | 'r'];
+
+function pack(run: InFlightRun): StoredRun {
+	return [
+		run.key,
+		run.topic,
+		run.leadId,
+		run.timestamp,
+		run.attempts,
+		run.origin === 'delivered' ? 'd' : 'r',
+	];
+}
+
+function unpack(raw: unknown): InFlightRun | undefined {
+	if (!Array.isArray(raw) || raw.length !== 6) return undefined;
+	const [key, topic, leadId, timestamp, attempts, origin] = raw as unknown[];
+	if (typeof key !== 'string' || !isLeadTopic(topic) || typeof leadId !== 'string')
+		return undefined;
+	if (typeof timestamp !== 'string' || typeof attempts !== 'number' || !(attempts >= 1))
+		return undefined;
+	if (origin !== 'd' && origin !== 'r') return undefined;
+	return {
+		key,
+		topic,
+		leadId,
+		timestamp,
+		attempts,
+		origin: origin === 'd' ? 'delivered' : 'recovered',
+	};
+}
+
+/** One trigger node's runs in flight, in process memory. */
+class Memory {
+	readonly id = randomUUID();
+
+	saves = 0;
+
+	readonly runs = new Map<string, InFlightRun>();
+
+	/** stored copies already taken in: taking one in again would bring back finished runs */
+	readonly merged = new Set<string>();
+}
+
+const memories = new Map<string, Memory>();
+
+registerNodeMemory('runsInFlight', {
+	get size() {
+		return memories.size;
+	},
+	forget: (workflowId, nodeId) => memories.delete(`${workflowId}:${nodeId}:production`),
+});
+
+/** The production runs in flight of one trigger node. */
+export class RunsInFlight {
+	private readonly memory: Memory;
+
+	constructor(
+		private readonly nodeData: IDataObject,
+		scope: string,
+	) {
+		let memory = memories.get(scope);
+		if (!memory) {
+			memory = new Memory();
+			memories.set(scope, memory);
+		}
+		this.memory = memory;
+		this.sync();
+	}
+
+	/**
+	 * Takes in the runs a stored copy holds that this memory never saw: those of the process
+	 * that ran before a restart. A copy this memory wrote, or took in once, adds nothing.
+	 */
+	private sync(): void {
+		const stored = this.nodeData[STORE_KEY] as IDataObject | undefined;
+		if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return;
+		const writer = typeof stored.writer === 'string' ? stored.writer : '';
+		if (writer.startsWith(`${this.memory.id}:`) || this.memory.merged.has(writer)) return;
+		this.memory.merged.add(writer);
+		if (this.memory.merged.size > MERGED_COPIES_KEPT)
+			this.memory.merged.delete(this.memory.merged.values().next().value as string);
+		for (const raw of Array.isArray(stored.runs) ? stored.runs : []) {
+			const run = unpack(raw);
+			if (!run) continue;
+			const known = this.memory.runs.get(run.key);
+			if (!known || known.attempts < run.attempts) this.memory.runs.set(run.key, run);
+		}
+	}
+
+	/** Whether the stored copy is older than what this process knows (a run finished since). */
+	get storedIsStale(): boolean {
+		const stored = this.nodeData[STORE_KEY] as IDataObject | undefined;
+		return stored?.writer !== `${this.memory.id}:${this.memory.saves}`;
+	}
+
+	get(key: string): InFlightRun | undefined {
+		return this.memory.runs.get(key);
+	}
+
+	get size(): number {
+		return this.memory.runs.size;
+	}
+
+	all(): InFlightRun[] {
+		return [...this.memory.runs.values()];
+	}
+
+	/** Whether some run of this lead is in flight (recovery leaves such a lead to it). */
+	hasLead(leadId: string): boolean {
+		for (const run of this.memory.runs.values()) if (run.leadId === leadId) return true;
+		return false;
+	}
+
+	start(run: InFlightRun): void {
+		this.memory.runs.set(run.key, run);
+		this.save();
+	}
+
+	finish(key: string): void {
+		this.memory.runs.delete(key);
+		this.save();
+	}
+
+	/** Drops every run (a new activation: nothing from before it runs). */
+	clear(): void {
+		this.memory.runs.clear();
+		this.save();
+	}
+
+	/** Writes the process memory into static data (a fresh object: n8n saves only assignments). */
+	save(): void {
+		this.memory.saves++;
+		this.nodeData[STORE_KEY] = {
+			runs: [...this.memory.runs.values()].map(pack),
+			writer: `${this.memory.id}:${this.memory.saves}`,
+		};
+	}
+}

@@ -1,0 +1,50 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { eventMark, SeenEvents } from '../deduplication';
+import { eventTimeSeconds } from '../eventAge';
+import type { LeadVersion } from '../../shared/changes/versions';
+import { RecoveryLedger } from '../recovery/ledger';
+import type { InFlightRun } from './inFlight';
+import { RunsInFlight } from './inFlight';
+
+/**
+ * What the trigger records about its production runs, in one node's static data: the runs in
+ * flight, the events that ran (deduplication) and per lead the version that ran (recovery's
+ * ledger). Each store merges what the stored copy holds into process memory and writes the
+ * union back, so any writer (the emit of `trigger()`, a delivery's save) saves all of it.
+ */
+export class RunRecords {
+	readonly inFlight: RunsInFlight;
+
+	readonly seen: SeenEvents;
+
+	readonly ledger: RecoveryLedger;
+
+	constructor(nodeData: IDataObject, scope: string, maxAgeSeconds: number) {
+		this.inFlight = new RunsInFlight(nodeData, scope);
+		this.seen = new SeenEvents(nodeData, scope, { maxAgeSeconds });
+		this.ledger = new RecoveryLedger(nodeData, scope, { maxAgeSeconds });
+	}
+
+	/** A run's execution finished: it leaves the runs in flight and counts as run. */
+	finished(run: InFlightRun, version: LeadVersion): void {
+		if (run.origin === 'delivered') {
+			const seconds = eventTimeSeconds(run.timestamp);
+			if (seconds !== undefined)
+				this.seen.remember(
+					eventMark({ id: run.leadId, topic: run.topic, timestamp: run.timestamp }, seconds),
+				);
+			if (run.topic !== 'lead/delete') this.ledger.recordDelivered(run.leadId, version);
+		} else if (run.topic !== 'lead/delete') {
+			this.ledger.recordRecovered(run.leadId, version.ms);
+		}
+		this.inFlight.finish(run.key);
+	}
+
+	/** Writes every store into the node's static data, to be saved whole by n8n. */
+	writeBack(): void {
+		this.inFlight.save();
+		this.seen.writeBack();
+		this.ledger.save();
+	}
+}

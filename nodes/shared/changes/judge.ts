@@ -1,0 +1,109 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { ListedLead } from './listedLead';
+
+/**
+ * Judging a listing of leads against what a trigger knows, in the service's time only (lead
+ * times, never n8n's clock: the two need not agree). Pure: the caller reads what it knows
+ * from its own state, and decides what to start, when, and how to record it.
+ */
+
+/** What a trigger knows before a listing. */
+export interface KnownChanges {
+	/** listening since (service time): a lead created after it that never ran is new */
+	sinceMs: number;
+	/** changes at or before this (service time) ran, predate listening, or may have run */
+	judgedUpToMs: number;
+	/** whether the lead's change at this version already ran */
+	hasRun(id: string, version: number): boolean;
+	/** whether some version of the lead ran (so its creation did) */
+	knows(id: string): boolean;
+	/** the ids listed last time; undefined when they are not kept */
+	listedIds?: ReadonlySet<string>;
+}
+
+/** A listed lead's change that has not run: its creation or an update, at its version. */
+export interface LeadChange {
+	lead: IDataObject;
+	id: string;
+	topic: 'lead/create' | 'lead/update';
+	version: number;
+}
+
+export interface Judgement {
+	/** oldest first */
+	changes: LeadChange[];
+	/** the newest version listed; undefined when no lead has one */
+	newestMs: number | undefined;
+	/** listed last time and not now; none when the ids were not kept */
+	goneIds: string[];
+}
+
+export function judgeListing(listed: ListedLead[], known: KnownChanges): Judgement {
+	const changes: LeadChange[] = [];
+	for (const entry of listed) {
+		const change = changeOf(entry, known);
+		if (change) changes.push(change);
+	}
+	return {
+		changes: changes.sort((a, b) => a.version - b.version),
+		newestMs: newestVersion(listed),
+		goneIds: goneIds(listed, known.listedIds),
+	};
+}
+
+/** The change a listed lead stands for, if it has not run yet. */
+function changeOf(listed: ListedLead, known: KnownChanges): LeadChange | undefined {
+	const { id, version, createdMs, lead } = listed;
+	if (version === undefined || version <= known.judgedUpToMs || known.hasRun(id, version))
+		return undefined;
+	// Never run, and not listed last time (where that is kept) or else created while listening:
+	// the change is the lead's creation (with whatever was changed since); otherwise an update.
+	const isNew =
+		!known.knows(id) &&
+		(known.listedIds
+			? !known.listedIds.has(id)
+			: createdMs !== undefined && createdMs > known.sinceMs);
+	return { lead, id, topic: isNew ? 'lead/create' : 'lead/update', version };
+}
+
+export function newestVersion(listed: ListedLead[]): number | undefined {
+	let newest: number | undefined;
+	for (const { version } of listed)
+		if (version !== undefined) newest = Math.max(newest ?? version, version);
+	return newest;
+}
+
+/** Deletes found by id: the ids listed last time and not now. */
+export function goneIds(listed: ListedLead[], previous: ReadonlySet<string> | undefined): string[] {
+	if (!previous) return [];
+	const present = new Set(listed.map(({ id }) => id));
+	return [...previous].filter((id) => !present.has(id));
+}
+
+/**
+ * The watermark after a listing: the margin below the newest version listed, so that changes
+ * committed late or listed out of order still run later; never lower than before.
+ */
+export function watermarkAfter(
+	sinceMs: number,
+	newestMs: number | undefined,
+	marginMs: number,
+): number {
+	return newestMs === undefined ? sinceMs : Math.max(sinceMs, newestMs - marginMs);
+}
+
+/**
+ * A new activation's baseline: nothing the portal holds runs. The watermark starts the
+ * margin below the newest version listed; the leads at or above it are to be recorded as run.
+ */
+export function baselineOf(
+	listed: ListedLead[],
+	marginMs: number,
+): { sinceMs: number; present: Array<{ id: string; version: number }> } {
+	const sinceMs = watermarkAfter(0, newestVersion(listed), marginMs);
+	const present: Array<{ id: string; version: number }> = [];
+	for (const { id, version } of listed)
+		if (version !== undefined && version > 0 && version >= sinceMs) present.push({ id, version });
+	return { sinceMs, present };
+}

@@ -1,0 +1,51 @@
+import { pagesOf } from '../transport/paging';
+import type { PartnerLeadsFunctions } from '../transport/request';
+import type { ListedLead } from './listedLead';
+import { readListedLead } from './listedLead';
+
+/**
+ * Every lead the portal holds. The list cannot filter by time, so a trigger reads it all
+ * (nodes/shared/transport/paging.ts handles page caps, order, deletions while paging and
+ * reads ahead); each request waits out 429s within the transport's bounded budget, past it
+ * the listing throws and the caller says what that means for it.
+ */
+
+export interface ListingOptions {
+	/** pages requested ahead at most; the transport's default when left out */
+	readAhead?: number;
+	/** true once the caller must stop (a deactivated trigger): the listing ends early */
+	stopped?: () => boolean;
+}
+
+export interface Listing {
+	/** each lead with an id, once */
+	leads: ListedLead[];
+	/** list requests made (pages read) */
+	requests: number;
+	/** the stop signal came while reading: the leads are only part of the list */
+	stopped: boolean;
+}
+
+export async function listLeads(
+	context: PartnerLeadsFunctions,
+	options: ListingOptions = {},
+): Promise<Listing> {
+	const listing: Listing = { leads: [], requests: 0, stopped: false };
+	const pages = pagesOf.call(context, {
+		path: '/leads',
+		what: 'list of leads',
+		readAhead: options.readAhead,
+	}) as AsyncGenerator<unknown[]>;
+	for await (const page of pages) {
+		if (options.stopped?.()) {
+			listing.stopped = true;
+			break;
+		}
+		listing.requests++;
+		for (const entry of page) {
+			const listed = readListedLead(entry);
+			if (listed) listing.leads.push(listed);
+		}
+	}
+	return listing;
+}

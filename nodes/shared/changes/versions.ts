@@ -1,0 +1,99 @@
+import { createHash } from 'crypto';
+
+/**
+ * Which version of each lead ran, bounded and small in static data: per lead (its id hashed)
+ * the newest version, in the service's time (the lead's updatedAt) or, where only an event's
+ * time is known, that time. A trigger keeps one or more of these in its own stored state and
+ * says when versions are forgotten (older than a cutoff, the oldest beyond a capacity).
+ */
+
+/**
+ * One remembered lead in static data: 16 hex lead key, 11 hex version time (milliseconds),
+ * one letter (e: the lead's own updatedAt, a: only an event time), one separator.
+ */
+export const LEDGER_ENTRY_BYTES = 29;
+
+const KEY_LENGTH = 16;
+const TIME_LENGTH = 11;
+const SEPARATOR = ' ';
+const ENTRY = /^[0-9a-f]{27}[ea]$/;
+
+/** A version of a lead that ran: its time, and whether that is the lead's updatedAt (exact). */
+export interface LeadVersion {
+	ms: number;
+	exact: boolean;
+}
+
+/** The lead id hashed, so every entry has the same small size whatever the ids look like. */
+export function leadKey(leadId: string): string {
+	return createHash('sha256').update(leadId).digest('hex').slice(0, KEY_LENGTH);
+}
+
+function packEntry(key: string, version: LeadVersion): string {
+	const time = Math.max(0, Math.min(version.ms, 0xfffffffffff));
+	return key + time.toString(16).padStart(TIME_LENGTH, '0') + (version.exact ? 'e' : 'a');
+}
+
+/** Per lead, the newest version remembered, with its packed entry (packing is per save). */
+export class LeadVersions {
+	readonly versions = new Map<string, LeadVersion & { entry: string }>();
+
+	/** newest version time (ms) ever forgotten */
+	forgottenUpTo = 0;
+
+	get(key: string): LeadVersion | undefined {
+		return this.versions.get(key);
+	}
+
+	raise(key: string, version: LeadVersion): void {
+		const known = this.versions.get(key);
+		if (known && (known.ms > version.ms || (known.ms === version.ms && known.exact))) return;
+		this.versions.set(key, { ...version, entry: packEntry(key, version) });
+	}
+
+	merge(packed: unknown, forgottenUpTo: unknown): void {
+		if (typeof packed === 'string' && packed !== '') {
+			for (const entry of packed.split(SEPARATOR)) {
+				if (!ENTRY.test(entry)) continue;
+				this.raise(entry.slice(0, KEY_LENGTH), {
+					ms: parseInt(entry.slice(KEY_LENGTH, KEY_LENGTH + TIME_LENGTH), 16),
+					exact: entry.endsWith('e'),
+				});
+			}
+		}
+		if (typeof forgottenUpTo === 'number' && Number.isFinite(forgottenUpTo))
+			this.forgottenUpTo = Math.max(this.forgottenUpTo, forgottenUpTo);
+	}
+
+	/** when versions were last checked against the cutoff */
+	private checkedAgeAtMs = 0;
+
+	/**
+	 * Forgets versions older than the cutoff, and the oldest beyond the capacity. Sorting
+	 * costs milliseconds at the bound, so ages are checked at most once a minute.
+	 */
+	trim(cutoffMs: number, capacity: number, nowMs: number): void {
+		const ageDue = nowMs - this.checkedAgeAtMs >= 60_000 || nowMs < this.checkedAgeAtMs;
+		if (!ageDue && this.versions.size <= capacity) return;
+		if (ageDue) this.checkedAgeAtMs = nowMs;
+		this.forget(cutoffMs, capacity);
+	}
+
+	/** Forgets versions older than the cutoff, and the oldest beyond the capacity, now. */
+	forget(cutoffMs: number, capacity: number): void {
+		const byTime = [...this.versions.entries()].sort((a, b) => a[1].ms - b[1].ms);
+		let drop = 0;
+		while (drop < byTime.length && byTime[drop][1].ms < cutoffMs) drop++;
+		drop = Math.max(drop, byTime.length - capacity);
+		if (drop <= 0) return;
+		for (const [key] of byTime.slice(0, drop)) this.versions.delete(key);
+		this.forgottenUpTo = Math.max(this.forgottenUpTo, byTime[drop - 1][1].ms);
+	}
+
+	pack(): string {
+		let packed = '';
+		for (const { entry } of this.versions.values())
+			packed = packed === '' ? entry : packed + SEPARATOR + entry;
+		return packed;
+	}
+}

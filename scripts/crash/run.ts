@@ -1,0 +1,118 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- a script: runs in Node next to n8n, never inside it, never shipped */
+/**
+ * Hard kills of the real n8n during a burst of lead events, counted.
+ *
+ *   npm run crash                              5 kills on 2.41.1 and on 1.123.81
+ *   npm run crash -- --kills 10 --version 2.41.1
+ *
+ * For each kill: a fresh trigger workflow (lead/create and lead/update, Fetch Full Lead) on a
+ * portal of 60 leads, 40 creates 120 ms apart with 5 updates among them, SIGKILL after the k-th
+ * create (a different k each time), the rest of the burst while n8n is down past the service's
+ * retries, then n8n started again (test/e2e/crash/burst.ts). Prints per kill the lost, doubled and
+ * re-run counts and the totals; exits non-zero when an event was lost, ran twice unmarked, or a
+ * lead that did not change ran.
+ */
+import { buildPackage } from '../../test/e2e/lib/build-package';
+import {
+	answerWindowMs,
+	crashDuringBurst,
+	describeOutcome,
+	ISSUE_BURST,
+	killPoints,
+	type BurstOutcome,
+} from '../../test/e2e/crash/burst';
+import { killAllNow } from '../../test/e2e/lib/processes';
+import { provideRuntimes } from '../../test/e2e/lib/provision';
+import { Report } from '../../test/e2e/lib/report';
+import { runVersion } from '../../test/e2e/version-session';
+import { E2E_N8N_VERSIONS } from '../../test/e2e/versions';
+
+function describeWindow(window: number[]): string {
+	if (window.length === 0) return 'no delivery answered in the window burst';
+	const at = (share: number) =>
+		window[Math.min(window.length - 1, Math.floor(share * window.length))];
+	return `from an execution's end to the service's 200 (a kill there re-runs a finished execution, marked), ${window.length} deliveries: min ${window[0]} ms, median ${at(0.5)} ms, max ${window[window.length - 1]} ms`;
+}
+
+function option(name: string): string | undefined {
+	const index = process.argv.indexOf(`--${name}`);
+	return index === -1 ? undefined : process.argv[index + 1];
+}
+
+async function main(): Promise<number> {
+	const kills = Math.max(1, Number(option('kills') ?? 5));
+	const versionOption = option('version');
+	const versions = versionOption ? versionOption.split(',') : [...E2E_N8N_VERSIONS];
+	await buildPackage(5 * 60_000);
+	const runtimes = await provideRuntimes(versions, 35 * 60_000);
+	const report = new Report();
+	const outcomes = new Map<string, BurstOutcome[]>();
+	const windows = new Map<string, number[]>();
+	for (const version of versions) {
+		const results: BurstOutcome[] = [];
+		outcomes.set(version, results);
+		await runVersion(
+			runtimes.get(version)!,
+			[
+				{
+					name: `${kills} hard kill(s) during a burst`,
+					async run(context) {
+						const window = await answerWindowMs(context, 30);
+						windows.set(version, window);
+						console.log(`  n8n ${version}: ${describeWindow(window)}`);
+						for (const point of killPoints(kills, ISSUE_BURST.creates)) {
+							const outcome = await crashDuringBurst(context, {
+								...ISSUE_BURST,
+								killAfterCreate: point,
+							});
+							results.push(outcome);
+							console.log(`  n8n ${version}: ${describeOutcome(outcome)}`);
+						}
+					},
+				},
+			],
+			report,
+		);
+	}
+	let bad = report.failed;
+	console.log('\nTotals');
+	for (const [version, results] of outcomes) {
+		const sum = (pick: (outcome: BurstOutcome) => number) =>
+			results.reduce((total, outcome) => total + pick(outcome), 0);
+		const lost = sum((outcome) => outcome.lost.length);
+		const doubled = sum((outcome) => outcome.doubled.length);
+		const unexpected = sum((outcome) => outcome.unexpected.length);
+		bad += lost + doubled + unexpected;
+		console.log(
+			`  n8n ${version}: ${results.length} kills, ${sum((outcome) => outcome.expected)} events, ` +
+				`${sum((outcome) => outcome.answeredBeforeKill)} answered before a kill; lost ${lost}, ` +
+				`doubled ${doubled}, re-runs marked ${sum((outcome) => outcome.reruns)}, ` +
+				`recovered ${sum((outcome) => outcome.recovered)}, other leads run ${unexpected}`,
+		);
+		console.log(`    ${describeWindow(windows.get(version) ?? [])}`);
+		for (const outcome of results) {
+			for (const event of outcome.lost) console.log(`    lost: ${event}`);
+			for (const event of outcome.doubled) console.log(`    doubled: ${event}`);
+		}
+	}
+	console.log(report.summary());
+	return bad > 0 ? 1 : 0;
+}
+
+process.on('exit', killAllNow);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+	process.on(signal, () => {
+		killAllNow();
+		process.exit(130);
+	});
+}
+main()
+	.then((code) => {
+		killAllNow();
+		process.exit(code);
+	})
+	.catch((error: unknown) => {
+		console.error(error);
+		killAllNow();
+		process.exit(1);
+	});

@@ -1,0 +1,210 @@
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { TriggerHost } from '../../harness/webhooks';
+import { LogCapture } from '../../security/capture';
+import { forgetTriggerNode } from '../../../nodes/PartnerLeadsTrigger/processMemory';
+import { DELIVERY_HOLD } from '../../../nodes/PartnerLeadsTrigger/runs/heldDelivery';
+import { MAX_RUN_ATTEMPTS } from '../../../nodes/PartnerLeadsTrigger/runs/rerun';
+import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
+import type { Setup } from './helpers';
+import { post, setUp, signed, storedSecret } from './helpers';
+import type { Lead, Simulator } from '../../simulator';
+
+/**
+ * A hard kill of n8n (the OOM killer, a power cut): the process stops at any instruction and
+ * keeps nothing of its memory. A delivery is answered 200 only after its execution finished and
+ * that was saved; a run the kill interrupted runs again when n8n is back, marked as a re-run;
+ * a run that finished and was answered never runs again.
+ */
+
+const DEFAULT_TIMING = { ...RECOVERY_TIMING };
+const DEFAULT_HOLD = { ...DELIVERY_HOLD };
+
+type Output = {
+	event: { id: string; topic: string; timestamp: string };
+	lead?: IDataObject;
+	recovered?: boolean;
+	recoveryReason?: string;
+};
+
+function outputs(host: TriggerHost): Output[] {
+	return host.executions.map((execution) => execution.items[0].json as unknown as Output);
+}
+
+function portalLead(sim: Simulator, name: string): Lead {
+	return sim.control.portalCreateLead({
+		firstName: name,
+		lastName: 'Test',
+		email: `${name}@example.com`,
+	});
+}
+
+async function eventually(condition: () => boolean, what: string, timeoutMs = 15_000) {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition()) {
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await sleep(20);
+	}
+}
+
+/** n8n is started again after a kill: a new process, with what the database holds. */
+async function restartAfterKill(setup: Setup): Promise<TriggerHost> {
+	const killed = setup.host;
+	const persisted = killed.persisted();
+	await killed.close();
+	forgetTriggerNode(killed.workflow().id, killed.node.id);
+	killed.store.frozen = false;
+	setup.host = await TriggerHost.start(setup.harness, persisted);
+	await setup.host.activate('init');
+	return setup.host;
+}
+
+describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
+	let setup: Setup;
+
+	beforeAll(() => {
+		Object.assign(RECOVERY_TIMING, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10 });
+		DELIVERY_HOLD.ms = 1_000;
+	});
+
+	afterAll(() => {
+		Object.assign(RECOVERY_TIMING, DEFAULT_TIMING);
+		Object.assign(DELIVERY_HOLD, DEFAULT_HOLD);
+	});
+
+	afterEach(async () => {
+		await setup?.close();
+	});
+
+	it('a delivery is answered 200 only once its execution finished, and that is saved before the answer', async () => {
+		setup = await setUp({ events: ['lead/create'], fetchFullLead: true });
+		await setup.host.activate();
+		const lead = portalLead(setup.sim, 'answered');
+		await setup.sim.control.waitForDeliveries(10_000);
+		await setup.host.settle();
+		expect(outputs(setup.host).map((output) => output.event.id)).toEqual([lead.id]);
+		expect(setup.host.executions[0].mode).toBe('trigger');
+		const [delivery] = setup.sim.control.deliveries();
+		expect(delivery.acknowledged).toBe(true);
+		// the database holds the event as run and nothing in flight
+		const stored = setup.host.store.nodeData(setup.host.node.name);
+		expect((stored.inFlight as IDataObject).runs).toEqual([]);
+		expect(String((stored.recentEvents as IDataObject).entries)).not.toBe('');
+	});
+
+	it('a kill after the run started and before it finished: the run is started again once, marked, and the retry runs nothing more', async () => {
+		setup = await setUp(
+			{ events: ['lead/create'], fetchFullLead: true },
+			{ delivery: { maxAttempts: 1 } },
+		);
+		await setup.host.activate();
+		setup.host.dieAfterEmits = 1;
+		const lead = portalLead(setup.sim, 'interrupted');
+		await setup.sim.control.waitForDeliveries(10_000);
+		expect(setup.host.dead).toBe(true);
+		expect(setup.host.executions).toHaveLength(0);
+		const [lost] = setup.sim.control.deliveries();
+		expect(lost.acknowledged).toBe(false);
+
+		const host = await restartAfterKill(setup);
+		await eventually(() => host.executions.length === 1, 'the re-run');
+		expect(outputs(host)).toEqual([
+			expect.objectContaining({
+				event: { id: lead.id, topic: 'lead/create', timestamp: lost.timestamp },
+				lead: expect.objectContaining({ id: lead.id }),
+				recovered: true,
+				recoveryReason: 'interrupted',
+			}),
+		]);
+		// The service's retry of the event (it never got a 200) runs nothing more.
+		const retry = signed(
+			storedSecret(setup, 'lead/create'),
+			lead.id,
+			'lead/create',
+			lost.timestamp,
+		);
+		expect(await post(host.webhookUrl(), retry.rawBody, retry.headers)).toBe(200);
+		// and neither does the first check for missed events
+		await sleep(300);
+		await host.settle();
+		expect(host.executions).toHaveLength(1);
+		expect((host.store.nodeData(host.node.name).inFlight as IDataObject).runs).toEqual([]);
+	});
+
+	it('a kill after a run finished and was answered: nothing runs again after the restart', async () => {
+		setup = await setUp({ events: ['lead/create', 'lead/update'], fetchFullLead: true });
+		await setup.host.activate();
+		const lead = portalLead(setup.sim, 'finished');
+		await setup.sim.control.waitForDeliveries(10_000);
+		await setup.host.settle();
+		setup.host.dieAfterEmits = 1; // the next emit, never to come: only memory is lost
+		const host = await restartAfterKill(setup);
+		await sleep(500);
+		await host.settle();
+		expect(host.executions).toHaveLength(0);
+		expect(setup.sim.control.deliveries().every((attempt) => attempt.acknowledged)).toBe(true);
+		void lead;
+	});
+
+	it('the retry of an interrupted run that reaches n8n before its trigger is back is asked to come back later', async () => {
+		setup = await setUp({ events: ['lead/create'] }, { delivery: { maxAttempts: 1 } });
+		await setup.host.activate();
+		setup.host.dieAfterEmits = 1;
+		const lead = portalLead(setup.sim, 'early');
+		await setup.sim.control.waitForDeliveries(10_000);
+		const [lost] = setup.sim.control.deliveries();
+		const killed = setup.host;
+		const persisted = killed.persisted();
+		await killed.close();
+		forgetTriggerNode(killed.workflow().id, killed.node.id);
+		killed.store.frozen = false;
+		// n8n registers the webhooks before it starts the triggers
+		setup.host = await TriggerHost.start(setup.harness, persisted);
+		setup.host.registerRoute();
+		const retry = signed(
+			storedSecret(setup, 'lead/create'),
+			lead.id,
+			'lead/create',
+			lost.timestamp,
+		);
+		expect(await post(setup.host.webhookUrl(), retry.rawBody, retry.headers)).toBe(503);
+		expect(setup.host.executions).toHaveLength(0);
+		await setup.host.activate('init');
+		await eventually(() => setup.host.executions.length === 1, 'the re-run');
+		expect(await post(setup.host.webhookUrl(), retry.rawBody, retry.headers)).toBe(200);
+		await setup.host.settle();
+		expect(outputs(setup.host).map((output) => output.recoveryReason)).toEqual(['interrupted']);
+	});
+
+	it(`a run interrupted ${MAX_RUN_ATTEMPTS} times is given up with an error in the log`, async () => {
+		setup = await setUp({ events: ['lead/create'] }, { delivery: { maxAttempts: 1 } });
+		await setup.host.activate();
+		setup.host.dieAfterEmits = 1;
+		portalLead(setup.sim, 'poison');
+		await setup.sim.control.waitForDeliveries(10_000);
+		for (let attempt = 2; attempt <= MAX_RUN_ATTEMPTS; attempt++) {
+			const persisted = setup.host.persisted();
+			await setup.host.close();
+			forgetTriggerNode(setup.host.workflow().id, setup.host.node.id);
+			setup.host.store.frozen = false;
+			setup.host = await TriggerHost.start(setup.harness, persisted);
+			setup.host.dieAfterEmits = 1; // the re-run kills n8n again
+			await setup.host.activate('init');
+			await eventually(() => setup.host.dead, `the kill during attempt ${attempt}`);
+		}
+		const capture = new LogCapture();
+		capture.start();
+		const errors = () =>
+			capture.records
+				.filter((record) => record.channel === 'n8n logger.error')
+				.map((record) => String(record.args[0]));
+		const host = await restartAfterKill(setup);
+		await eventually(() => errors().length > 0, 'the error');
+		capture.stop();
+		expect(errors()[0]).toContain(`interrupted ${MAX_RUN_ATTEMPTS} times`);
+		await host.settle();
+		expect(host.executions).toHaveLength(0);
+		expect((host.store.nodeData(host.node.name).inFlight as IDataObject).runs).toEqual([]);
+	});
+});
