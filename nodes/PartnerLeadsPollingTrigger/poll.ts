@@ -9,6 +9,8 @@ import { LeadVersions, leadKey } from '../shared/changes/versions';
 import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from '../shared/topics';
 import { httpCodeOf } from '../shared/transport/errors';
+import { commitBaseline } from './baselineCommit';
+import { pollDeadline } from './pollDeadline';
 import { cutShort, listForPoll } from './pollListing';
 import type { PollState } from './pollState';
 import { readPollState, writePollState } from './pollState';
@@ -60,17 +62,29 @@ interface Outputs {
 	items: INodeExecutionData[];
 	/** per lead handled (run, or its topic not selected), the version that ran */
 	handled: Array<{ id: string; version: number }>;
-	/** the changes left to the next poll: rate limits cut the fetching of full leads short */
+	/** the changes left to the next poll: rate limits or the poll's time cut fetching short */
 	left: LeadChange[];
+	/** why changes were left */
+	leftBecause?: 'rateLimited' | 'outOfTime';
 }
 
-/** The outputs, oldest change first. A 429 past the wait budget keeps what was fetched. */
-async function outputsOf(context: IPollFunctions, changes: LeadChange[], topics: LeadTopic[]) {
+/**
+ * The outputs, oldest change first. A 429 past the wait budget keeps what was fetched, and so
+ * does the poll's time running out (`endsAtMs`, pollDeadline.ts).
+ */
+async function outputsOf(
+	context: IPollFunctions,
+	changes: LeadChange[],
+	topics: LeadTopic[],
+	endsAtMs: number,
+) {
 	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
 	const outputs: Outputs = { items: [], handled: [], left: [] };
 	for (const [at, candidate] of changes.entries()) {
 		let version = candidate.version;
 		if (topics.includes(candidate.topic)) {
+			if (fetchFullLead && outputs.items.length > 0 && Date.now() >= endsAtMs)
+				return { ...outputs, left: changes.slice(at), leftBecause: 'outOfTime' as const };
 			try {
 				const output = await outputFor(context, candidate, fetchFullLead, 'polled');
 				outputs.items.push({ json: output.json });
@@ -78,8 +92,7 @@ async function outputsOf(context: IPollFunctions, changes: LeadChange[], topics:
 			} catch (error) {
 				if (httpCodeOf(error) !== '429' || outputs.items.length === 0)
 					throw cutShort(context, error);
-				outputs.left = changes.slice(at);
-				return outputs;
+				return { ...outputs, left: changes.slice(at), leftBecause: 'rateLimited' as const };
 			}
 		}
 		outputs.handled.push({ id: candidate.id, version });
@@ -133,11 +146,12 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 	const cost = { readAtMs, readRequests: listing.requests };
 	if (!state) {
 		baseline(nodeData, listing, cost);
+		await commitBaseline(this);
 		return null;
 	}
 	const judged = judgeListing(listing.leads, knownTo(state));
 	const topics = selectedTopics(this.getNodeParameter('events', []));
-	const outputs = await outputsOf(this, judged.changes, topics);
+	const outputs = await outputsOf(this, judged.changes, topics, pollDeadline(this, readAtMs));
 	const items = outputs.items;
 	if (topics.includes('lead/delete'))
 		items.push(
@@ -145,9 +159,9 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 				json: deleteOutputFor(id, new Date(readAtMs).toISOString(), 'polled'),
 			})),
 		);
-	if (outputs.left.length > 0) warnLeft(this, outputs.left.length);
-	// Saved by n8n with the execution these items start (or after activation): a restart
-	// before then repeats this poll.
+	if (outputs.leftBecause) warnLeft(this, outputs.left.length, outputs.leftBecause);
+	// Saved by n8n with the execution these items start (with durable cursors, also when
+	// there are none): a restart before then repeats this poll.
 	const { idsTracked } = writePollState(nodeData, {
 		...state,
 		...nextState(state, listing, judged, outputs),
@@ -161,9 +175,17 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 	return items.length > 0 ? [items] : null;
 }
 
-function warnLeft(context: IPollFunctions, left: number): void {
+function warnLeft(
+	context: IPollFunctions,
+	left: number,
+	because: NonNullable<Outputs['leftBecause']>,
+): void {
+	const reason =
+		because === 'rateLimited'
+			? 'the service kept answering "too many requests" (429) while fetching full leads'
+			: "fetching full leads took the poll's time (n8n abandons a poll that runs too long)";
 	context.logger.warn(
-		`Partner Referral Service Polling Trigger: the service kept answering "too many requests" (429) while fetching full leads; ${left} changes are left to the next poll`,
+		`Partner Referral Service Polling Trigger: ${reason}; ${left} changes are left to the next poll`,
 		{ node: context.getNode().name },
 	);
 }

@@ -69,11 +69,11 @@ export class PartnerLeadsTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to run the workflow, once n8n is back, for leads created or updated while n8n was stopped or unreachable: the service does not send those events again. The trigger reads the list of leads about 20 seconds after n8n starts, then every "Missed Events Check Interval". Such items carry "recovered": true.',
+					'Whether to run the workflow, once n8n is back, for leads created, updated or (with Lead Deleted among the Events) deleted while n8n was stopped or unreachable: the service does not send those events again. The trigger reads the list of leads about 20 seconds after n8n starts, then every "Missed Events Check Interval". Such items carry "recovered": true.',
 			},
 			{
 				displayName:
-					'Deleted leads cannot be recovered: a lead deleted while n8n was stopped or unreachable starts nothing. To catch those, compare your own copy with the portal\'s leads now and then (e.g. the Partner Referral Service node\'s "Get Many" on a schedule).',
+					'Deleted leads are recovered only with Lead Deleted among the Events: the trigger compares the lead IDs it listed last with those listed now (up to about 62,500 leads with 24-character IDs). Deletes made while the workflow was unpublished are not seen.',
 				name: 'recoveryNotice',
 				type: 'notice',
 				default: '',

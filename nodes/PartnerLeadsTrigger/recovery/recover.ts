@@ -13,6 +13,7 @@ import type { RunExecutor } from '../runs/executor';
 import { RunsInFlight } from '../runs/inFlight';
 import { productionScope } from '../scope';
 import { RecoveryLedger } from './ledger';
+import { keepListedIds, recoverDeletes } from './deletes';
 import { RECOVERY_TIMING } from './timing';
 
 /**
@@ -48,6 +49,17 @@ export function openLedger(
  */
 const firstListed = new Map<string, Map<string, number>>();
 
+/** Changes (`<id> <version>`) and gone leads (`gone <id>`) first listed, per trigger node. */
+function waitingOf(context: ITriggerFunctions): Map<string, number> {
+	const scope = productionScope(context);
+	let waiting = firstListed.get(scope);
+	if (!waiting) {
+		waiting = new Map();
+		firstListed.set(scope, waiting);
+	}
+	return waiting;
+}
+
 registerNodeMemory('recoveryFollowUps', {
 	get size() {
 		return firstListed.size;
@@ -74,7 +86,12 @@ export async function takeBaselineIfDue(
 	if (!ledger.baselineDue) return outcome;
 	const listing = await listLeads(this, { stopped });
 	outcome.listRequests = listing.requests;
-	if (!listing.stopped && !stopped()) takeBaseline(openLedger(this), listing.leads);
+	if (listing.stopped || stopped()) return outcome;
+	const baselineLedger = openLedger(this);
+	takeBaseline(baselineLedger, listing.leads);
+	const topics = selectedTopics(this.getNodeParameter('events', []));
+	const ids = topics.includes('lead/delete') ? listing.leads.map((lead) => lead.id) : undefined;
+	keepListedIds(this, baselineLedger, ids);
 	return outcome;
 }
 
@@ -102,8 +119,7 @@ function readyChanges(
 	outcome: RecoveryOutcome,
 ): LeadChange[] {
 	const topics = selectedTopics(context.getNodeParameter('events', []));
-	const scope = productionScope(context);
-	const waiting = firstListed.get(scope) ?? new Map<string, number>();
+	const waiting = waitingOf(context);
 	const stillWaiting = new Map<string, number>();
 	const nowMs = Date.now();
 	const ready: LeadChange[] = [];
@@ -119,7 +135,10 @@ function readyChanges(
 		}
 		if (topics.includes(change.topic)) ready.push(change);
 	}
-	firstListed.set(scope, stillWaiting);
+	// what no longer waits is forgotten; the deletes waiting are kept (deletes.ts)
+	for (const key of [...waiting.keys()])
+		if (!key.startsWith('gone ') && !stillWaiting.has(key)) waiting.delete(key);
+	for (const [key, seenMs] of stillWaiting) waiting.set(key, seenMs);
 	return ready;
 }
 
@@ -128,32 +147,28 @@ function recoveredRunKey(leadId: string, version: number): string {
 	return createHash('sha256').update(`recovered\n${leadId}\n${version}`).digest('hex').slice(0, 16);
 }
 
-export async function recoverMissedEvents(
-	this: ITriggerFunctions,
+/** Starts the missed creates and updates; `since` rises to the settle below the newest listed. */
+async function recoverChanges(
+	context: ITriggerFunctions,
 	executor: RunExecutor,
-	/** true once the workflow is deactivated: stop without starting anything more */
-	stopped: () => boolean = () => false,
-	nowMs: () => number = Date.now,
-): Promise<RecoveryOutcome> {
-	const outcome: RecoveryOutcome = { recovered: 0, deferred: 0, listRequests: 0 };
-	if (openLedger(this, nowMs).baselineDue) return await takeBaselineIfDue.call(this, stopped);
-	const topics = selectedTopics(this.getNodeParameter('events', []));
-	if (topics.every((topic) => topic === 'lead/delete')) return outcome;
-	const listing = await listLeads(this, { stopped });
-	outcome.listRequests = listing.requests;
-	if (listing.stopped || stopped()) return outcome;
-	const ledger = openLedger(this, nowMs);
+	ledger: RecoveryLedger,
+	listed: ListedLead[],
+	outcome: RecoveryOutcome,
+	stopped: () => boolean,
+): Promise<void> {
+	const inFlight = new RunsInFlight(
+		context.getWorkflowStaticData('node'),
+		productionScope(context),
+	);
 	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
-	const inFlight = new RunsInFlight(this.getWorkflowStaticData('node'), productionScope(this));
-	const { changes, newestMs } = judgeListing(listing.leads, knownTo(ledger, inFlight));
-	if (newestMs === undefined) return outcome;
+	const { changes, newestMs } = judgeListing(listed, knownTo(ledger, inFlight));
+	if (newestMs === undefined) return;
 	const upToMs = newestMs - RECOVERY_TIMING.settleMs;
-	const candidates = readyChanges(this, changes, upToMs, outcome);
-
-	const fetchFullLead = this.getNodeParameter('fetchFullLead', true) !== false;
+	const candidates = readyChanges(context, changes, upToMs, outcome);
+	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
 	for (const [index, candidate] of candidates.entries()) {
-		const { json, version } = await outputFor(this, candidate, fetchFullLead, 'recovered');
-		if (stopped()) return outcome;
+		const { json, version } = await outputFor(context, candidate, fetchFullLead, 'recovered');
+		if (stopped()) return;
 		json.recoveryReason = 'missed';
 		// Recorded before the execution starts and saved by n8n with it; the run stays in flight
 		// until it finished, so a restart in the middle runs it again (marked), never skips it.
@@ -173,5 +188,29 @@ export async function recoverMissedEvents(
 		outcome.recovered++;
 	}
 	if (candidates.length === 0) ledger.listenedUpTo(upToMs);
+}
+
+export async function recoverMissedEvents(
+	this: ITriggerFunctions,
+	executor: RunExecutor,
+	/** true once the workflow is deactivated: stop without starting anything more */
+	stopped: () => boolean = () => false,
+	nowMs: () => number = Date.now,
+): Promise<RecoveryOutcome> {
+	const outcome: RecoveryOutcome = { recovered: 0, deferred: 0, listRequests: 0 };
+	if (openLedger(this, nowMs).baselineDue) return await takeBaselineIfDue.call(this, stopped);
+	const topics = selectedTopics(this.getNodeParameter('events', []));
+	const listing = await listLeads(this, { stopped });
+	outcome.listRequests = listing.requests;
+	if (listing.stopped || stopped()) return outcome;
+	const ledger = openLedger(this, nowMs);
+	if (topics.some((topic) => topic !== 'lead/delete'))
+		await recoverChanges(this, executor, ledger, listing.leads, outcome, stopped);
+	if (stopped()) return outcome;
+	if (topics.includes('lead/delete')) {
+		const deletes = recoverDeletes(this, executor, ledger, listing.leads, waitingOf(this));
+		outcome.recovered += deletes.started;
+		outcome.deferred += deletes.deferred;
+	} else ledger.rememberListedIds(undefined);
 	return outcome;
 }
