@@ -36,16 +36,19 @@ export class PartnerLeadsApi implements ICredentialType {
 		dark: 'file:../icons/partnerLeads.dark.svg',
 	};
 
-	documentationUrl = 'https://github.com/partner-leads/n8n-nodes-partner-leads#credentials';
+	documentationUrl =
+		'https://github.com/partner-leads/n8n-nodes-partner-leads#set-up-the-credential';
 
 	/** Lets users call endpoints the nodes do not cover from n8n's HTTP Request node. */
 	httpRequestNode = {
 		name: 'Partner Referral Service',
 		docsUrl:
-			'https://github.com/partner-leads/n8n-nodes-partner-leads#call-other-endpoints-with-the-http-request-node',
+			'https://github.com/partner-leads/n8n-nodes-partner-leads/blob/main/docs/actions.md#call-other-endpoints-with-the-http-request-node',
 		apiBaseUrlPlaceholder: 'https://api.example.com/1.0/api/company/{companyId}/leads',
 	};
 
+	// Each value with where it is found: the key in the portal (spec, section 5), the addresses
+	// and the Company ID from the provider with API access (no portal page shows them).
 	properties: INodeProperties[] = [
 		{
 			displayName: 'Environment',
@@ -68,7 +71,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			required: true,
 			displayOptions: { show: { environment: ['production'] } },
 			description:
-				'The production API base address from the portal: the address alone, the node adds the API version and paths',
+				'The address of the production API, without /1.0/api: the nodes add the API version and paths. It is also the token audience for production.',
+			hint: 'Given to you by the Partner Referral Service provider with API access; it is not on the portal’s Developer / API Keys page',
 		},
 		{
 			displayName: 'Non-Production API Base Address',
@@ -79,7 +83,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			required: true,
 			displayOptions: { show: { environment: ['nonProduction'] } },
 			description:
-				'The non-production API base address from the portal: the address alone, the node adds the API version and paths',
+				'The address of the non-production (sandbox) API, without /1.0/api: the nodes add the API version and paths. It is also the token audience there.',
+			hint: 'Given to you by the Partner Referral Service provider with non-production API access',
 		},
 		{
 			displayName: 'Token Issuer Address',
@@ -89,7 +94,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			placeholder: 'e.g. https://auth.example.com',
 			required: true,
 			description:
-				'The address of the token issuer from the portal. The credential gets its access tokens there.',
+				'The address of the token issuer: the credential asks {this address}/oauth/token for its access tokens',
+			hint: 'Given to you by the provider with API access, like the API base address',
 		},
 		{
 			displayName: 'Company ID',
@@ -98,7 +104,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'e.g. 64b7f0c2a1d3e4f5a6b7c8d9',
-			description: 'The 24-character portal identifier',
+			description: 'Your portal’s identifier: 24 characters, letters and digits',
+			hint: '24 characters, e.g. 64b7f0c2a1d3e4f5a6b7c8d9. From the provider or your portal admin; a wrong one is named when the credential is tested.',
 		},
 		{
 			displayName: 'Client ID',
@@ -106,7 +113,9 @@ export class PartnerLeadsApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			description: 'From Portal Setup > Other > Developer / API Keys',
+			description:
+				'The Client ID of an API key. A portal admin on a plan with API access creates keys.',
+			hint: 'In the portal: Portal Setup > Other > Developer / API Keys, create a key (e.g. named "n8n"); its Client ID is shown there',
 		},
 		{
 			displayName: 'Client Secret',
@@ -116,7 +125,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			default: '',
 			required: true,
 			description:
-				'Shown once when the key is created. If it is lost, revoke the key and create a new one.',
+				'The Client Secret of the same API key. n8n stores it encrypted and sends it only to the token issuer.',
+			hint: 'Shown once, when the key is created in Portal Setup > Other > Developer / API Keys. If it is lost, revoke the key there and create a new one.',
 		},
 		{
 			displayName: 'Audience',
@@ -124,7 +134,8 @@ export class PartnerLeadsApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			description:
-				'Leave empty to use the API base address of the selected environment. Set it only if the service told you to use another audience.',
+				'The audience the access token is asked for. Empty: the API base address of the selected environment, as the service requires.',
+			hint: 'Leave empty unless the provider told you to use another audience',
 		},
 		{
 			displayName: 'Access Token',

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- bench code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- bench code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The trigger-state case of `npm run bench:n8n`: what the trigger's static data costs a
  * delivery. n8n saves a workflow's static data whole, so every delivery writes all of it: the

@@ -9,6 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
 import { eventsProperty, fetchFullLeadProperty } from '../shared/triggerProperties';
+import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
 import { DEFAULT_LIST_REQUESTS_PER_MINUTE, pollLeads } from './poll';
 
 /**
@@ -30,6 +31,9 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 		subtitle: TOPIC_NAMES_EXPRESSION,
 		description:
 			'Starts the workflow when leads are created, updated or deleted in the Partner Referral Service, by polling: works where n8n has no public HTTPS address',
+		eventTriggerDescription: EVENT_TRIGGER_DESCRIPTION,
+		activationMessage: ACTIVATION_MESSAGE,
+		triggerPanel: TRIGGER_PANEL,
 		defaults: {
 			name: 'Partner Referral Service Polling Trigger',
 		},
@@ -40,7 +44,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Checks the list of leads at each Poll Time and needs no public address (works on http://localhost). Each poll reads the whole list: about one request per 100 leads. For events within seconds, use the Partner Referral Service Trigger (needs n8n reachable over HTTPS).',
+					"Poll Times (above) say when to look; each look reads the whole list of leads, about one request per 100 leads. A Poll Time is skipped while the last look's requests are more than 'List Requests per Minute' (Options, default 30) allows, so a portal of 10,000 leads is read about every 4 minutes, not every minute. Needs no public address (works on http://localhost); for events within seconds, use the Partner Referral Service Trigger (needs n8n reachable over HTTPS).",
 				name: 'pollingNotice',
 				type: 'notice',
 				default: '',
@@ -65,7 +69,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 						typeOptions: { minValue: 1 },
 						default: DEFAULT_LIST_REQUESTS_PER_MINUTE,
 						description:
-							"At most this many list requests a minute on average: a poll is skipped while the last read's requests are not yet paid for. With pages of 100, a portal of 1,000 leads is read at every 1-minute poll and one of 10,000 about every 4 minutes (pages of 7: about every hour).",
+							"How hard polling may use the service: at most this many list requests a minute on average. A Poll Time is skipped while the last read's requests are not yet paid for at this rate. With pages of 100, a portal of 1,000 leads is read at every 1-minute poll and one of 10,000 about every 4 minutes (pages of 7: about every hour).",
 					},
 				],
 			},

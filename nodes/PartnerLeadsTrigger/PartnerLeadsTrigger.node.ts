@@ -14,6 +14,7 @@ import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
 import { eventsProperty, fetchFullLeadProperty } from '../shared/triggerProperties';
 import { handleDelivery } from './delivery';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './eventAge';
+import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
 import { DEFAULT_CHECK_INTERVAL_MINUTES, watchForMissedEvents } from './recovery/watch';
 import { createSubscriptions, deleteSubscriptions, subscriptionsExist } from './subscriptions';
 
@@ -31,6 +32,9 @@ export class PartnerLeadsTrigger implements INodeType {
 		subtitle: TOPIC_NAMES_EXPRESSION,
 		description:
 			'Starts the workflow when a lead is created, updated or deleted in the Partner Referral Service',
+		eventTriggerDescription: EVENT_TRIGGER_DESCRIPTION,
+		activationMessage: ACTIVATION_MESSAGE,
+		triggerPanel: TRIGGER_PANEL,
 		defaults: {
 			name: 'Partner Referral Service Trigger',
 		},
@@ -48,7 +52,7 @@ export class PartnerLeadsTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'The service only delivers to HTTPS addresses: n8n must be reachable over HTTPS, with its public address set in the WEBHOOK_URL environment variable. Without that (e.g. n8n on http://localhost), use the Partner Referral Service Polling Trigger.',
+					'The service only delivers to HTTPS addresses: n8n must be reachable over HTTPS, with its public address set in the N8N_WEBHOOK_URL environment variable (WEBHOOK_URL on n8n 1.x). Without that (e.g. n8n on http://localhost), use the Partner Referral Service Polling Trigger.',
 				name: 'httpsNotice',
 				type: 'notice',
 				default: '',
@@ -65,11 +69,11 @@ export class PartnerLeadsTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to start the workflow for leads created or updated while n8n was stopped or unreachable, once it is back. The trigger lists the portal\'s leads shortly after n8n starts and then at the "Missed Events Check Interval". Recovered items carry "recovered": true.',
+					'Whether to run the workflow, once n8n is back, for leads created, updated or (with Lead Deleted among the Events) deleted while n8n was stopped or unreachable: the service does not send those events again. The trigger reads the list of leads about 20 seconds after n8n starts, then every "Missed Events Check Interval". Such items carry "recovered": true.',
 			},
 			{
 				displayName:
-					'Deleted leads cannot be recovered: a lead deleted while n8n was stopped or unreachable starts nothing. To catch those, compare your own copy with the portal\'s leads now and then (e.g. the Partner Referral Service node\'s "Get Many" on a schedule).',
+					'Deleted leads are recovered only with Lead Deleted among the Events: the trigger compares the lead IDs it listed last with those listed now (up to about 62,500 leads with 24-character IDs). Deletes made while the workflow was unpublished are not seen.',
 				name: 'recoveryNotice',
 				type: 'notice',
 				default: '',
@@ -83,12 +87,12 @@ export class PartnerLeadsTrigger implements INodeType {
 				default: {},
 				options: [
 					{
-						displayName: 'Accept Legacy Signature',
+						displayName: 'Accept Legacy Signature (Not Recommended)',
 						name: 'acceptLegacySignature',
 						type: 'boolean',
 						default: false,
 						description:
-							'Whether to accept deliveries signed only with the legacy signature. It covers only the ID, event and time, and the service is retiring it, so leave it off unless deliveries are refused without it.',
+							'Whether to accept deliveries that carry only the older x-svc-signature header, e.g. behind a proxy that drops x-svc-signature-v2. The older signature covers only the lead ID, event and time, not the whole delivery, and the service is retiring it: leave this off unless deliveries are refused without it.',
 					},
 					{
 						displayName: 'Missed Events Check Interval (Minutes)',
@@ -97,17 +101,17 @@ export class PartnerLeadsTrigger implements INodeType {
 						typeOptions: { minValue: 5, maxValue: 10080 },
 						default: DEFAULT_CHECK_INTERVAL_MINUTES,
 						description:
-							'How often to look for events that never arrived (n8n up but unreachable, e.g. a proxy down), besides the check after each start. Each check reads the whole list of leads: about one request per 100 leads, more where the service answers smaller pages.',
+							'How often to look for events that never arrived while n8n was running but unreachable (e.g. its proxy was down), besides the check after each start. Each check reads the whole list of leads: about one request per 100 leads, more where the service answers smaller pages.',
 						displayOptions: { show: { '/recoverMissedEvents': [true] } },
 					},
 					{
-						displayName: 'Maximum Event Age (Hours)',
+						displayName: 'Ignore Events Older Than (Hours)',
 						name: 'maxEventAgeHours',
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: 720 },
 						default: DEFAULT_MAX_EVENT_AGE_HOURS,
 						description:
-							'Deliveries of events older than this (or more than 5 minutes in the future) start nothing: they could be old deliveries sent again. Keep it longer than the service keeps retrying a delivery. The trigger remembers up to 10,000 events within this time to run each only once.',
+							'Protection against a captured delivery being sent again later: an event older than this (or more than 5 minutes in the future) is acknowledged but starts nothing. Keep it longer than the service keeps retrying a delivery (the default, 3 days, is). Within it each event runs once: the trigger remembers up to 10,000 events.',
 					},
 				],
 			},

@@ -128,9 +128,9 @@ function subscriptionError(
 		return new NodeOperationError(
 			context.getNode(),
 			// n8n shows only the message of an activation error, so the fix stays in it
-			`The Partner Referral Service only delivers webhooks to HTTPS addresses and refused this trigger's URL ${url}. Set n8n's WEBHOOK_URL environment variable to n8n's public HTTPS address (for example WEBHOOK_URL=https://n8n.example.com/), restart n8n and activate the workflow again. Where n8n cannot be reached over HTTPS (e.g. http://localhost), use the Partner Referral Service Polling Trigger instead: it needs no public address.`,
+			`The Partner Referral Service only delivers webhooks to HTTPS addresses and refused this trigger's URL ${url}. Set n8n's N8N_WEBHOOK_URL environment variable (WEBHOOK_URL on n8n 1.x) to n8n's public HTTPS address (for example N8N_WEBHOOK_URL=https://n8n.example.com/), restart n8n and publish the workflow again (activate it on n8n 1.x). Where n8n cannot be reached over HTTPS (e.g. http://localhost), use the Partner Referral Service Polling Trigger instead: it needs no public address.`,
 			{
-				description: `The service does not send events to plain-http or localhost addresses, so n8n must be reachable from the internet over HTTPS (directly, through a reverse proxy or a tunnel) and WEBHOOK_URL must be that address. The service said: ${serviceSaid}`,
+				description: `The service does not send events to plain-http or localhost addresses, so n8n must be reachable from the internet over HTTPS (directly, through a reverse proxy or a tunnel) and N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) must be that address. The service said: ${serviceSaid}`,
 			},
 		);
 	}
@@ -144,7 +144,7 @@ function subscriptionError(
 		context.getNode(),
 		`Could not subscribe to "${topic}" events: ${serviceSaid}`,
 		{
-			description: `${advice}The node removed the subscriptions it had made for this activation, and any the service may have created despite its refusal; one it could not remove now (n8n's log says which) is removed at the next activation. Activate the workflow again once the cause is fixed.${!advice && typeof requestId === 'string' ? ` Request ID: ${requestId}.` : ''}`,
+			description: `${advice}The node removed the subscriptions it had made for this activation, and any the service may have created despite its refusal; one it could not remove now (n8n's log says which) is removed the next time the workflow is published. Publish the workflow again (activate it on n8n 1.x) once the cause is fixed.${!advice && typeof requestId === 'string' ? ` Request ID: ${requestId}.` : ''}`,
 		},
 	);
 }
@@ -333,7 +333,7 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 			this.getNode(),
 			`Could not remove ${failures.length} webhook subscription(s)`,
 			{
-				description: `${failures.join(' ')} They stay recorded and are removed the next time the workflow is activated or deactivated.`,
+				description: `${failures.join(' ')} They stay recorded and are removed the next time the workflow is published or unpublished (activated or deactivated on n8n 1.x).`,
 			},
 		);
 	}

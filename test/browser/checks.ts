@@ -11,6 +11,7 @@ import { credentialData, CREDENTIAL_TYPE } from '../e2e/lib/service';
 import { pollUntil } from '../e2e/lib/wait';
 import { pollingWorkflow } from '../e2e/scenarios/polling';
 import type { SchemaField } from '../simulator/types';
+import { DOCS_CHECKS, DOCUMENTED_NAMES_CHECK } from './docs-checks';
 import type { Editor } from './editor';
 
 export interface BrowserCheck {
@@ -18,7 +19,6 @@ export interface BrowserCheck {
 	run(editor: Editor, session: DevSession): Promise<void>;
 }
 
-const TRIGGER_EVENTS = ['On lead created', 'On lead deleted', 'On lead updated'];
 /** Node parameters of their own on Create, not mapper fields (spec 5.8). */
 const NODE_PARAMETER_FIELDS = ['partnerOrganizationId', 'agentId'];
 
@@ -70,6 +70,21 @@ const FORM_ENTRY = [
 	'Referred from the README quick start',
 ];
 
+/** The Quick start's step 4: the ⋯ menu next to the workflow's name imports a file (both lines' words). */
+async function checkImportMenu(editor: Editor): Promise<void> {
+	await editor.testId('workflow-menu').first().click();
+	const item = (name: string) => editor.page.getByText(name, { exact: true }).first();
+	if (await item('Import from File...').count()) {
+		await item('Import from File...').waitFor(); // n8n 1.x
+	} else {
+		await item('Import').hover(); // n8n 2.x: Import > From file
+		await item('From file').waitFor();
+	}
+	await editor.screenshot('quick-start-import-menu');
+	await editor.page.keyboard.press('Escape');
+	await editor.page.keyboard.press('Escape');
+}
+
 /** Requests that change something on the service (all but GETs and token requests). */
 function writeRequests(session: DevSession): number {
 	return Object.entries(session.sim.control.stats().byRoute)
@@ -107,6 +122,7 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			);
 			await form.close();
 			await editor.screenshot('quick-start-form-example-ran');
+			await checkImportMenu(editor);
 			assert.equal(
 				lead.firstName,
 				FORM_ENTRY[0],
@@ -119,20 +135,7 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			);
 		},
 	},
-	{
-		name: 'node panel: the trigger offers its three events',
-		async run(editor) {
-			await editor.openNodeInCreator('Partner Referral', 'Partner Referral Service');
-			await editor.creatorItem(TRIGGER_EVENTS[0]).waitFor();
-			const names = await editor.creatorItemNames();
-			await editor.screenshot('node-panel-trigger-events');
-			for (const event of TRIGGER_EVENTS)
-				assert.ok(
-					names.includes(event),
-					`the node panel does not offer "${event}" (it shows: ${names.join(', ')})`,
-				);
-		},
-	},
+	DOCS_CHECKS[0],
 	{
 		name: 'Create a lead: the credential is chosen, Lead Fields lists the schema with required marks and picklist options',
 		async run(editor, session) {
@@ -149,7 +152,7 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			const schema = session.sim.control.getSchema();
 			const shown = await editor.mapperFields();
 			await editor.testId('node-parameters').evaluate((element) => element.scrollTo(0, 0));
-			await editor.screenshot('editor-lead-fields');
+			await editor.docsScreenshot('editor-lead-fields');
 			assert.deepEqual(
 				shown,
 				expectedCreateFields(schema),
@@ -223,6 +226,7 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			await editor.screenshot('credential-test-success');
 		},
 	},
+	...DOCS_CHECKS.slice(1),
 	{
 		name: 'credential: with a wrong secret the test shows our message (and not the secret)',
 		async run(editor, session) {
@@ -278,10 +282,10 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 						0,
 					`the canvas does not show "${name}"`,
 				);
-			await editor.screenshot('agent-example-canvas');
+			await editor.docsScreenshot('agent-example-canvas');
 			await tool.first().dblclick();
 			await editor.testId('mapping-fields-container').waitFor({ timeout: 30_000 });
-			await editor.screenshot('agent-tool-create-lead');
+			await editor.docsScreenshot('agent-tool-create-lead');
 			const text = await editor.testId('node-parameters').innerText();
 			assert.match(
 				text,
@@ -308,11 +312,12 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			await editor.testId('node-execute-button').first().click();
 			const output = editor.testId('output-panel');
 			await output.getByText(String(newest.firstName)).first().waitFor({ timeout: 60_000 });
-			await editor.screenshot('polling-trigger-fetch-test-event');
+			await editor.docsScreenshot('polling-trigger-fetch-test-event');
 			const text = await output.innerText();
 			assert.ok(text.includes(newest.id), `the sample is not the newest lead ${newest.id}`);
 			assert.match(text, /polled/, 'the sample is not marked polled');
 			assert.equal(writeRequests(session), writesBefore, 'Fetch Test Event wrote to the service');
 		},
 	},
+	DOCUMENTED_NAMES_CHECK,
 ];

@@ -3,7 +3,7 @@
  * What a user does in n8n's editor, in Debian's chromium driven by playwright-core (no browser
  * download). Elements are found by n8n's data-test-id attributes and by the names a user reads.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
@@ -28,10 +28,15 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 export class Editor {
+	/**
+	 * `docsImagesDir`: where the screenshots the documentation shows go (docs/images), for the
+	 * line the documentation is written for; undefined for the other line.
+	 */
 	constructor(
 		readonly page: Page,
 		readonly baseUrl: string,
 		private readonly shotsDir: string,
+		private readonly docsImagesDir?: string,
 	) {
 		page.setDefaultTimeout(STEP_TIMEOUT_MS);
 		mkdirSync(shotsDir, { recursive: true });
@@ -47,6 +52,18 @@ export class Editor {
 		return file;
 	}
 
+	/** A screenshot the documentation shows: also written to docs/images on the documented line. */
+	async docsScreenshot(name: string): Promise<string> {
+		const file = await this.screenshot(name);
+		if (this.docsImagesDir) copyFileSync(file, path.join(this.docsImagesDir, `${name}.png`));
+		return file;
+	}
+
+	/** The visible text of an element, whitespace collapsed (for comparing with our texts). */
+	async textOf(locator: Locator): Promise<string> {
+		return (await locator.innerText()).replace(/\s+/g, ' ').trim();
+	}
+
 	async signIn(email: string, password: string): Promise<void> {
 		await this.page.goto(`${this.baseUrl}/signin`, { timeout: 60_000 });
 		await this.page.fill('input[name=emailOrLdapLoginId]', email);
@@ -55,15 +72,25 @@ export class Editor {
 		await this.page.waitForURL((url) => !url.pathname.includes('signin'));
 	}
 
-	/** A new workflow, with the node panel searched for `search` and the node `nodeName` opened in it. */
-	async openNodeInCreator(search: string, nodeName: string): Promise<void> {
+	/** A new workflow with the node panel open. */
+	async openNodePanel(): Promise<void> {
 		await this.page.goto(`${this.baseUrl}/workflow/new`);
 		await this.testId('canvas-plus-button').click();
+	}
+
+	/** Types into the node panel's search, as a user looking for a node does. */
+	async searchNodePanel(search: string): Promise<void> {
 		await this.page
 			.locator(
 				'[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]',
 			)
 			.fill(search);
+	}
+
+	/** A new workflow, with the node panel searched for `search` and the node `nodeName` opened in it. */
+	async openNodeInCreator(search: string, nodeName: string): Promise<void> {
+		await this.openNodePanel();
+		await this.searchNodePanel(search);
 		await this.creatorItem(nodeName).click();
 	}
 

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { startDevSession, type DevSession } from '../../scripts/dev/session';
-import { buildPackage } from '../e2e/lib/build-package';
+import { buildPackage, REPO_ROOT } from '../e2e/lib/build-package';
 import { killAllNow } from '../e2e/lib/processes';
 import { provideRuntimes } from '../e2e/lib/provision';
 import { describe, log, Report } from '../e2e/lib/report';
@@ -49,7 +49,12 @@ async function runVersion(version: string, session: DevSession): Promise<void> {
 		const page = await browser.newPage({ viewport: { width: 1440, height: 1500 } });
 		const shots = path.join(SHOTS_DIR, `n8n-${version}`);
 		rmSync(shots, { recursive: true, force: true });
-		const editor = new Editor(page, session.n8n.baseUrl, shots);
+		// The documentation shows the current line's editor: its screenshots go to docs/images.
+		const docsImages =
+			version === E2E_N8N_VERSIONS[0] && process.env.N8N_BROWSER_DOCS_IMAGES !== '0'
+				? path.join(REPO_ROOT, 'docs', 'images')
+				: undefined;
+		const editor = new Editor(page, session.n8n.baseUrl, shots, docsImages);
 		const signedIn = await report.check(
 			`[n8n ${version}] sign in with the login npm run dev prints`,
 			() => editor.signIn(session.login.email, session.login.password),

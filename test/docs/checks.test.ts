@@ -1,6 +1,8 @@
 import { PartnerLeads } from '../../nodes/PartnerLeads/PartnerLeads.node';
 import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
 import { links, parseDoc, slugOf, tables } from './markdown';
+import { CURRENT_LINE, N8N_LINES, PREVIOUS_LINE } from './n8n-lines';
+import { isPackageName, namesIn } from './names';
 import {
 	choiceProblems,
 	defaultMatches,
@@ -58,14 +60,14 @@ describe('parameters', () => {
 	const trigger = nodeParameters(new PartnerLeadsTrigger().description);
 
 	it('are found by display name, nested, with a unit or "Name or ID" left out', () => {
-		expect(findParameters(trigger, ['Options', 'Maximum Event Age'])).toHaveLength(1);
-		expect(findParameters(trigger, ['Maximum Event Age (Hours)'])).toHaveLength(1);
+		expect(findParameters(trigger, ['Options', 'Ignore Events Older Than'])).toHaveLength(1);
+		expect(findParameters(trigger, ['Ignore Events Older Than (Hours)'])).toHaveLength(1);
 		expect(findParameters(trigger, ['Options', 'Fetch Full Lead'])).toHaveLength(0);
 		expect(findParameters(nodeParameters(action), ['Match Field'])).toHaveLength(1);
 	});
 
 	it('have their defaults read as the documentation writes them', () => {
-		const [age] = findParameters(trigger, ['Maximum Event Age']);
+		const [age] = findParameters(trigger, ['Ignore Events Older Than']);
 		const [fetch] = findParameters(trigger, ['Fetch Full Lead']);
 		expect([defaultMatches(age.property, '72 hours'), defaultMatches(age.property, '48')]).toEqual([
 			true,
@@ -90,6 +92,43 @@ describe('parameters', () => {
 			operations: ['getMany'],
 		});
 		expect(operationsOfHeading(action, 'Lead: Archive')).toBeUndefined();
+	});
+});
+
+describe('names', () => {
+	const text = (line: string) =>
+		namesIn(line).map(({ kind, text: named, line: at }) => `${kind} ${named} ${at}`);
+
+	it('are menu paths, Title Case names, clicked buttons and variables, each for its n8n line', () => {
+		expect(
+			text(
+				'In n8n: **Settings > Community nodes > Install**, click **Execute workflow**, set `N8N_WEBHOOK_URL=https://x/` (`WEBHOOK_URL` on n8n 1.x; **⋯**, **Import from File...**).',
+			),
+		).toEqual([
+			'menu path Settings > Community nodes > Install current',
+			'name Execute workflow current',
+			'name Import from File... previous',
+			'variable N8N_WEBHOOK_URL current',
+			'variable WEBHOOK_URL previous',
+		]);
+		expect(text('**Nothing runs twice.** **once only**, **Returns:** the lead')).toEqual([]);
+	});
+
+	it('are found in the package, or refused', () => {
+		expect(isPackageName('Lead: Get Many')).toBe(true);
+		expect(isPackageName('Options > Parallel Requests'.replace(' > ', ': '))).toBe(true);
+		expect(isPackageName('Automatic')).toBe(true);
+		expect(isPackageName('Maximum Event Age')).toBe(false);
+		expect(isPackageName('Partner Organization ID', [])).toBe(true); // a Get Many filter
+		expect(isPackageName('Lead: Archive')).toBe(false);
+	});
+
+	it("are found in n8n's editor only on the line they are written for", () => {
+		const [current, previous] = [N8N_LINES[CURRENT_LINE], N8N_LINES[PREVIOUS_LINE]];
+		expect(current.texts).toContain('Publish');
+		expect(previous.texts).not.toContain('Publish');
+		expect(current.variables).toContain('N8N_WEBHOOK_URL');
+		expect(previous.variables).not.toContain('N8N_WEBHOOK_URL');
 	});
 });
 

@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -210,7 +210,18 @@ export function links(doc: Doc): Link[] {
 export const README = readDoc('README.md');
 export const SECURITY = readDoc('SECURITY.md');
 export const CONTRIBUTING = readDoc('CONTRIBUTING.md');
-export const DOCS = [README, SECURITY, CONTRIBUTING];
+
+/** The pages under docs/ written for users (ARCHITECTURE.md is the contributors' map of the code). */
+export const DOCS_PAGES = readdirSync(join(ROOT, 'docs'))
+	.filter((file) => file.endsWith('.md') && file !== 'ARCHITECTURE.md')
+	.sort()
+	.map((file) => readDoc(`docs/${file}`));
+
+/** What users read: the README, the pages under docs/ and SECURITY.md. */
+export const USER_DOCS = [README, ...DOCS_PAGES, SECURITY];
+
+/** Every document whose links, commands and promises are checked. */
+export const DOCS = [...USER_DOCS, CONTRIBUTING, readDoc('docs/ARCHITECTURE.md')];
 
 /** "README.md:42", for failure messages. */
 export const at = (doc: Doc, line: number) => `${doc.file}:${line}`;

@@ -1,10 +1,13 @@
 import type {
 	ICredentialType,
+	INodeType,
 	INodeProperties,
 	INodePropertyCollection,
 	INodePropertyOptions,
 	INodeTypeDescription,
 } from 'n8n-workflow';
+
+import { PACKAGE, PackageNodeTypes } from '../harness/node-types';
 
 /**
  * The parameters users see, as the documentation names them: display names, nested under
@@ -247,4 +250,9 @@ export function withPollTimes(description: INodeTypeDescription): INodeTypeDescr
 		options: [],
 	};
 	return { ...description, properties: [pollTimes, ...description.properties] };
+}
+
+/** The action node as an AI Agent's tool, with the Tool Description parameters n8n adds. */
+export function actionToolDescription(): INodeTypeDescription {
+	return (new PackageNodeTypes().getByName(`${PACKAGE}.partnerLeadsTool`) as INodeType).description;
 }

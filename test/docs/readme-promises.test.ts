@@ -9,12 +9,13 @@ import {
 	headingPath,
 	proseLines,
 	README,
-	SECURITY,
 	sectionRange,
 	tables,
+	USER_DOCS,
 } from './markdown';
 import type { Parameter } from './node-parameters';
 import {
+	actionToolDescription,
 	choiceProblems,
 	credentialParameters,
 	defaultMatches,
@@ -43,11 +44,13 @@ import {
  */
 
 const action = new PartnerLeads().description;
+const tool = actionToolDescription();
 const trigger = new PartnerLeadsTrigger().description;
 const polling = withPollTimes(new PartnerLeadsPollingTrigger().description);
 const credential = new PartnerLeadsApi();
 const ALL_PARAMETERS = [
 	...nodeParameters(action),
+	...nodeParameters(tool).filter((parameter) => !action.properties.includes(parameter.top)),
 	...nodeParameters(trigger),
 	...nodeParameters(polling),
 	...credentialParameters(credential),
@@ -87,7 +90,7 @@ describe('messages the documents quote are ones the code can produce', () => {
 		);
 	}
 
-	const quotes = [README, SECURITY].flatMap((doc) =>
+	const quotes = USER_DOCS.flatMap((doc) =>
 		[...troubleshootingQuotes(doc), ...sentenceQuotes(doc)].map((quote) => ({ ...quote, doc })),
 	);
 	const unique = quotes.filter(
@@ -95,8 +98,8 @@ describe('messages the documents quote are ones the code can produce', () => {
 			quotes.findIndex((other) => other.doc === quote.doc && other.quote === quote.quote) === index,
 	);
 
-	it('the README quotes messages, and the Troubleshooting section has some', () => {
-		expect(troubleshootingQuotes(README).length).toBeGreaterThan(0);
+	it('the documents quote messages, and the Troubleshooting page has some', () => {
+		expect(USER_DOCS.flatMap(troubleshootingQuotes).length).toBeGreaterThan(10);
 	});
 
 	it.each(
@@ -175,7 +178,7 @@ describe('parameters and defaults the documents name exist, with those defaults'
 		];
 	}
 
-	const claims: Claim[] = [README, SECURITY].flatMap((doc) => [
+	const claims: Claim[] = USER_DOCS.flatMap((doc) => [
 		...tables(doc).flatMap((table) => {
 			const column = table.header.findIndex((cell) => /^(parameters?|fields?)$/i.test(cell));
 			if (column < 0) return [];
@@ -202,8 +205,9 @@ describe('parameters and defaults the documents name exist, with those defaults'
 			),
 	]);
 
-	it('the README documents parameters in tables', () => {
-		expect(claims.filter((claim) => claim.doc === README).length).toBeGreaterThan(10);
+	it('the README and the pages under docs/ document parameters in tables', () => {
+		expect(claims.filter((claim) => claim.doc === README).length).toBeGreaterThan(5);
+		expect(claims.length).toBeGreaterThan(30);
 	});
 
 	it.each(

@@ -40,7 +40,8 @@ export interface Literal {
 	line: number;
 }
 
-function tsFiles(folder: string): string[] {
+/** The TypeScript files under a folder, recursively. */
+export function tsFiles(folder: string): string[] {
 	return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
 		const path = join(folder, entry.name);
 		if (entry.isDirectory()) return tsFiles(path);

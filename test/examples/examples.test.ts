@@ -5,14 +5,16 @@ import { join } from 'node:path';
 import type { IConnections, INode, INodeType, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
 import { NodeHelpers, Workflow } from 'n8n-workflow';
 
+import { EXAMPLE_NOTES } from '../docs/names';
 import {
 	ACTION_NODE_TYPE,
 	ACTION_TOOL_NODE_TYPE,
 	CREDENTIAL_TYPE,
 	TRIGGER_NODE_TYPE,
 } from '../harness/harness';
-import { PackageNodeTypes } from '../harness/node-types';
+import { PACKAGE, PackageNodeTypes } from '../harness/node-types';
 import { STANDARD_LEAD_FIELD_IDS } from '../simulator';
+import { claimProblems, shippedCodeHasWord } from './note-claims';
 import { parameterProblems } from './parameter-check';
 
 /**
@@ -36,7 +38,13 @@ const BASE_NODE_VERSIONS: Record<string, number[]> = {
 	'@n8n/n8n-nodes-langchain.memoryBufferWindow': [1.3],
 };
 
-const OUR_TYPES = [ACTION_NODE_TYPE, ACTION_TOOL_NODE_TYPE, TRIGGER_NODE_TYPE];
+const POLLING_TRIGGER_NODE_TYPE = `${PACKAGE}.partnerLeadsPollingTrigger`;
+const OUR_TYPES = [
+	ACTION_NODE_TYPE,
+	ACTION_TOOL_NODE_TYPE,
+	TRIGGER_NODE_TYPE,
+	POLLING_TRIGGER_NODE_TYPE,
+];
 
 /** Our node types; `undefined` for n8n's own, which Workflow accepts as "not installed". */
 class ExampleNodeTypes implements INodeTypes {
@@ -83,13 +91,16 @@ function connectedPairs(connections: IConnections): Array<[string, string]> {
 	);
 }
 
-it('there are the four documented examples', () => {
+it('there are the five documented examples, one for each trigger', () => {
 	expect(files).toEqual([
 		'agent-lead-intake.json',
 		'create-lead-from-form.json',
+		'new-leads-polling.json',
 		'reconcile-leads-hourly.json',
 		'sync-lead-updates.json',
 	]);
+	const types = files.flatMap((file) => load(file).nodes.map((node) => node.type));
+	expect(types).toEqual(expect.arrayContaining([TRIGGER_NODE_TYPE, POLLING_TRIGGER_NODE_TYPE]));
 });
 
 describe.each(files)('examples/%s', (file) => {
@@ -178,12 +189,60 @@ describe.each(files)('examples/%s', (file) => {
 				name: expect.any(String),
 			});
 		}
+		// Triggers that n8n calls on a schedule (n8n's Schedule Trigger, our polling trigger) have no webhook
+		const scheduled = ['n8n-nodes-base.scheduleTrigger', POLLING_TRIGGER_NODE_TYPE];
 		for (const node of example.nodes.filter(
-			(candidate) =>
-				/trigger$/i.test(candidate.type) && candidate.type !== 'n8n-nodes-base.scheduleTrigger',
+			(candidate) => /trigger$/i.test(candidate.type) && !scheduled.includes(candidate.type),
 		)) {
 			expect(node.webhookId).toMatch(/^[0-9a-f-]{36}$/);
 		}
+	});
+});
+
+describe.each(EXAMPLE_NOTES)('the note of $file', ({ file, lines, ownNames }) => {
+	const note = lines.join('\n');
+
+	it('is there, and says what to set', () => {
+		expect(note).toMatch(/credential/);
+	});
+
+	it('says nothing about missed events, downtime or duplicates that the code no longer does', () => {
+		expect(claimProblems(note).map((problem) => `${file}: ${problem}`)).toEqual([]);
+	});
+
+	it('names only output fields the nodes produce or the example itself writes', () => {
+		const fields = [...note.matchAll(/`([a-z][A-Za-z]*)(?::[^`]*)?`/g)].map((match) => match[1]);
+		expect(
+			fields
+				.filter((field) => !ownNames.includes(field) && !shippedCodeHasWord(field))
+				.map((field) => `${file}: \`${field}\` is no field the nodes output or the example writes`),
+		).toEqual([]);
+	});
+});
+
+describe('the note check itself', () => {
+	it('refuses the advice the sync example gave before the trigger recovered missed events', () => {
+		expect(
+			claimProblems(
+				'Events can still be missed while n8n is down: run the *reconcile* example on a schedule.',
+			),
+		).toEqual([expect.stringMatching(/no longer holds/)]);
+		expect(
+			claimProblems(
+				'Webhooks are at-least-once with no replay: events sent while n8n was down or unreachable are lost.',
+			),
+		).toEqual([expect.stringMatching(/no longer holds/)]);
+	});
+
+	it('asks for a claim it does not know, and accepts the ones that hold', () => {
+		expect(claimProblems('Deleted leads are never lost.')).toEqual([
+			expect.stringMatching(/none of the claims/),
+		]);
+		expect(
+			claimProblems(
+				'Updates made while n8n was stopped or unreachable run once it is back. Duplicate deliveries are dropped by the trigger.',
+			),
+		).toEqual([]);
 	});
 });
 

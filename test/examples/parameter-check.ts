@@ -8,6 +8,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
+import { withPollTimes } from '../docs/node-parameters';
+
 /**
  * Checks a stored node's parameters against our node description, as n8n's editor would
  * read them: every parameter must exist and be displayed for the chosen resource and
@@ -63,6 +65,8 @@ export function valueProblems(
 			return typeof value === 'string' ? [] : [`${path}: must be text`];
 		case 'collection':
 			return collectionProblems(property, value, path, fieldIds);
+		case 'fixedCollection':
+			return isObject(value) ? [] : [`${path}: must be an object`];
 		case 'resourceLocator':
 			return locatorProblems(property, value, path);
 		case 'resourceMapper':
@@ -125,6 +129,8 @@ export function parameterProblems(
 	node: INode,
 	fieldIds: readonly string[],
 ): string[] {
+	// A polling node's Poll Times come from n8n's loader, not from the node's own description.
+	description = withPollTimes(description);
 	const stored = node.parameters;
 	// What n8n shows: stored values with defaults, hidden parameters dropped.
 	const shown =

@@ -15,6 +15,7 @@ import { REPO_ROOT, stageAndPack } from './staging';
 interface PackageJson {
 	name: string;
 	homepage: string;
+	repository: { url: string };
 	keywords: string[];
 	dependencies?: Record<string, string>;
 	n8n: { n8nNodesApiVersion: number; nodes: string[]; credentials: string[] };
@@ -34,10 +35,13 @@ interface Codex {
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as PackageJson;
 const README_BASE = pkg.homepage.replace(/#.*$/, '');
 
-/** GitHub's anchors for the README's headings. */
-function readmeAnchors(): Set<string> {
-	const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-	const anchors = new Set(['readme']);
+/** Where GitHub shows a file of the repository (the docs pages the codex files link to). */
+const FILE_BASE = `${pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '')}/blob/main/`;
+
+/** GitHub's anchors for the headings of a Markdown file (the README by default). */
+function readmeAnchors(file = 'README.md'): Set<string> {
+	const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
+	const anchors = new Set(file === 'README.md' ? ['readme'] : []);
 	for (const match of readme.matchAll(/^#{1,6}\s+(.+)$/gm)) {
 		anchors.add(
 			match[1]
@@ -117,12 +121,15 @@ describe('the published package', () => {
 		}
 	});
 
-	it('ships a codex file next to every node, linking to sections of the README', () => {
+	it('ships a codex file next to every node, linking to sections of the README or the docs', () => {
 		const anchors = readmeAnchors();
 		const linkProblems: string[] = [];
 		const checkLink = (url: string) => {
-			const [base, anchor = 'readme'] = url.split('#');
-			if (base !== README_BASE || !anchors.has(anchor)) linkProblems.push(url);
+			const [base, anchor] = url.split('#');
+			const file = base.startsWith(FILE_BASE) ? base.slice(FILE_BASE.length) : undefined;
+			if (file !== undefined && file.endsWith('.md') && existsSync(join(REPO_ROOT, file))) {
+				if (anchor !== undefined && !readmeAnchors(file).has(anchor)) linkProblems.push(url);
+			} else if (base !== README_BASE || !anchors.has(anchor ?? 'readme')) linkProblems.push(url);
 		};
 		for (const file of pkg.n8n.nodes) {
 			const codexFile = file.replace(/\.js$/, '.json');

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { LeadWritePurpose } from '../helpers/schema';
@@ -163,15 +163,38 @@ export function leadFieldsMapper(purpose: LeadWritePurpose): INodeProperties {
 	};
 }
 
+/**
+ * How many items go out at once, as a choice a user reads without the manual: "Automatic" or a
+ * number. The stored value stays the number it always was (0 = automatic, 1-32 = at most that
+ * many), so workflows saved with the earlier number field keep their setting and show it here.
+ */
+const PARALLEL_REQUEST_CHOICES: INodePropertyOptions[] = [
+	{
+		name: 'Automatic',
+		value: AUTOMATIC_PARALLEL_REQUESTS,
+		description:
+			'Recommended. Starts with 8 items at once, sends more while the service keeps up (up to 32) and fewer as soon as it asks to slow down.',
+	},
+	{
+		name: 'One at a Time',
+		value: 1,
+		description: 'Each item is sent once the one before it has been answered',
+	},
+	...Array.from({ length: MAX_PARALLEL_REQUESTS - 1 }, (_, index) => ({
+		name: `${index + 2} at Once`,
+		value: index + 2,
+	})),
+];
+
 export const parallelRequestsOption: INodeProperties = {
 	displayName: 'Parallel Requests',
 	name: 'parallelRequests',
-	type: 'number',
+	type: 'options',
+	options: PARALLEL_REQUEST_CHOICES,
 	default: AUTOMATIC_PARALLEL_REQUESTS,
-	typeOptions: { minValue: 0, maxValue: MAX_PARALLEL_REQUESTS },
 	description:
-		'How many items to send at once. 0 (the default) lets the node choose: it sends more while the service keeps up and fewer when it asks to slow down, up to 32. The output keeps the input order.',
-	hint: 'Set 1 to send items strictly one after the other, e.g. when the portal needs them in order, or a number to cap the load on the service',
+		'How many items the node sends to the service at once. The output keeps the input order whatever you choose.',
+	hint: 'Leave it on Automatic unless the portal must receive each item before the next (One at a Time) or you must cap the load on the service (a number)',
 };
 
 export const requestOptions: INodeProperties = {

@@ -21,11 +21,11 @@ export function rejected(context: IWebhookFunctions, rejection: Rejection): IWeb
 }
 
 const IGNORED_REASONS = {
-	tooOld: 'the event is older than the Maximum Event Age',
+	tooOld: 'the event is older than Ignore Events Older Than allows',
 	inFuture: 'the event time is more than 5 minutes in the future',
 	unreadable: 'the event time is not an ISO 8601 date',
 	beyondMemory:
-		'the event is older than the oldest event the trigger still remembers (more events arrived within the Maximum Event Age than it can remember)',
+		'the event is older than the oldest event the trigger still remembers (more events arrived within Ignore Events Older Than than it can remember)',
 } as const;
 
 /**

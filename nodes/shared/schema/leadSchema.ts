@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { asRecord } from '../record';
-import { CREDENTIAL_TYPE } from '../transport/connection';
+import { BASE_ADDRESS_FIELDS, CREDENTIAL_TYPE } from '../transport/connection';
 import { unwrapEnvelope } from '../transport/envelope';
 import type { PartnerLeadsFunctions } from '../transport/request';
 import { apiRequestRaw, connectionFor } from '../transport/request';
@@ -177,8 +177,7 @@ export async function fetchLeadSchemaResponse(
 	const fields = readLeadSchema(body);
 	if (!fields) {
 		throw new NodeOperationError(this.getNode(), 'The lead schema answer has no list of fields', {
-			description:
-				"The service's answer has no list of lead fields. Check the 'API Base Address' and 'Company ID' in the credential; if they are right, the service may have changed its answer.",
+			description: `The service's answer has no list of lead fields. Check the 'Company ID' and the API base address of the environment you use ('${BASE_ADDRESS_FIELDS.production}' or '${BASE_ADDRESS_FIELDS.nonProduction}') in the credential; if they are right, the service may have changed its answer.`,
 		});
 	}
 	remember(await cacheKeyOf(this), fields);

@@ -20,6 +20,12 @@ export interface ServiceConnection {
 
 const COMPANY_ID_LENGTH = 24;
 
+/** The credential's field that holds each environment's API base address, as the editor names it. */
+export const BASE_ADDRESS_FIELDS: Record<EnvironmentName, string> = {
+	production: 'Production API Base Address',
+	nonProduction: 'Non-Production API Base Address',
+};
+
 function trimTrailingSlashes(value: string): string {
 	return value.trim().replace(/\/+$/, '');
 }
@@ -84,10 +90,7 @@ export function connectionFromCredentials(
 ): ServiceConnection {
 	const environment: EnvironmentName =
 		credentials.environment === 'nonProduction' ? 'nonProduction' : 'production';
-	const baseFieldLabel =
-		environment === 'production'
-			? 'Production API Base Address'
-			: 'Non-Production API Base Address';
+	const baseFieldLabel = BASE_ADDRESS_FIELDS[environment];
 	const apiBaseUrl = trimTrailingSlashes(
 		readString(credentials, environment === 'production' ? 'baseUrl' : 'devBaseUrl'),
 	);

@@ -2,6 +2,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { credentialProblemByMessage, isCredentialProblem } from '../credential/credentialProblem';
+import { BASE_ADDRESS_FIELDS } from './connection';
 import { redactSecrets } from './redact';
 import { asRecord } from '../record';
 
@@ -197,6 +198,8 @@ export interface RequestSubject {
 	notRepeated?: boolean;
 	/** the credential's Company ID, named when the service does not know it */
 	companyId?: string;
+	/** the type of the node that sent the request, so a fix names that node's own parameters */
+	nodeType?: string;
 }
 
 const AUTH_CAUSES =
@@ -267,6 +270,21 @@ function authMessage(
 	}
 }
 
+/**
+ * How to ask less of the service, in the words of the node that ran into the limit: each
+ * names only a parameter that node has (the action node, also as an AI Agent's tool, and the
+ * two triggers, told apart by the end of their type name).
+ */
+function rateLimitFix(nodeType: string | undefined): string {
+	if (nodeType?.endsWith('.partnerLeadsPollingTrigger'))
+		return "The next poll starts again from the same point. To poll less often, lower 'List Requests per Minute' (Options).";
+	if (nodeType?.endsWith('.partnerLeadsTrigger'))
+		return "The trigger tries again at its next check. To check less often, raise 'Missed Events Check Interval' (Options).";
+	if (nodeType?.endsWith('.partnerLeads') || nodeType?.endsWith('.partnerLeadsTool'))
+		return "If 'Parallel Requests' (Options) is set to a number, set it to Automatic, which slows down as the service asks; otherwise spread the items over time (e.g. Loop Over Items with a Wait node), or run the workflow later.";
+	return 'Try again in a few minutes.';
+}
+
 /** Said of a request that failed without a clear answer and was not sent again. */
 const NOT_REPEATED =
 	' The request was not sent again, because it may already have been applied: check with Lead > Get Many before running it again, to avoid a duplicate.';
@@ -283,13 +301,21 @@ function credentialProblemMessage(
 	];
 }
 
+/** The credential field with the address a request went to: the environment's, or either. */
+function baseAddressField(environment: string): string {
+	const field = `${environment} API Base Address`;
+	return Object.values(BASE_ADDRESS_FIELDS).includes(field)
+		? `'${field}'`
+		: `'${BASE_ADDRESS_FIELDS.production}' (or '${BASE_ADDRESS_FIELDS.nonProduction}')`;
+}
+
 function noAnswerMessage(failure: HttpFailure, subject: RequestSubject): [string, string] {
 	const reason = failure.networkCode ?? failure.networkMessage ?? 'no answer';
 	const repeat = subject.notRepeated ? NOT_REPEATED : '';
 	// The network code stays out of the message: n8n replaces messages that contain one.
 	return [
 		'Could not reach the Partner Referral Service',
-		`No connection was made (${reason}). Check the 'API Base Address' in the credential and your network.${repeat}`,
+		`No connection was made (${reason}). Check the ${baseAddressField(subject.environment)} in the credential and your network.${repeat}`,
 	];
 }
 
@@ -321,7 +347,7 @@ export function describeFailure(failure: HttpFailure, subject: RequestSubject): 
 	if (status === 429) {
 		return [
 			'The service kept limiting the request rate of this key (HTTP 429)',
-			"The node waited and tried again within its time limit. Lower 'Parallel Requests', or spread the work over time.",
+			`The node waited as the service asked and tried again, for up to 2 minutes. ${rateLimitFix(subject.nodeType)}`,
 		];
 	}
 	if (status === 409) {
@@ -355,7 +381,7 @@ export function serviceError(
 	secrets: readonly string[],
 	itemIndex?: number,
 ): NodeApiError {
-	const [message, description] = describeFailure(failure, subject);
+	const [message, description] = describeFailure(failure, { nodeType: node.type, ...subject });
 	const body =
 		failure.status !== undefined
 			? readServiceErrorBody(failure.body, failure.requestIdHeader)

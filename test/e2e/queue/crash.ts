@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Hard kills in queue mode during a burst of lead events (test/e2e/crash/burst.ts): a webhook
  * process killed (SIGKILL) while deliveries reach it, and the main process (the leader, which

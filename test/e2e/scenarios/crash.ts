@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * A hard kill of n8n in the middle of a burst of lead events (the OOM killer, a power cut):
  * SIGKILL after the 18th of 40 creates, the rest of the burst and two deletes while n8n is down

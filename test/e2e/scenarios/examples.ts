@@ -13,12 +13,13 @@ import { executionError, waitForExecutions } from '../lib/execution-data';
 import type { N8nRest, WorkflowSummary } from '../lib/n8n-rest';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../lib/receiver';
 import { runThroughWebhook } from '../lib/run-workflow';
-import { pollUntil } from '../lib/wait';
+import { pollUntil, sleep } from '../lib/wait';
 import type { Scenario, ScenarioContext } from './context';
 
 const FILES = {
 	form: 'create-lead-from-form.json',
 	sync: 'sync-lead-updates.json',
+	polling: 'new-leads-polling.json',
 	reconcile: 'reconcile-leads-hourly.json',
 };
 const EXTERNAL_CRM = 'https://crm.example.com';
@@ -71,12 +72,16 @@ async function successfulRun(
 	}
 }
 
+/** A poll every minute (n8n's shortest), plus the time the poll and its execution take. */
+const POLL_WAIT_MS = 100_000;
+
 async function receivedWhere(
 	receiver: Receiver,
 	what: string,
 	match: (request: ReceivedRequest) => boolean,
+	timeoutMs = 60_000,
 ): Promise<ReceivedRequest> {
-	return await pollUntil(() => receiver.received.find(match), { timeoutMs: 60_000, what });
+	return await pollUntil(() => receiver.received.find(match), { timeoutMs, what });
 }
 
 const bodyOf = (request: ReceivedRequest) =>
@@ -85,7 +90,7 @@ const bodyOf = (request: ReceivedRequest) =>
 		: {};
 
 export const examplesRun: Scenario = {
-	name: 'examples: imported with the credential chosen, and run (form → lead, sync incl. a deleted lead, reconciliation)',
+	name: 'examples: imported with the credential chosen, and run (form → lead, polling → a new lead, sync incl. a deleted lead, reconciliation)',
 	async run(context) {
 		const { rest, sim, n8n } = context;
 		const receiver = await startReceiver();
@@ -139,6 +144,30 @@ export const examplesRun: Scenario = {
 				'Analytical Engines',
 				'the form example did not map Company to the lead',
 			);
+
+			// Polling: published, it forwards a lead created in the portal at its next poll (every
+			// minute), not the leads held at publishing; unpublished before the sync example runs,
+			// so the receiver gets the sync example's requests only.
+			const polling = byFile(FILES.polling);
+			const pollingActive = await rest.activateWorkflow(polling.stored);
+			await sleep(2_500); // past the baseline's second (lead times may be whole seconds)
+			const polled = sim.control.portalCreateLead({ firstName: 'Polly', lastName: 'Example' });
+			const newLead = await receivedWhere(
+				receiver,
+				'the polling example to forward the lead created in the portal',
+				(request) => bodyOf(request).partnerLeadId === polled.id,
+				POLL_WAIT_MS,
+			);
+			assert.equal(
+				bodyOf(newLead).change,
+				'created',
+				`the polling example forwarded ${JSON.stringify(newLead.body)}`,
+			);
+			assert.ok(
+				!receiver.received.some((request) => bodyOf(request).partnerLeadId === created.id),
+				'the polling example forwarded the lead the portal held when it was published',
+			);
+			await rest.deactivateWorkflow(pollingActive);
 
 			// Sync: an update is forwarded with the fetched lead; a lead deleted before the fetch is forwarded as deleted.
 			const sync = byFile(FILES.sync);

@@ -1,0 +1,31 @@
+import type { TriggerPanelDefinition } from 'n8n-workflow';
+
+/**
+ * What n8n's editor says about this trigger (see the webhook trigger's panelTexts.ts): how to
+ * get a sample, and what happens once the workflow is published (activated on n8n 1.x).
+ */
+export const EVENT_TRIGGER_DESCRIPTION =
+	'Reading the newest lead from the Partner Referral Service';
+
+export const ACTIVATION_MESSAGE =
+	'Your workflow now reads the list of leads at each Poll Time and starts one execution for the leads created, updated or deleted since the last poll. The leads the portal holds now never run.';
+
+const TEST_EVENT =
+	"<b>While building your workflow</b>, click 'Fetch Test Event': the newest lead shows up in this editor as the workflow would get it. Nothing is changed in the portal.";
+
+const WHEN =
+	"n8n reads the list of leads at each Poll Time, as often as 'List Requests per Minute' (Options) allows, and starts one execution for the leads created, updated or deleted since the last poll.";
+
+export const TRIGGER_PANEL: TriggerPanelDefinition = {
+	header: 'Check the Partner Referral Service for lead changes',
+	executionsHelp: {
+		inactive: `${TEST_EVENT}<br /><br /><b>Once you're happy with your workflow</b>, publish it (activate it on n8n 1.x). ${WHEN} The leads the portal holds when you publish never run. These executions show up in the <a data-key="executions">executions list</a>, but not in the editor.`,
+		active: `${TEST_EVENT}<br /><br /><b>Your workflow also runs automatically</b>, since it is published (active on n8n 1.x). ${WHEN} These executions show up in the <a data-key="executions">executions list</a>, but not in the editor.`,
+	},
+	activationHint: {
+		inactive:
+			'Once you have finished building your workflow, publish it (activate it on n8n 1.x) to have it check for lead changes at every Poll Time (you just won’t see those executions here).',
+		active:
+			'This node also checks for lead changes at every Poll Time (but those executions won’t show up here).',
+	},
+};

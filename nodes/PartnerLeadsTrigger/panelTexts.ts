@@ -1,0 +1,30 @@
+import type { TriggerPanelDefinition } from 'n8n-workflow';
+
+/**
+ * What n8n's editor says about this trigger, in place of its generic "go to Partner Referral
+ * Service and create an event": on the canvas while listening (`eventTriggerDescription`), in
+ * the node's trigger panel (`triggerPanel`) and in the dialog after publishing
+ * (`activationMessage`). n8n 2.x publishes a workflow where 1.x activates it; both are named.
+ */
+export const EVENT_TRIGGER_DESCRIPTION =
+	'Waiting for you to create or change a lead in the partner portal';
+
+export const ACTIVATION_MESSAGE =
+	'The Partner Referral Service now sends this workflow every lead event you chose, within seconds. Each one starts an execution, listed under Executions.';
+
+const TEST_EVENT =
+	"<b>While building your workflow</b>, click 'Execute step' (n8n then listens for a test event), then create or change a lead in the partner portal. The service sends the event to n8n's test URL and the execution shows up in this editor. The service delivers to HTTPS addresses only: n8n must be reachable at its public address in N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x); otherwise use the Partner Referral Service Polling Trigger.";
+
+export const TRIGGER_PANEL: TriggerPanelDefinition = {
+	header: 'Pull in lead events from the Partner Referral Service',
+	executionsHelp: {
+		inactive: `${TEST_EVENT}<br /><br /><b>Once you're happy with your workflow</b>, publish it (activate it on n8n 1.x). Publishing subscribes to the events you chose, and every lead event then starts an execution. These executions show up in the <a data-key="executions">executions list</a>, but not in the editor.`,
+		active: `${TEST_EVENT}<br /><br /><b>Your workflow also runs automatically</b>, since it is published (active on n8n 1.x): every lead event you chose starts an execution. These executions show up in the <a data-key="executions">executions list</a>, but not in the editor.`,
+	},
+	activationHint: {
+		inactive:
+			'Once you have finished building your workflow, publish it (activate it on n8n 1.x) to have it run on every lead event, without this button (you just won’t see those executions here).',
+		active:
+			'This node also runs automatically on every lead event you chose (but those executions won’t show up here).',
+	},
+};
