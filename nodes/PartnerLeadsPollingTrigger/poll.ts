@@ -8,10 +8,12 @@ import { deleteOutputFor, outputFor } from '../shared/changes/output';
 import { LeadVersions, leadKey } from '../shared/changes/versions';
 import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from '../shared/topics';
+import { fetchesFullLead } from '../shared/changes/watchedFields';
 import { httpCodeOf } from '../shared/transport/errors';
 import { cutShort, listForPoll } from './pollListing';
 import type { PollState } from './pollState';
 import { readPollState, writePollState } from './pollState';
+import { PollWatch } from './pollWatch';
 import { newestLeadSample } from './sample';
 
 /**
@@ -64,19 +66,28 @@ interface Outputs {
 	left: LeadChange[];
 }
 
-/** The outputs, oldest change first. A 429 past the wait budget keeps what was fetched. */
-async function outputsOf(context: IPollFunctions, changes: LeadChange[], topics: LeadTopic[]) {
-	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
+/**
+ * The outputs, oldest change first; with watched fields only the changes where one changed. A
+ * 429 past the wait budget keeps what was fetched.
+ */
+async function outputsOf(
+	context: IPollFunctions,
+	changes: LeadChange[],
+	topics: LeadTopic[],
+	watch: PollWatch,
+) {
+	const fetchFullLead = fetchesFullLead(context);
 	const outputs: Outputs = { items: [], handled: [], left: [] };
 	for (const [at, candidate] of changes.entries()) {
 		let version = candidate.version;
-		if (topics.includes(candidate.topic)) {
+		if (!topics.includes(candidate.topic)) watch.keepListed(candidate);
+		else {
 			try {
 				const output = await outputFor(context, candidate, fetchFullLead, 'polled');
-				outputs.items.push({ json: output.json });
+				if (await watch.runs(candidate, output.json)) outputs.items.push({ json: output.json });
 				version = output.version;
 			} catch (error) {
-				if (httpCodeOf(error) !== '429' || outputs.items.length === 0)
+				if (httpCodeOf(error) !== '429' || outputs.handled.length === 0)
 					throw cutShort(context, error);
 				outputs.left = changes.slice(at);
 				return outputs;
@@ -95,7 +106,10 @@ function baseline(
 	nodeData: IDataObject,
 	listing: Listing,
 	cost: Pick<PollState, 'readAtMs' | 'readRequests'>,
+	watch: PollWatch,
 ) {
+	watch.keepFirstSeen(listing.leads, new Set());
+	watch.write(nodeData);
 	const { sinceMs, present } = baselineOf(listing.leads, POLL_TIMING.marginMs);
 	const ran = new LeadVersions();
 	for (const { id, version } of present) ran.raise(leadKey(id), { ms: version, exact: true });
@@ -131,13 +145,18 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 
 	const listing = await listForPoll(this);
 	const cost = { readAtMs, readRequests: listing.requests };
+	// a new activation starts the values anew too (what the portal holds now)
+	const watch = PollWatch.read(this, state ? nodeData : {});
 	if (!state) {
-		baseline(nodeData, listing, cost);
+		baseline(nodeData, listing, cost, watch);
 		return null;
 	}
 	const judged = judgeListing(listing.leads, knownTo(state));
 	const topics = selectedTopics(this.getNodeParameter('events', []));
-	const outputs = await outputsOf(this, judged.changes, topics);
+	const outputs = await outputsOf(this, judged.changes, topics, watch);
+	watch.drop(judged.goneIds);
+	watch.keepFirstSeen(listing.leads, new Set(judged.changes.map(({ id }) => id)));
+	watch.write(nodeData);
 	const items = outputs.items;
 	if (topics.includes('lead/delete'))
 		items.push(

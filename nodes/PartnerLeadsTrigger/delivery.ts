@@ -1,5 +1,12 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import type { WatchSettings } from '../shared/changes/watchVerdict';
+import {
+	fetchesFullLead,
+	observedTopics,
+	watchSettingsOf,
+	withChanges,
+} from '../shared/changes/watchedFields';
 import { isoTimeMs } from '../shared/isoTime';
 import { getLead } from '../shared/leads';
 import { isRecord } from '../shared/record';
@@ -21,11 +28,15 @@ import { readStoredSubscriptions, storedEntries, unreadableIds } from './state';
 import { RecoveryLedger } from './recovery/ledger';
 import { productionScope } from './scope';
 import { handOverTestEvent } from './testEvent';
+import type { LeadVersion } from '../shared/changes/versions';
 import type { RunExecutor } from './runs/executor';
 import { runExecutorFor } from './runs/executor';
 import { runAndAnswer } from './runs/heldDelivery';
 import { RunsInFlight } from './runs/inFlight';
 import { RunRecords } from './runs/records';
+import { unpackKeptLead, WatchedLeads } from './watchedLeads';
+import type { WatchedOutcome } from './watchedOutcome';
+import { applyWatchedOutcome, watchedOutcome } from './watchedOutcome';
 
 /**
  * Handles one delivery of a lead event: verify, deduplicate, fetch the lead, start one
@@ -206,6 +217,13 @@ function inFlightRun(context: IWebhookFunctions, scope: string, key: string): bo
 	return new RunsInFlight(context.getWorkflowStaticData('node'), scope).get(key) !== undefined;
 }
 
+/** The watched values before an interrupted run: its run again shows the same `from`. */
+function interruptedBefore(context: IWebhookFunctions, claimed: ClaimedEvent) {
+	const nodeData = context.getWorkflowStaticData('node');
+	const run = new RunsInFlight(nodeData, eventScope(context)).get(claimed.mark.key);
+	return unpackKeptLead(run?.watchedBefore);
+}
+
 /**
  * A delivery of an event that ran. Where runs finished since the database last heard of them
  * (no delivery waited for them), this answer saves them first: n8n saves, then answers.
@@ -245,6 +263,33 @@ interface ClaimedEvent {
 	/** its run was in flight when n8n stopped: it runs again (marked) unless it finished since */
 	interrupted: boolean;
 	maxAgeSeconds: number;
+	/** a topic the user chose (false: seen only to keep a new lead's watched values) */
+	selected: boolean;
+	watch: WatchSettings;
+}
+
+/**
+ * Whether the event's topic is handled: a chosen one, or a creation seen only to keep a new
+ * lead's watched values (never in a test). Undefined: not handled.
+ */
+function topicInterest(
+	context: IWebhookFunctions,
+	event: LeadEvent,
+): Pick<ClaimedEvent, 'selected' | 'watch'> | undefined {
+	const topics = selectedTopics(context.getNodeParameter('events', []));
+	const watch = watchSettingsOf(context);
+	const selected = topics.includes(event.topic);
+	if (selected) return { selected, watch };
+	if (context.getMode() === 'manual') return undefined;
+	return observedTopics(topics, watch.fields.length > 0).includes(event.topic)
+		? { selected, watch }
+		: undefined;
+}
+
+/** The watched values a delivery compares with; a test event reads those stored, keeps nothing. */
+function watchedLeadsFor(context: IWebhookFunctions, claimed: ClaimedEvent): WatchedLeads {
+	const scope = claimed.isTest ? undefined : productionScope(context);
+	return new WatchedLeads(context.getWorkflowStaticData('node'), scope, claimed.watch.fields);
 }
 
 /**
@@ -258,13 +303,14 @@ function classifyDelivery(
 ): { claimed: ClaimedEvent } | { response: IWebhookResponseData } {
 	// Authentic, but for a topic no longer selected (a subscription from before the
 	// selection changed): acknowledged, so the service stops retrying what nobody wants.
-	if (!selectedTopics(context.getNodeParameter('events', [])).includes(event.topic)) {
+	const interest = topicInterest(context, event);
+	if (!interest) {
 		return { response: reply(context, 200, { received: true, ignored: 'topic not selected' }) };
 	}
+	const isTest = context.getMode() === 'manual';
 	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
 	const age = judgeEventAge(event.timestamp, maxAgeSeconds);
 	if (age.verdict !== 'inWindow') return { response: ignoredAsReplay(context, event, age.verdict) };
-	const isTest = context.getMode() === 'manual';
 	// Test deliveries are never recovered and leave nothing in the production ledger.
 	const ledger =
 		isTest || event.topic === 'lead/delete'
@@ -276,7 +322,7 @@ function classifyDelivery(
 	// Possibly the service's late retry of a change a recovery already ran: without the
 	// lead's updatedAt to tell, the event time decides.
 	const mayBeRecovered = ledger?.mayBeRecovered(event.id, eventMs) === true;
-	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
+	const fetchFullLead = fetchesFullLead(context);
 	if (mayBeRecovered && !fetchFullLead)
 		return { response: reply(context, 200, { received: true, duplicate: true }) };
 	const scope = eventScope(context);
@@ -301,7 +347,7 @@ function classifyDelivery(
 		};
 	}
 	const claimed = { event, eventMs, isTest, fetchFullLead, ledger, mayBeRecovered, seen, mark };
-	return { claimed: { ...claimed, executor, interrupted, maxAgeSeconds } };
+	return { claimed: { ...claimed, executor, interrupted, maxAgeSeconds, ...interest } };
 }
 
 /** The execution's item: the event, and the lead as fetched (or that it was not found). */
@@ -333,6 +379,31 @@ async function eventItem(
 	return { json };
 }
 
+/**
+ * An event that starts nothing (no watched field changed, or not to a chosen value; a creation
+ * seen only for its values): its values are kept and it counts as run, so that neither the
+ * service's retry nor a recovery judges it again. n8n saves static data, then answers.
+ */
+function keptWithoutRun(
+	context: IWebhookFunctions,
+	claimed: ClaimedEvent,
+	version: LeadVersion,
+	watchedLeads: WatchedLeads,
+	outcome: WatchedOutcome,
+): IWebhookResponseData {
+	if (claimed.isTest) return reply(context, 200, { received: true, started: false });
+	applyWatchedOutcome(watchedLeads, claimed.event.id, outcome);
+	claimed.ledger?.recordDelivered(claimed.event.id, version);
+	claimed.seen.remember(claimed.mark);
+	if (claimed.executor)
+		new RunRecords(
+			context.getWorkflowStaticData('node'),
+			claimed.executor.scope,
+			claimed.maxAgeSeconds,
+		).writeBack();
+	return { webhookResponse: { received: true, started: false } };
+}
+
 /** Process: fetch the lead, record what ran, acknowledge, and start the execution. */
 async function processDelivery(
 	context: IWebhookFunctions,
@@ -349,12 +420,25 @@ async function processDelivery(
 	// What ran is the fetched lead, as of its updatedAt; without it, only the event time is known.
 	const version =
 		updatedMs !== undefined ? { ms: updatedMs, exact: true } : { ms: eventMs, exact: false };
+	const watchedLeads = watchedLeadsFor(context, claimed);
+	const watched = await watchedOutcome(context, watchedLeads, claimed.watch, {
+		leadId: event.id,
+		topic: event.topic,
+		lead: isRecord(json.lead) ? json.lead : undefined,
+		fallbackMs: eventMs,
+		selected: claimed.selected,
+		test: claimed.isTest,
+		rerun: claimed.interrupted ? { before: interruptedBefore(context, claimed) } : undefined,
+	});
+	if (!watched.start) return keptWithoutRun(context, claimed, version, watchedLeads, watched);
+	if (watched.changes) withChanges(json, watched.changes);
 	if (claimed.executor) {
 		const { executor, mark, maxAgeSeconds, interrupted } = claimed;
 		const scope = eventScope(context);
 		const held = { event, key: mark.key, json, version, scope, maxAgeSeconds, interrupted };
-		return await runAndAnswer(context, executor, held);
+		return await runAndAnswer(context, executor, { ...held, watch: watched.record });
 	}
+	if (!claimed.isTest) applyWatchedOutcome(watchedLeads, event.id, watched);
 	ledger?.recordDelivered(event.id, version);
 	seen.remember(mark);
 	if (claimed.isTest) {
