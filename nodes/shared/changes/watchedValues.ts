@@ -67,7 +67,8 @@ export class WatchedValues {
 	}
 
 	get(key: string): KeptLead | undefined {
-		return this.leads.get(key);
+		const known = this.leads.get(key);
+		return known && { ms: known.ms, row: known.row };
 	}
 
 	/** Keeps the values unless a newer version of the lead is kept. */
@@ -106,11 +107,11 @@ export class WatchedValues {
 		if (typeof packed !== 'string' || packed === '') return;
 		for (const line of packed.split(SEPARATOR)) {
 			const key = line.slice(0, KEY_LENGTH);
-			const ms = parseInt(line.slice(KEY_LENGTH, KEY_LENGTH + TIME_LENGTH), 16);
-			if (!KEY.test(key) || !Number.isFinite(ms)) continue;
-			// the values are read only where they are newer: a copy mostly holds what memory has
 			const known = this.leads.get(key);
-			if (known && known.ms >= ms) continue;
+			// a copy mostly holds what memory has: the same entry is skipped unread
+			if (known?.entry === line) continue;
+			const ms = parseInt(line.slice(KEY_LENGTH, KEY_LENGTH + TIME_LENGTH), 16);
+			if (!KEY.test(key) || !Number.isFinite(ms) || (known && known.ms >= ms)) continue;
 			const row = rowOf(line.slice(KEY_LENGTH + TIME_LENGTH), this.fields.length);
 			if (row) this.put(key, { ms, row });
 		}
