@@ -11,6 +11,7 @@
  *   npm run bench:n8n -- --only create,trigger  # some cases (create | rate-limited | trigger | get-many | polling)
  *   npm run bench:n8n -- --only polling        # one poll in n8n by portal size and page cap (about 20 minutes; --quick: 1,000 leads)
  *   npm run bench:n8n -- --only polling --polls 3  # measured polls per size and cap (default 2)
+ *   npm run bench:n8n -- --only watched        # the trigger with 5 Fields to Watch at 10,000 leads, and without (about 10 minutes)
  *   npm run bench:n8n -- --version 2.41.1 --only rate-limited --runs 3
  *   npm run bench:n8n -- --profile create      # CPU profile of n8n during one case (create | get-many | trigger)
  *
@@ -42,6 +43,7 @@ import { writeFloorPackage } from './floor-package';
 import { InspectorProfiler } from './inspector-profiler';
 import { startLatencyProxy } from './latency-proxy';
 import { pollingCase, POLL_SIZES, type PollingOptions } from './polling';
+import { watchedCase } from './watched';
 import { makeCertificates, type Certificates } from './self-signed-ca';
 import {
 	floorCreate,
@@ -55,7 +57,7 @@ import {
 import { runMain } from '../processes';
 import { MAX_PARALLEL_REQUESTS } from '../../nodes/PartnerLeads/actions/itemLoop';
 
-type CaseName = 'create' | 'get-many' | 'trigger' | 'rate-limited' | 'polling';
+type CaseName = 'create' | 'get-many' | 'trigger' | 'rate-limited' | 'polling' | 'watched';
 
 interface Options {
 	versions: string[];
@@ -78,13 +80,15 @@ function parseOptions(argv: string[]): Options {
 	const quick = argv.includes('--quick');
 	const version = value('--version') ?? '2.41.1';
 	const profile = value('--profile') as CaseName | undefined;
-	const names = ['create', 'rate-limited', 'trigger', 'get-many', 'polling'];
+	const names = ['create', 'rate-limited', 'trigger', 'get-many', 'polling', 'watched'];
 	if (profile && !names.includes(profile))
 		throw new Error('--profile takes create, rate-limited, get-many, trigger or polling');
-	const only = (value('--only')?.split(',') ?? names) as CaseName[];
+	// the watched case is asked for by name: it seeds 10,000 leads
+	const only = (value('--only')?.split(',') ??
+		names.filter((name) => name !== 'watched')) as CaseName[];
 	if (only.some((name) => !names.includes(name)))
 		throw new Error(
-			'--only takes create, rate-limited, trigger, get-many and polling, separated by commas',
+			'--only takes create, rate-limited, trigger, get-many, polling and watched, separated by commas',
 		);
 	return {
 		versions: version === 'both' ? ['2.41.1', '1.123.81'] : [version],
@@ -605,12 +609,31 @@ async function pollingCaseIn(setting: Setting, rows: Row[]): Promise<void> {
 	await pollingCase({ version: n8n.version, rest, credentialFor, log }, options.polling, rows);
 }
 
+/** The watched case (watched.ts): Fields to Watch at 10,000 leads against the plain trigger. */
+async function watchedCaseIn(setting: Setting, rows: Row[]): Promise<void> {
+	const { n8n, rest, sim, credentials, options } = setting;
+	await watchedCase(
+		{
+			version: n8n.version,
+			baseUrl: n8n.baseUrl,
+			rest,
+			sim,
+			credential: credentials[0],
+			runs: options.runs,
+			deliveries: options.deliveries,
+			log,
+		},
+		rows,
+	);
+}
+
 const CASES: Record<CaseName, (setting: Setting, rows: Row[]) => Promise<void>> = {
 	create: createCase,
 	'rate-limited': rateLimitedCase,
 	trigger: triggerCase,
 	'get-many': getManyCase,
 	polling: pollingCaseIn,
+	watched: watchedCaseIn,
 };
 
 async function benchVersion(

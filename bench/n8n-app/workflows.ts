@@ -188,6 +188,38 @@ export function triggerOnly(
 	};
 }
 
+/**
+ * Our trigger on lead/update with Fetch Full Lead, with or without Fields to Watch (the
+ * `watched` case): the same trigger but for the option.
+ */
+export function watchingTrigger(
+	credential: CredentialRef,
+	watchedFields: string[],
+): { workflow: BenchWorkflow; webhookId: string } {
+	const webhookId = randomUUID();
+	const parameters = { events: ['lead/update'], fetchFullLead: true, watchedFields, options: {} };
+	return {
+		workflow: {
+			name: `bench trigger ${watchedFields.length} watched fields ${webhookId.slice(0, 8)}`,
+			nodes: [
+				{
+					id: randomUUID(),
+					name: MEASURED,
+					position: [0, 0],
+					webhookId,
+					type: TRIGGER_NODE_TYPE,
+					typeVersion: 1,
+					credentials: { partnerLeadsApi: credential },
+					parameters,
+				},
+			],
+			connections: {},
+			settings: SETTINGS,
+		},
+		webhookId,
+	};
+}
+
 /** Poll Times of the polling bench: every minute at second 0, so the bench knows when each poll starts. */
 export const POLL_CRON = '0 * * * * *';
 
