@@ -29,6 +29,7 @@ import { recoveryAfterDowntime } from './scenarios/recovery';
 import { pollingTrigger } from './scenarios/polling';
 import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
+import { watchedFields } from './scenarios/watched-fields';
 import { plannedChecks, runVersion } from './version-session';
 import { plannedQueueChecks, QUEUE_SCENARIOS, runQueueMode } from './queue/session';
 import { E2E_N8N_VERSIONS } from './versions';
@@ -50,6 +51,7 @@ const ALL_SCENARIOS = [
 	recoveryAfterDowntime,
 	pollingTrigger,
 	agentTool,
+	watchedFields,
 	restartWithActiveTrigger,
 ];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */
