@@ -11,8 +11,8 @@ import type { KeptLead } from './watchVerdict';
  *
  * Stored (`watched` in the node's static data): the watched field ids, and the leads as one
  * string, an entry a line: 16 hex lead key, 11 hex version (ms), the values as a JSON array.
- * Bytes per lead: 28 + the values' JSON (e.g. 12 for a status of 8 letters; each string
- * value's quotes count twice once n8n stores the string as JSON). Values over
+ * Bytes per lead: 29 + the values' JSON (e.g. 12 for a status of 8 letters; each text value's
+ * quotes count twice once n8n stores the string as JSON). Values over
  * MAX_KEPT_VALUE_CHARS characters are kept as a fingerprint (19 bytes): "changed", no `from`.
  * Beyond MAX_WATCHED_BYTES the leads changed longest ago are forgotten first; a forgotten lead's
  * next change runs without `from` (docs/watched-fields.md has the figures).
@@ -25,9 +25,6 @@ export const MAX_KEPT_VALUE_CHARS = 64;
 
 /** At most this much state: about 40,000 leads with one field, 20,000 with five (figures in docs). */
 export const MAX_WATCHED_BYTES = 2_000_000;
-
-/** Bytes of an entry besides its values: key, version, line break (stored as `\n`). */
-export const WATCHED_ENTRY_OVERHEAD_BYTES = 16 + 11 + 2;
 
 const KEY_LENGTH = 16;
 const TIME_LENGTH = 11;
@@ -54,6 +51,9 @@ export class WatchedValues {
 
 	/** the entries' bytes as n8n stores them (quotes and line breaks escaped) */
 	private storedBytes = 0;
+
+	/** the packed form, until a lead changes: a delivery writes static data several times */
+	private packed: string | undefined;
 
 	constructor(readonly fields: readonly string[]) {}
 
@@ -91,15 +91,19 @@ export class WatchedValues {
 		if (!known) return;
 		this.storedBytes -= known.bytes;
 		this.leads.delete(key);
+		this.packed = undefined;
 	}
 
 	private put(key: string, lead: KeptLead): void {
-		this.drop(key);
 		const entry = packEntry(key, lead);
+		// the same version with the same values: nothing to write again
+		if (this.leads.get(key)?.entry === entry) return;
+		this.drop(key);
 		// as n8n stores it: the entry JSON-escaped, without its quotes, and the escaped line break
 		const bytes = JSON.stringify(entry).length - 2 + 2;
 		this.leads.set(key, { ...lead, entry, bytes });
 		this.storedBytes += bytes;
+		this.packed = undefined;
 	}
 
 	/** Takes in a stored copy's leads: per lead the newer version (the kept one on a tie). */
@@ -133,9 +137,11 @@ export class WatchedValues {
 	}
 
 	pack(): string {
+		if (this.packed !== undefined) return this.packed;
 		let packed = '';
 		for (const { entry } of this.leads.values())
 			packed = packed === '' ? entry : packed + SEPARATOR + entry;
+		this.packed = packed;
 		return packed;
 	}
 }

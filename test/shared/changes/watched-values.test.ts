@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 import type { IDataObject } from 'n8n-workflow';
 
 import { keptRowOf } from '../../../nodes/shared/changes/fieldChanges';
