@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { plainHttpProblem } from '../nodes/shared/transport/connection';
-import { requestAccessToken } from '../nodes/shared/transport/token';
+import { accessTokenFor } from '../nodes/shared/transport/token';
 
 /**
  * OAuth 2.0 client credentials for the Partner Referral Service.
@@ -18,8 +18,10 @@ import { requestAccessToken } from '../nodes/shared/transport/token';
  * hidden expirable `accessToken` field. n8n stores it with the credential and calls
  * `preAuthentication` again only when the field is empty or a request answered 401; the
  * transport also empties it for one request when the token is near expiry
- * (`renewalDueAt`), so it is renewed before it fails: one token request per token
- * lifetime, never per item or execution.
+ * (`renewalDueAt`), so it is renewed before it fails. Executions that read the credential
+ * before another one's new token was saved get the token this process was issued
+ * (`nodes/shared/transport/tokenCache.ts`): one token request per process and token
+ * lifetime, never per item or execution, also when executions start or renew together.
  *
  * The Test button runs `partnerLeadsApiTest` (the nodes name it with `testedBy`), which gives
  * the same message for each failure on every n8n line.
@@ -141,7 +143,7 @@ export class PartnerLeadsApi implements ICredentialType {
 	];
 
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
-		const { accessToken, renewAfter } = await requestAccessToken(this, credentials);
+		const { accessToken, renewAfter } = await accessTokenFor(this, credentials);
 		return { accessToken, renewalDueAt: renewAfter };
 	}
 

@@ -8,7 +8,8 @@
  *   npm run bench:n8n -- --quick               # small sizes, 2 runs: checks the bench (about 3 minutes)
  *   npm run bench:n8n -- --version both        # 2.41.1 and 1.123.81 (or --version 1.123.81)
  *   npm run bench:n8n -- --runs 7
- *   npm run bench:n8n -- --only create,trigger  # some cases (create | rate-limited | trigger | get-many | polling)
+ *   npm run bench:n8n -- --only create,trigger  # some cases (create | rate-limited | trigger | trigger-state | get-many | polling)
+ *   npm run bench:n8n -- --only trigger-state  # deliveries/s with the static data of an empty, a 10,000- and a 50,000-lead portal
  *   npm run bench:n8n -- --only polling        # one poll in n8n by portal size and page cap (about 20 minutes; --quick: 1,000 leads)
  *   npm run bench:n8n -- --only polling --polls 3  # measured polls per size and cap (default 2)
  *   npm run bench:n8n -- --only watched        # the trigger with 5 Fields to Watch at 10,000 leads, and without (about 10 minutes)
@@ -45,6 +46,7 @@ import { startLatencyProxy } from './latency-proxy';
 import { pollingCase, POLL_SIZES, type PollingOptions } from './polling';
 import { watchedCase } from './watched';
 import { makeCertificates, type Certificates } from './self-signed-ca';
+import { STATE_SIZES, triggerStateCase } from './trigger-state';
 import {
 	floorCreate,
 	httpRequestCreate,
@@ -57,7 +59,14 @@ import {
 import { runMain } from '../processes';
 import { MAX_PARALLEL_REQUESTS } from '../../nodes/PartnerLeads/actions/itemLoop';
 
-type CaseName = 'create' | 'get-many' | 'trigger' | 'rate-limited' | 'polling' | 'watched';
+type CaseName =
+	| 'create'
+	| 'get-many'
+	| 'trigger'
+	| 'trigger-state'
+	| 'rate-limited'
+	| 'polling'
+	| 'watched';
 
 interface Options {
 	versions: string[];
@@ -67,6 +76,8 @@ interface Options {
 	listSizes: [number, number];
 	/** the polling case: portal sizes, and measured polls per size and page cap */
 	polling: PollingOptions;
+	/** the trigger-state case: portal sizes whose static data each delivery carries */
+	stateSizes: number[];
 	profile?: CaseName;
 	/** the cases to run; default all */
 	only: CaseName[];
@@ -80,7 +91,15 @@ function parseOptions(argv: string[]): Options {
 	const quick = argv.includes('--quick');
 	const version = value('--version') ?? '2.41.1';
 	const profile = value('--profile') as CaseName | undefined;
-	const names = ['create', 'rate-limited', 'trigger', 'get-many', 'polling', 'watched'];
+	const names = [
+		'create',
+		'rate-limited',
+		'trigger',
+		'trigger-state',
+		'get-many',
+		'polling',
+		'watched',
+	];
 	if (profile && !names.includes(profile))
 		throw new Error('--profile takes create, rate-limited, get-many, trigger or polling');
 	// the watched case is asked for by name: it seeds 10,000 leads
@@ -88,7 +107,7 @@ function parseOptions(argv: string[]): Options {
 		names.filter((name) => name !== 'watched')) as CaseName[];
 	if (only.some((name) => !names.includes(name)))
 		throw new Error(
-			'--only takes create, rate-limited, trigger, get-many, polling and watched, separated by commas',
+			'--only takes create, rate-limited, trigger, trigger-state, get-many, polling and watched, separated by commas',
 		);
 	return {
 		versions: version === 'both' ? ['2.41.1', '1.123.81'] : [version],
@@ -100,6 +119,7 @@ function parseOptions(argv: string[]): Options {
 			sizes: quick ? POLL_SIZES.slice(0, 1) : POLL_SIZES,
 			polls: Number(value('--polls') ?? 2),
 		},
+		stateSizes: quick ? [0, 2_000] : STATE_SIZES,
 		profile,
 		only,
 	};
@@ -595,6 +615,41 @@ async function getManyCase(setting: Setting, rows: Row[]): Promise<void> {
 			.catch((error: unknown) => log(`Get Many: deactivating ${active.id}: ${String(error)}`));
 }
 
+/** The trigger-state case (trigger-state.ts): deliveries per second by the static data carried. */
+async function triggerStateCaseIn(setting: Setting, rows: Row[]): Promise<void> {
+	const { rest, sim, n8n, credentials, options } = setting;
+	const figures = await triggerStateCase(
+		{ rest, sim, baseUrl: n8n.baseUrl, credential: credentials[0] },
+		{ sizes: options.stateSizes, deliveries: options.deliveries, runs: options.runs },
+		deliver,
+		(message) => log(`${n8n.version}: ${message}`),
+	);
+	const empty = figures.perSecond.get(0);
+	for (const [size, values] of figures.perSecond) {
+		const where = size === 0 ? 'an empty portal' : `${size.toLocaleString('en')} leads`;
+		rows.push({
+			version: n8n.version,
+			figure: `Trigger on ${where} (lead ids kept, ledger full): ${options.deliveries} deliveries, 8 in flight, each answered once its run finished`,
+			unit: 'deliveries/s',
+			values,
+		});
+		rows.push({
+			version: n8n.version,
+			figure: `Trigger on ${where}: static data after the runs (REST staticData, JSON)`,
+			unit: 'bytes',
+			values: [figures.staticDataBytes.get(size) ?? 0],
+		});
+		if (size > 0 && empty)
+			rows.push({
+				version: n8n.version,
+				figure: `Trigger on ${where} / on an empty portal`,
+				unit: 'ratio',
+				values: values.map((value, run) => value / empty[run]),
+				target: atLeast(0.5),
+			});
+	}
+}
+
 /** The polling case (polling.ts), each page cap with its own simulator next door. */
 async function pollingCaseIn(setting: Setting, rows: Row[]): Promise<void> {
 	const { rest, n8n, options } = setting;
@@ -631,6 +686,7 @@ const CASES: Record<CaseName, (setting: Setting, rows: Row[]) => Promise<void>> 
 	create: createCase,
 	'rate-limited': rateLimitedCase,
 	trigger: triggerCase,
+	'trigger-state': triggerStateCaseIn,
 	'get-many': getManyCase,
 	polling: pollingCaseIn,
 	watched: watchedCaseIn,

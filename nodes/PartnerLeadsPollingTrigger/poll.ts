@@ -10,6 +10,8 @@ import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from '../shared/topics';
 import { fetchesFullLead } from '../shared/changes/watchedFields';
 import { httpCodeOf } from '../shared/transport/errors';
+import { commitBaseline } from './baselineCommit';
+import { pollDeadline } from './pollDeadline';
 import { cutShort, listForPoll } from './pollListing';
 import type { PollState } from './pollState';
 import { readPollState, writePollState } from './pollState';
@@ -62,18 +64,22 @@ interface Outputs {
 	items: INodeExecutionData[];
 	/** per lead handled (run, or its topic not selected), the version that ran */
 	handled: Array<{ id: string; version: number }>;
-	/** the changes left to the next poll: rate limits cut the fetching of full leads short */
+	/** the changes left to the next poll: rate limits or the poll's time cut fetching short */
 	left: LeadChange[];
+	/** why changes were left */
+	leftBecause?: 'rateLimited' | 'outOfTime';
 }
 
 /**
  * The outputs, oldest change first; with watched fields only the changes where one changed. A
- * 429 past the wait budget keeps what was fetched.
+ * 429 past the wait budget keeps what was fetched, and so does the poll's time running out
+ * (`endsAtMs`, pollDeadline.ts).
  */
 async function outputsOf(
 	context: IPollFunctions,
 	changes: LeadChange[],
 	topics: LeadTopic[],
+	endsAtMs: number,
 	watch: PollWatch,
 ) {
 	const fetchFullLead = fetchesFullLead(context);
@@ -82,15 +88,16 @@ async function outputsOf(
 		let version = candidate.version;
 		if (!topics.includes(candidate.topic)) watch.keepListed(candidate);
 		else {
+			if (fetchFullLead && outputs.items.length > 0 && Date.now() >= endsAtMs)
+				return { ...outputs, left: changes.slice(at), leftBecause: 'outOfTime' as const };
 			try {
 				const output = await outputFor(context, candidate, fetchFullLead, 'polled');
 				if (await watch.runs(candidate, output.json)) outputs.items.push({ json: output.json });
 				version = output.version;
 			} catch (error) {
-				if (httpCodeOf(error) !== '429' || outputs.handled.length === 0)
+				if (httpCodeOf(error) !== '429' || outputs.items.length === 0)
 					throw cutShort(context, error);
-				outputs.left = changes.slice(at);
-				return outputs;
+				return { ...outputs, left: changes.slice(at), leftBecause: 'rateLimited' as const };
 			}
 		}
 		outputs.handled.push({ id: candidate.id, version });
@@ -149,11 +156,13 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 	const watch = PollWatch.read(this, state ? nodeData : {});
 	if (!state) {
 		baseline(nodeData, listing, cost, watch);
+		await commitBaseline(this);
 		return null;
 	}
 	const judged = judgeListing(listing.leads, knownTo(state));
 	const topics = selectedTopics(this.getNodeParameter('events', []));
-	const outputs = await outputsOf(this, judged.changes, topics, watch);
+	const deadline = pollDeadline(this, readAtMs);
+	const outputs = await outputsOf(this, judged.changes, topics, deadline, watch);
 	watch.drop(judged.goneIds);
 	watch.keepFirstSeen(listing.leads, new Set(judged.changes.map(({ id }) => id)));
 	watch.write(nodeData);
@@ -164,9 +173,9 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 				json: deleteOutputFor(id, new Date(readAtMs).toISOString(), 'polled'),
 			})),
 		);
-	if (outputs.left.length > 0) warnLeft(this, outputs.left.length);
-	// Saved by n8n with the execution these items start (or after activation): a restart
-	// before then repeats this poll.
+	if (outputs.leftBecause) warnLeft(this, outputs.left.length, outputs.leftBecause);
+	// Saved by n8n with the execution these items start (with durable cursors, also when
+	// there are none): a restart before then repeats this poll.
 	const { idsTracked } = writePollState(nodeData, {
 		...state,
 		...nextState(state, listing, judged, outputs),
@@ -180,9 +189,17 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 	return items.length > 0 ? [items] : null;
 }
 
-function warnLeft(context: IPollFunctions, left: number): void {
+function warnLeft(
+	context: IPollFunctions,
+	left: number,
+	because: NonNullable<Outputs['leftBecause']>,
+): void {
+	const reason =
+		because === 'rateLimited'
+			? 'the service kept answering "too many requests" (429) while fetching full leads'
+			: "fetching full leads took the poll's time (n8n abandons a poll that runs too long)";
 	context.logger.warn(
-		`Partner Referral Service Polling Trigger: the service kept answering "too many requests" (429) while fetching full leads; ${left} changes are left to the next poll`,
+		`Partner Referral Service Polling Trigger: ${reason}; ${left} changes are left to the next poll`,
 		{ node: context.getNode().name },
 	);
 }

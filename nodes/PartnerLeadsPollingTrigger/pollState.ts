@@ -6,9 +6,11 @@ import { storedNumber } from '../shared/changes/storedNumber';
 import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
 
 /**
- * What the polling trigger keeps in static data between polls. n8n saves it with each poll
- * that starts an execution (and after activation), in the same step: a restart before that
- * save repeats the poll's window, so nothing is lost and nothing runs twice.
+ * What the polling trigger keeps in static data between polls. n8n saves it when a poll
+ * starts an execution (and after activation); with durable poll cursors (n8n 2.36+) in the
+ * same transaction as the execution, and after a poll that starts nothing too. A restart
+ * before that save repeats the poll's window: nothing is lost and nothing runs twice
+ * (docs/ARCHITECTURE.md, "How n8n keeps a poll's state").
  *
  * Times that judge changes are the service's own (its leads' updatedAt/createdAt), never
  * n8n's clock: the two machines' clocks may differ by any amount (docs/ARCHITECTURE.md).

@@ -85,6 +85,7 @@ class RecentEvents {
 		while (index > 0 && byTime(this.order[index - 1], entry) > 0) index--;
 		this.order.splice(index, 0, entry);
 		this.keys.add(mark.key);
+		this.packed = undefined;
 	}
 
 	/** Adds stored entries in one pass (a restart or another writer's save). */
@@ -97,7 +98,10 @@ class RecentEvents {
 			this.order.push(entry);
 			added = true;
 		}
-		if (added) this.order.sort(byTime);
+		if (added) {
+			this.order.sort(byTime);
+			this.packed = undefined;
+		}
 		this.forgottenUpTo = Math.max(this.forgottenUpTo, forgottenUpTo);
 	}
 
@@ -110,10 +114,15 @@ class RecentEvents {
 		for (const entry of this.order.slice(0, drop)) this.keys.delete(entry.slice(0, KEY_LENGTH));
 		this.forgottenUpTo = Math.max(this.forgottenUpTo, entryTime(this.order[drop - 1]));
 		this.order = this.order.slice(drop);
+		this.packed = undefined;
 	}
 
+	/** the packed form of the last save, until the events change (every delivery saves it) */
+	private packed: string | undefined;
+
 	pack(): string {
-		return this.order.join(SEPARATOR);
+		this.packed ??= this.order.join(SEPARATOR);
+		return this.packed;
 	}
 
 	nextWriter(): string {

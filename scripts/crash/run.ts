@@ -4,6 +4,7 @@
  *
  *   npm run crash                              5 kills on 2.41.1 and on 1.123.81
  *   npm run crash -- --kills 10 --version 2.41.1
+ *   npm run crash -- --kills 6 --queue          # also queue mode: a webhook process and the main killed in turn
  *
  * For each kill: a fresh trigger workflow (lead/create and lead/update, Fetch Full Lead) on a
  * portal of 60 leads, 40 creates 120 ms apart with 5 updates among them, SIGKILL after the k-th
@@ -17,12 +18,15 @@ import {
 	answerWindowMs,
 	crashDuringBurst,
 	describeOutcome,
+	hardKillOf,
 	ISSUE_BURST,
 	killPoints,
 	type BurstOutcome,
 } from '../../test/e2e/crash/burst';
 import { killAllNow } from '../../test/e2e/lib/processes';
-import { provideRuntimes } from '../../test/e2e/lib/provision';
+import { provideRuntimes, type N8nRuntime } from '../../test/e2e/lib/provision';
+import { killedQueueProcess } from '../../test/e2e/queue/crash';
+import { runQueueMode } from '../../test/e2e/queue/session';
 import { Report } from '../../test/e2e/lib/report';
 import { runVersion } from '../../test/e2e/version-session';
 import { E2E_N8N_VERSIONS } from '../../test/e2e/versions';
@@ -39,44 +43,82 @@ function option(name: string): string | undefined {
 	return index === -1 ? undefined : process.argv[index + 1];
 }
 
-async function main(): Promise<number> {
-	const kills = Math.max(1, Number(option('kills') ?? 5));
-	const versionOption = option('version');
-	const versions = versionOption ? versionOption.split(',') : [...E2E_N8N_VERSIONS];
-	await buildPackage(5 * 60_000);
-	const runtimes = await provideRuntimes(versions, 35 * 60_000);
-	const report = new Report();
-	const outcomes = new Map<string, BurstOutcome[]>();
-	const windows = new Map<string, number[]>();
-	for (const version of versions) {
-		const results: BurstOutcome[] = [];
-		outcomes.set(version, results);
-		await runVersion(
-			runtimes.get(version)!,
-			[
-				{
-					name: `${kills} hard kill(s) during a burst`,
-					async run(context) {
-						const window = await answerWindowMs(context, 30);
-						windows.set(version, window);
-						console.log(`  n8n ${version}: ${describeWindow(window)}`);
-						for (const point of killPoints(kills, ISSUE_BURST.creates)) {
-							const outcome = await crashDuringBurst(context, {
-								...ISSUE_BURST,
-								killAfterCreate: point,
-							});
-							results.push(outcome);
-							console.log(`  n8n ${version}: ${describeOutcome(outcome)}`);
-						}
-					},
+type Outcomes = Map<string, BurstOutcome[]>;
+
+/** One n8n process per version: the answer window, then the kills. */
+async function singleProcess(
+	runtime: N8nRuntime,
+	kills: number,
+	report: Report,
+	outcomes: Outcomes,
+	windows: Map<string, number[]>,
+): Promise<void> {
+	const label = `n8n ${runtime.version}`;
+	const results: BurstOutcome[] = [];
+	outcomes.set(label, results);
+	await runVersion(
+		runtime,
+		[
+			{
+				name: `${kills} hard kill(s) during a burst`,
+				async run(context) {
+					const window = await answerWindowMs(context, 30);
+					windows.set(label, window);
+					console.log(`  ${label}: ${describeWindow(window)}`);
+					for (const point of killPoints(kills, ISSUE_BURST.creates)) {
+						const plan = { ...ISSUE_BURST, deletes: 2, killAfterCreate: point };
+						const outcome = await crashDuringBurst(context, plan, hardKillOf(context.n8n));
+						results.push(outcome);
+						console.log(`  ${label}: ${describeOutcome(outcome)}`);
+					}
 				},
-			],
-			report,
-		);
-	}
-	let bad = report.failed;
+			},
+		],
+		report,
+	);
+}
+
+/** Queue mode: a webhook process and the main process (leader) killed in turn. */
+async function queueMode(
+	runtime: N8nRuntime,
+	kills: number,
+	report: Report,
+	outcomes: Outcomes,
+): Promise<void> {
+	const victims = ['webhook process', 'main process'] as const;
+	for (const victim of victims) outcomes.set(`n8n ${runtime.version} queue, ${victim} killed`, []);
+	await runQueueMode(
+		runtime,
+		[
+			{
+				name: `${kills} hard kill(s) during bursts, a webhook process and the main in turn`,
+				async run(context) {
+					for (const [index, point] of killPoints(kills, ISSUE_BURST.creates).entries()) {
+						const victim = victims[index % 2]!;
+						const interrupt =
+							victim === 'main process'
+								? killedQueueProcess(context.cluster.main, async () => {
+										await context.rest.login(context.owner.email, context.owner.password);
+									})
+								: killedQueueProcess(context.cluster.webhooks[0]!);
+						const plan = { ...ISSUE_BURST, deletes: 2, killAfterCreate: point };
+						const outcome = await crashDuringBurst(context, plan, interrupt);
+						outcomes.get(`n8n ${runtime.version} queue, ${victim} killed`)!.push(outcome);
+						console.log(
+							`  n8n ${runtime.version} queue, ${victim} killed: ${describeOutcome(outcome)}`,
+						);
+					}
+				},
+			},
+		],
+		report,
+	);
+}
+
+function printTotals(outcomes: Outcomes, windows: Map<string, number[]>): number {
+	let bad = 0;
 	console.log('\nTotals');
-	for (const [version, results] of outcomes) {
+	for (const [label, results] of outcomes) {
 		const sum = (pick: (outcome: BurstOutcome) => number) =>
 			results.reduce((total, outcome) => total + pick(outcome), 0);
 		const lost = sum((outcome) => outcome.lost.length);
@@ -84,17 +126,36 @@ async function main(): Promise<number> {
 		const unexpected = sum((outcome) => outcome.unexpected.length);
 		bad += lost + doubled + unexpected;
 		console.log(
-			`  n8n ${version}: ${results.length} kills, ${sum((outcome) => outcome.expected)} events, ` +
+			`  ${label}: ${results.length} kills, ${sum((outcome) => outcome.expected)} events, ` +
 				`${sum((outcome) => outcome.answeredBeforeKill)} answered before a kill; lost ${lost}, ` +
 				`doubled ${doubled}, re-runs marked ${sum((outcome) => outcome.reruns)}, ` +
 				`recovered ${sum((outcome) => outcome.recovered)}, other leads run ${unexpected}`,
 		);
-		console.log(`    ${describeWindow(windows.get(version) ?? [])}`);
+		const window = windows.get(label);
+		if (window) console.log(`    ${describeWindow(window)}`);
 		for (const outcome of results) {
 			for (const event of outcome.lost) console.log(`    lost: ${event}`);
 			for (const event of outcome.doubled) console.log(`    doubled: ${event}`);
 		}
 	}
+	return bad;
+}
+
+async function main(): Promise<number> {
+	const kills = Math.max(1, Number(option('kills') ?? 5));
+	const versionOption = option('version');
+	const versions = versionOption ? versionOption.split(',') : [...E2E_N8N_VERSIONS];
+	await buildPackage(5 * 60_000);
+	const runtimes = await provideRuntimes(versions, 35 * 60_000);
+	const report = new Report();
+	const outcomes: Outcomes = new Map();
+	const windows = new Map<string, number[]>();
+	for (const version of versions)
+		await singleProcess(runtimes.get(version)!, kills, report, outcomes, windows);
+	if (process.argv.includes('--queue'))
+		for (const version of versions)
+			await queueMode(runtimes.get(version)!, kills, report, outcomes);
+	const bad = report.failed + printTotals(outcomes, windows);
 	console.log(report.summary());
 	return bad > 0 ? 1 : 0;
 }

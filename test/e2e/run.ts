@@ -19,6 +19,7 @@ import { createAndGetLeads } from './scenarios/create-and-get';
 import { listSearches } from './scenarios/list-searches';
 import { nodeTypesListed } from './scenarios/node-types';
 import { tokenRefresh } from './scenarios/token-refresh';
+import { leadRunsTogether } from './scenarios/token-per-process';
 import { leadTrigger } from './scenarios/trigger';
 import { httpRequestNode } from './scenarios/http-request-node';
 import { credentialMessages } from './scenarios/credential-messages';
@@ -26,7 +27,9 @@ import { secretsAndReplays } from './scenarios/secrets-and-replays';
 import { cappedService } from './scenarios/capped-service';
 import { restartWithActiveTrigger } from './scenarios/restart';
 import { recoveryAfterDowntime } from './scenarios/recovery';
+import { crashDuringBurstScenario } from './scenarios/crash';
 import { pollingTrigger } from './scenarios/polling';
+import { pollingWithDurableCursors } from './scenarios/polling-durable-cursors';
 import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
 import { watchedFields } from './scenarios/watched-fields';
@@ -43,6 +46,7 @@ const ALL_SCENARIOS = [
 	createAndGetLeads,
 	leadTrigger,
 	tokenRefresh,
+	leadRunsTogether,
 	httpRequestNode,
 	credentialMessages,
 	secretsAndReplays,
@@ -50,9 +54,11 @@ const ALL_SCENARIOS = [
 	examplesRun,
 	recoveryAfterDowntime,
 	pollingTrigger,
+	pollingWithDurableCursors,
 	agentTool,
 	watchedFields,
 	restartWithActiveTrigger,
+	crashDuringBurstScenario,
 ];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */
 const SCENARIOS = filterByName(ALL_SCENARIOS, process.env.N8N_E2E_SCENARIOS);

@@ -18,6 +18,7 @@ import { describe, log, type Report } from './lib/report';
 import { CREDENTIAL_TYPE, credentialData, startService } from './lib/service';
 import { withTimeout } from './lib/wait';
 import type { Scenario, ScenarioContext } from './scenarios/context';
+import { scenariosFor } from './scenarios/context';
 
 /** Log lines worth reporting: about our package, or about loading community packages at all. */
 const WATCH_WORDS = [
@@ -37,7 +38,7 @@ const setupCheck = (version: string) =>
 export function plannedChecks(version: string, scenarios: Scenario[]): string[] {
 	return [
 		setupCheck(version),
-		...scenarios.map((scenario) => `${label(version)} ${scenario.name}`),
+		...scenariosFor(version, scenarios).map((scenario) => `${label(version)} ${scenario.name}`),
 	];
 }
 
@@ -75,9 +76,10 @@ async function setUp(
 
 export async function runVersion(
 	runtime: N8nRuntime,
-	scenarios: Scenario[],
+	allScenarios: Scenario[],
 	report: Report,
 ): Promise<void> {
+	const scenarios = scenariosFor(runtime.version, allScenarios);
 	const prefix = label(runtime.version);
 	const notRun = (reason: string, options: { includingSetup: boolean }) => {
 		if (options.includingSetup) report.fail(setupCheck(runtime.version), `not run: ${reason}`);

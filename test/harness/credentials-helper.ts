@@ -10,7 +10,7 @@ import type {
 	IWorkflowExecuteAdditionalData,
 	Workflow,
 } from 'n8n-workflow';
-import { ICredentialsHelper, isExpression } from 'n8n-workflow';
+import { ICredentialsHelper, isExpression, sleep } from 'n8n-workflow';
 import { Credentials } from 'n8n-core';
 
 /**
@@ -33,6 +33,13 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 
 	/** How many times a node read a credential: in n8n each is a database read and a decryption. */
 	decryptions = 0;
+
+	/**
+	 * How long one trip to n8n's database takes (default 0: at once). A read of the credential
+	 * takes one; saving a token after preAuthentication two, as n8n 2.x reads the stored
+	 * credential again before it writes: until then every execution reads no token.
+	 */
+	storeLatencyMs = 0;
 
 	constructor(private readonly credentialTypes: Map<string, ICredentialType>) {
 		super();
@@ -163,6 +170,7 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
 		this.decryptions++;
+		if (this.storeLatencyMs > 0) await sleep(this.storeLatencyMs);
 		const data = this.store.get(this.key(nodeCredentials.id, type));
 		if (!data)
 			throw new Error(
@@ -181,6 +189,7 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		type: string,
 		data: ICredentialDataDecryptedObject,
 	): Promise<void> {
+		if (this.storeLatencyMs > 0) await sleep(2 * this.storeLatencyMs);
 		this.store.set(this.key(nodeCredentials.id, type), { ...data });
 	}
 

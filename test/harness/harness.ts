@@ -18,6 +18,7 @@ export { simulatorCredentialData };
 import { additionalDataFor } from './additional-data';
 import { InMemoryCredentialsHelper } from './credentials-helper';
 import { PACKAGE, PackageNodeTypes, packageCredentialTypes } from './node-types';
+import { forgetIssuedTokens } from '../../nodes/shared/transport/tokenCache';
 
 export const CREDENTIAL_TYPE = 'partnerLeadsApi';
 export const ACTION_NODE_TYPE = `${PACKAGE}.partnerLeads`;
@@ -51,6 +52,8 @@ export class N8nHarness {
 	readonly credential: INodeCredentialsDetails;
 
 	constructor(sim: Simulator, overrides: ICredentialDataDecryptedObject = {}) {
+		// A harness is a new n8n process: it holds no token issued to an earlier one.
+		forgetIssuedTokens();
 		// A credential of its own per harness: what n8n keeps per credential (the editor's
 		// schema cache) starts empty for each harness, as it would for a new credential.
 		this.credential = this.saveCredential(

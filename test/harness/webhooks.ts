@@ -116,6 +116,8 @@ export interface TriggerHostOptions {
 	 */
 	webhookStaticDataSaved?: 'always' | 'whenAnsweredByNode';
 	deduplicationKeys?: Set<string>;
+	/** false: emulate n8n 1.x, which ignores emit's deduplication key (default: kept, 2.20+) */
+	deduplicationKeysKept?: boolean;
 }
 
 type Registration = { webhookData: IWebhookData; mode: 'production' | 'test' };
@@ -157,6 +159,9 @@ export class TriggerHost {
 	/** executions n8n 2.20+ holds a deduplication key of (kept across restarts, as its database) */
 	readonly deduplicationKeys: Set<string>;
 
+	/** false: n8n before 2.20 (1.x), which ignores emit's deduplication key */
+	private readonly deduplicationKeysKept: boolean;
+
 	private emits = 0;
 
 	/** the running trigger() of the active workflow (ActiveWorkflows' trigger response) */
@@ -172,6 +177,7 @@ export class TriggerHost {
 	) {
 		this.store = options.store ?? new StaticDataStore();
 		this.deduplicationKeys = options.deduplicationKeys ?? new Set();
+		this.deduplicationKeysKept = options.deduplicationKeysKept ?? true;
 		this.webhookStaticDataSaved = options.webhookStaticDataSaved ?? 'always';
 		this.node = {
 			id: options.node?.id ?? randomUUID(),
@@ -215,6 +221,7 @@ export class TriggerHost {
 			port: this.port,
 			webhookStaticDataSaved: this.webhookStaticDataSaved,
 			deduplicationKeys: this.deduplicationKeys,
+			deduplicationKeysKept: this.deduplicationKeysKept,
 		};
 	}
 
@@ -279,8 +286,9 @@ export class TriggerHost {
 			this.emits++;
 			if (this.emits === this.crashAfterEmits) this.store.frozen = true;
 			if (this.emits === this.dieAfterEmits) return this.die();
-			if (deduplicationKey !== undefined) {
-				if (this.deduplicationKeys.has(deduplicationKey)) return done?.resolve(undefined as unknown as IRun);
+			if (deduplicationKey !== undefined && this.deduplicationKeysKept) {
+				if (this.deduplicationKeys.has(deduplicationKey))
+					return done?.resolve(undefined as unknown as IRun);
 				this.deduplicationKeys.add(deduplicationKey);
 			}
 			const execution = this.execute(this.workflow(), node.name, data[0] ?? [], 'trigger');

@@ -37,6 +37,10 @@ function environmentName(environment: Environment): string {
 export function tokenRouter(ctx: SimContext): Router {
 	const router = Router();
 	router.post('/oauth/token', jsonBody, (req, res) => {
+		ctx.options.onTokenRequest?.({
+			address: req.socket.remoteAddress ?? '',
+			port: req.socket.remotePort ?? 0,
+		});
 		if (!isJsonRequest(req)) {
 			throw new ApiError(
 				415,

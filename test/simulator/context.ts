@@ -17,6 +17,7 @@ export interface ResolvedOptions {
 	defaultKeySelfServe: boolean;
 	schema: SchemaField[];
 	clockOffsetMs: number;
+	onTokenRequest?: (client: { address: string; port: number }) => void;
 }
 
 export interface SimUrls {

@@ -63,6 +63,7 @@ function resolveOptions(options: SimulatorOptions): ResolvedOptions {
 		seed: options.seed ?? randomSeed(),
 		defaultKeySelfServe: options.defaultKeySelfServe ?? true,
 		schema: cloneSchema(options.schema ?? DEFAULT_LEAD_SCHEMA),
+		onTokenRequest: options.onTokenRequest,
 	};
 }
 

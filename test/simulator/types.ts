@@ -209,6 +209,11 @@ export interface SimulatorOptions {
 	 * name, or your own. Default: $PARTNER_SIM_PERSONALITY when set, else DEFAULT_PERSONALITY.
 	 */
 	personality?: Personality | string;
+	/**
+	 * Told the client's address and port of every token request as it arrives, while its
+	 * connection is open (the e2e suite finds which n8n process sent it).
+	 */
+	onTokenRequest?: (client: { address: string; port: number }) => void;
 }
 
 export interface RequestStats {

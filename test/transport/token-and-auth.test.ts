@@ -5,6 +5,7 @@ import type { NodeRun } from '../harness/harness';
 import { testCredential } from '../harness/credential-test';
 import { startSimulator } from '../simulator';
 import type { Simulator } from '../simulator/types';
+import { movableClock } from '../support/movable-clock';
 
 const schemaRequest = { method: 'GET', path: '/schema/lead', what: 'lead schema' };
 
@@ -31,22 +32,6 @@ function visibleText(run: NodeRun): string {
 		run.error?.description ?? '',
 		run.items.map((item) => item.json),
 	]);
-}
-
-/**
- * Time moved by hand instead of waited for: Date.now, which the node, the credential and the
- * simulator's token expiry all read, runs ahead by what `advance` added.
- */
-function movableClock(): { advance(ms: number): void; restore(): void } {
-	const realNow = Date.now.bind(Date);
-	let aheadMs = 0;
-	const now = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + aheadMs);
-	return {
-		advance: (ms) => {
-			aheadMs += Math.max(0, ms);
-		},
-		restore: () => now.mockRestore(),
-	};
 }
 
 describe('credential: cached client-credentials token', () => {

@@ -5,6 +5,7 @@ import { storedNumber } from '../../shared/changes/storedNumber';
 import type { LeadVersion } from '../../shared/changes/versions';
 import { LeadVersions, leadKey } from '../../shared/changes/versions';
 import { registerNodeMemory } from '../processMemory';
+import { ListedIds } from './listedIds';
 
 /**
  * What the trigger knows about each lead's changes, so that recovery (listing the portal's
@@ -66,6 +67,11 @@ class Memory {
 	readonly delivered = new LeadVersions();
 
 	readonly recovered = new LeadVersions();
+
+	/** per lead, when its delete ran (live or recovered): a lead is deleted once */
+	readonly deleted = new LeadVersions();
+
+	readonly listed = new ListedIds();
 }
 
 const memories = new Map<string, Memory>();
@@ -118,6 +124,8 @@ export class RecoveryLedger {
 		else this.memory.since = Math.max(this.memory.since, storedNumber(stored.since));
 		this.memory.delivered.merge(stored.delivered, stored.deliveredForgottenUpTo);
 		this.memory.recovered.merge(stored.recovered, stored.recoveredForgottenUpTo);
+		this.memory.deleted.merge(stored.deleted, stored.deletedForgottenUpTo);
+		this.memory.listed.merge(stored);
 	}
 
 	/** Epoch ms from which the trigger has been listening; 0 when it never started. */
@@ -212,6 +220,29 @@ export class RecoveryLedger {
 		this.save();
 	}
 
+	/** Whether the lead's delete already ran (a lead is deleted once). */
+	hasDeleted(leadId: string): boolean {
+		return this.memory.deleted.get(leadKey(leadId)) !== undefined;
+	}
+
+	/** `atMs`: the delete's event time (or when a check found the lead gone). */
+	recordDeleted(leadId: string, atMs: number): void {
+		this.memory.deleted.raise(leadKey(leadId), { ms: atMs, exact: true });
+		this.save();
+	}
+
+	/** The ids the last listing found, for deletes; undefined when they are not kept. */
+	listedIds(): ReadonlySet<string> | undefined {
+		return this.memory.listed.ids();
+	}
+
+	/** Keeps a listing's ids (undefined: lead/delete not chosen). False: too many to keep. */
+	rememberListedIds(ids: string[] | undefined): boolean {
+		const kept = this.memory.listed.replace(ids, this.nowMs());
+		this.save();
+		return kept;
+	}
+
 	/** `updatedMs`: the lead's updatedAt that ran. */
 	recordRecovered(leadId: string, updatedMs: number): void {
 		if (this.withinAge(updatedMs))
@@ -226,6 +257,7 @@ export class RecoveryLedger {
 		const cutoff = now - this.options.maxAgeSeconds * 1000;
 		this.memory.delivered.trim(cutoff, capacity, now);
 		this.memory.recovered.trim(cutoff, capacity, now);
+		this.memory.deleted.trim(cutoff, capacity, now);
 		this.memory.saves++;
 		this.nodeData[STORE_KEY] = {
 			since: this.memory.since,
@@ -235,6 +267,9 @@ export class RecoveryLedger {
 			deliveredForgottenUpTo: this.memory.delivered.forgottenUpTo,
 			recovered: this.memory.recovered.pack(),
 			recoveredForgottenUpTo: this.memory.recovered.forgottenUpTo,
+			deleted: this.memory.deleted.pack(),
+			deletedForgottenUpTo: this.memory.deleted.forgottenUpTo,
+			...this.memory.listed.stored(),
 			writer: `${this.memory.id}:${this.memory.saves}`,
 		};
 	}

@@ -15,6 +15,7 @@ import { RunsInFlight } from '../runs/inFlight';
 import { productionScope } from '../scope';
 import { watchedLeadsOf } from '../watchedLeads';
 import { RecoveryLedger } from './ledger';
+import { keepListedIds, recoverDeletes } from './deletes';
 import { recoveryRunsOf, startRecoveredRun } from './recoveredRun';
 import { RECOVERY_TIMING } from './timing';
 
@@ -51,6 +52,17 @@ export function openLedger(
  */
 const firstListed = new Map<string, Map<string, number>>();
 
+/** Changes (`<id> <version>`) and gone leads (`gone <id>`) first listed, per trigger node. */
+function waitingOf(context: ITriggerFunctions): Map<string, number> {
+	const scope = productionScope(context);
+	let waiting = firstListed.get(scope);
+	if (!waiting) {
+		waiting = new Map();
+		firstListed.set(scope, waiting);
+	}
+	return waiting;
+}
+
 registerNodeMemory('recoveryFollowUps', {
 	get size() {
 		return firstListed.size;
@@ -82,10 +94,14 @@ export async function takeBaselineIfDue(
 	const listing = await listLeads(this, { stopped });
 	outcome.listRequests = listing.requests;
 	if (listing.stopped || stopped()) return outcome;
-	const ledger = openLedger(this);
-	if (ledger.baselineDue) takeBaseline(ledger, listing.leads);
 	// the watched fields' values of every lead: a new activation, or fields newly watched
 	watchedLeadsOf(this).takeBaseline(listing.leads);
+	const baselineLedger = openLedger(this);
+	if (!baselineLedger.baselineDue) return outcome;
+	takeBaseline(baselineLedger, listing.leads);
+	const topics = selectedTopics(this.getNodeParameter('events', []));
+	const ids = topics.includes('lead/delete') ? listing.leads.map((lead) => lead.id) : undefined;
+	keepListedIds(this, baselineLedger, ids);
 	return outcome;
 }
 
@@ -115,8 +131,7 @@ function readyChanges(
 	// with watched fields, creations not chosen are judged too: their values are kept
 	const watching = watchSettingsOf(context).fields.length > 0;
 	const topics = observedTopics(selectedTopics(context.getNodeParameter('events', [])), watching);
-	const scope = productionScope(context);
-	const waiting = firstListed.get(scope) ?? new Map<string, number>();
+	const waiting = waitingOf(context);
 	const stillWaiting = new Map<string, number>();
 	const nowMs = Date.now();
 	const ready: LeadChange[] = [];
@@ -132,13 +147,50 @@ function readyChanges(
 		}
 		if (topics.includes(change.topic)) ready.push(change);
 	}
-	firstListed.set(scope, stillWaiting);
+	// what no longer waits is forgotten; the deletes waiting are kept (deletes.ts)
+	for (const key of [...waiting.keys()])
+		if (!key.startsWith('gone ') && !stillWaiting.has(key)) waiting.delete(key);
+	for (const [key, seenMs] of stillWaiting) waiting.set(key, seenMs);
 	return ready;
 }
 
 /** The key of a recovered run: the lead and the version recovered. */
 function recoveredRunKey(leadId: string, version: number): string {
 	return createHash('sha256').update(`recovered\n${leadId}\n${version}`).digest('hex').slice(0, 16);
+}
+
+/** Starts the missed creates and updates; `since` rises to the settle below the newest listed. */
+async function recoverChanges(
+	context: ITriggerFunctions,
+	executor: RunExecutor,
+	ledger: RecoveryLedger,
+	listed: ListedLead[],
+	outcome: RecoveryOutcome,
+	stopped: () => boolean,
+): Promise<void> {
+	const inFlight = new RunsInFlight(
+		context.getWorkflowStaticData('node'),
+		productionScope(context),
+	);
+	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
+	const { changes, newestMs } = judgeListing(listed, knownTo(ledger, inFlight));
+	if (newestMs === undefined) return;
+	const upToMs = newestMs - RECOVERY_TIMING.settleMs;
+	const candidates = readyChanges(context, changes, upToMs, outcome);
+	const recovering = { executor, ...recoveryRunsOf(context) };
+	for (const [index, candidate] of candidates.entries()) {
+		const { json, version } = await outputFor(context, candidate, recovering.fullLead, 'recovered');
+		if (stopped()) return;
+		json.recoveryReason = 'missed';
+		// Recorded before the execution starts and saved by n8n with it; the run stays in flight
+		// until it finished, so a restart in the middle runs it again (marked), never skips it.
+		ledger.recordRecovered(candidate.id, version);
+		if (index === candidates.length - 1) ledger.listenedUpTo(upToMs);
+		const key = recoveredRunKey(candidate.id, version);
+		if (await startRecoveredRun(context, recovering, candidate, { json, version, key }))
+			outcome.recovered++;
+	}
+	if (candidates.length === 0) ledger.listenedUpTo(upToMs);
 }
 
 export async function recoverMissedEvents(
@@ -151,31 +203,17 @@ export async function recoverMissedEvents(
 	const outcome: RecoveryOutcome = { recovered: 0, deferred: 0, listRequests: 0 };
 	if (baselineDue(this, nowMs)) return await takeBaselineIfDue.call(this, stopped);
 	const topics = selectedTopics(this.getNodeParameter('events', []));
-	if (topics.every((topic) => topic === 'lead/delete')) return outcome;
 	const listing = await listLeads(this, { stopped });
 	outcome.listRequests = listing.requests;
 	if (listing.stopped || stopped()) return outcome;
 	const ledger = openLedger(this, nowMs);
-	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
-	const inFlight = new RunsInFlight(this.getWorkflowStaticData('node'), productionScope(this));
-	const { changes, newestMs } = judgeListing(listing.leads, knownTo(ledger, inFlight));
-	if (newestMs === undefined) return outcome;
-	const upToMs = newestMs - RECOVERY_TIMING.settleMs;
-	const candidates = readyChanges(this, changes, upToMs, outcome);
-
-	const recovering = { executor, ...recoveryRunsOf(this) };
-	for (const [index, candidate] of candidates.entries()) {
-		const { json, version } = await outputFor(this, candidate, recovering.fullLead, 'recovered');
-		if (stopped()) return outcome;
-		json.recoveryReason = 'missed';
-		// Recorded before the execution starts and saved by n8n with it; the run stays in flight
-		// until it finished, so a restart in the middle runs it again (marked), never skips it.
-		ledger.recordRecovered(candidate.id, version);
-		if (index === candidates.length - 1) ledger.listenedUpTo(upToMs);
-		const key = recoveredRunKey(candidate.id, version);
-		if (await startRecoveredRun(this, recovering, candidate, { json, version, key }))
-			outcome.recovered++;
-	}
-	if (candidates.length === 0) ledger.listenedUpTo(upToMs);
+	if (topics.some((topic) => topic !== 'lead/delete'))
+		await recoverChanges(this, executor, ledger, listing.leads, outcome, stopped);
+	if (stopped()) return outcome;
+	if (topics.includes('lead/delete')) {
+		const deletes = recoverDeletes(this, executor, ledger, listing.leads, waitingOf(this));
+		outcome.recovered += deletes.started;
+		outcome.deferred += deletes.deferred;
+	} else ledger.rememberListedIds(undefined);
 	return outcome;
 }

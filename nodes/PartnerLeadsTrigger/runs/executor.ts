@@ -102,11 +102,15 @@ export class RunExecutor {
 	}
 
 	/**
-	 * n8n 2.20+ keeps at most one execution per key (earlier versions ignore it): a run can never
-	 * start twice from here, whatever happens. A re-run has a key of its own.
+	 * n8n 2.20+ keeps at most one execution per key (earlier versions ignore it). A delivered
+	 * event's first run has one key and every run again another: a run whose finish was not saved
+	 * yet when n8n stopped (no delivery waited for it) is not started twice. A recovered event
+	 * keeps its key: no delivery ever waits for its run, so a finished run is the likelier case
+	 * than one interrupted (that one stays in n8n's executions list as crashed).
 	 */
 	private deduplicationKey(run: InFlightRun): string {
-		return `partner-leads:${this.scope}:${run.key}:${run.attempts}`;
+		const attempt = run.origin === 'recovered' ? 1 : Math.min(run.attempts, 2);
+		return `partner-leads:${this.scope}:${run.key}:${attempt}`;
 	}
 }
 

@@ -51,10 +51,10 @@ export class RunRecords {
 				this.seen.remember(
 					eventMark({ id: run.leadId, topic: run.topic, timestamp: run.timestamp }, seconds),
 				);
-			if (run.topic !== 'lead/delete') this.ledger.recordDelivered(run.leadId, version);
-		} else if (run.topic !== 'lead/delete') {
-			this.ledger.recordRecovered(run.leadId, version.ms);
 		}
+		if (run.topic === 'lead/delete') this.ledger.recordDeleted(run.leadId, version.ms);
+		else if (run.origin === 'delivered') this.ledger.recordDelivered(run.leadId, version);
+		else this.ledger.recordRecovered(run.leadId, version.ms);
 		if (run.topic === 'lead/delete') this.watched.drop(run.leadId);
 		this.inFlight.finish(run.key);
 	}

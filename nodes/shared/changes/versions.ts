@@ -36,7 +36,14 @@ function packEntry(key: string, version: LeadVersion): string {
 
 /** Per lead, the newest version remembered, with its packed entry (packing is per save). */
 export class LeadVersions {
-	readonly versions = new Map<string, LeadVersion & { entry: string }>();
+	private readonly versions = new Map<string, LeadVersion & { entry: string }>();
+
+	/** the packed form of the last save, until a version changes (every delivery saves it) */
+	private packed: string | undefined;
+
+	get size(): number {
+		return this.versions.size;
+	}
 
 	/** newest version time (ms) ever forgotten */
 	forgottenUpTo = 0;
@@ -49,6 +56,7 @@ export class LeadVersions {
 		const known = this.versions.get(key);
 		if (known && (known.ms > version.ms || (known.ms === version.ms && known.exact))) return;
 		this.versions.set(key, { ...version, entry: packEntry(key, version) });
+		this.packed = undefined;
 	}
 
 	merge(packed: unknown, forgottenUpTo: unknown): void {
@@ -87,13 +95,12 @@ export class LeadVersions {
 		drop = Math.max(drop, byTime.length - capacity);
 		if (drop <= 0) return;
 		for (const [key] of byTime.slice(0, drop)) this.versions.delete(key);
+		this.packed = undefined;
 		this.forgottenUpTo = Math.max(this.forgottenUpTo, byTime[drop - 1][1].ms);
 	}
 
 	pack(): string {
-		let packed = '';
-		for (const { entry } of this.versions.values())
-			packed = packed === '' ? entry : packed + SEPARATOR + entry;
-		return packed;
+		this.packed ??= [...this.versions.values()].map(({ entry }) => entry).join(SEPARATOR);
+		return this.packed;
 	}
 }

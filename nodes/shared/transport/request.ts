@@ -20,6 +20,7 @@ import { unwrapEnvelope } from './envelope';
 import { serviceError, readHttpFailure } from './errors';
 import type { HttpFailure } from './errors';
 import { decideRetry, isServerError, NO_RETRIES_YET, RETRY_POLICY } from './retry-policy';
+import { accessTokenRefused } from './token';
 
 export type PartnerLeadsFunctions =
 	| IExecuteFunctions
@@ -60,9 +61,9 @@ export type ItemRequestOptions = Pick<
 
 /**
  * The credential's data for one node run (or one delivery), read once: in n8n every read is
- * a database query and a decryption. The same object goes to n8n with every request of the
- * run, and n8n writes a renewed token into it (after preAuthentication, also after a 401),
- * so later requests of the run use the new token. A copy: the caller's data is not changed.
+ * a database query and a decryption. Each attempt hands n8n a copy (attemptCredential), and a
+ * token n8n renewed for an attempt is written back here (keepRenewedToken), so later requests
+ * of the run use it. A copy: the caller's data is not changed.
  */
 const credentialData = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
 
@@ -83,19 +84,28 @@ export async function connectionFor(context: PartnerLeadsFunctions): Promise<Ser
 	return connectionFromCredentials(await credentialDataFor(context));
 }
 
+/** The credential of one attempt, as handed to n8n, and the token it held then. */
+interface AttemptCredential {
+	options?: IAdditionalCredentialOptions;
+	/** n8n writes a renewed token into it: after the attempt, the token the attempt was sent with */
+	data?: ICredentialDataDecryptedObject;
+	tokenBefore?: unknown;
+}
+
 /**
- * The credential handed to n8n for this request (n8n would read it itself otherwise). When
- * the token is near expiry, or was refused with a 403, the token is emptied first, so n8n's
- * preAuthentication renews it (and stores the new one) before the request instead of
- * after a 401.
+ * The credential handed to n8n for one attempt (n8n would read it itself otherwise): a copy
+ * of the run's, so the token the attempt went with stays known while other requests of the
+ * run renew theirs. When the token is near expiry, or was refused with a 403, it is emptied
+ * first, so n8n's preAuthentication renews it (and stores the new one) before the request
+ * instead of after a 401.
  */
-async function credentialsForRequest(
+async function attemptCredential(
 	context: PartnerLeadsFunctions,
 	renewToken = false,
-): Promise<IAdditionalCredentialOptions | undefined> {
+): Promise<AttemptCredential> {
 	const details = context.getNode().credentials?.[CREDENTIAL_TYPE];
-	if (!details?.id) return undefined;
-	const data = await credentialDataFor(context);
+	if (!details?.id) return {};
+	const data = { ...(await credentialDataFor(context)) };
 	const renewAfter = Number(data.renewalDueAt);
 	const nearExpiry =
 		typeof data.accessToken === 'string' &&
@@ -104,8 +114,24 @@ async function credentialsForRequest(
 		Date.now() >= renewAfter;
 	if (nearExpiry || renewToken) data.accessToken = '';
 	return {
-		credentialsDecrypted: { id: details.id, name: details.name, type: CREDENTIAL_TYPE, data },
+		options: {
+			credentialsDecrypted: { id: details.id, name: details.name, type: CREDENTIAL_TYPE, data },
+		},
+		data,
+		tokenBefore: data.accessToken,
 	};
+}
+
+/** A token n8n renewed during an attempt serves the run's later requests. */
+async function keepRenewedToken(
+	context: PartnerLeadsFunctions,
+	attempt: AttemptCredential,
+): Promise<void> {
+	const token = attempt.data?.accessToken;
+	if (typeof token !== 'string' || token === '' || token === attempt.tokenBefore) return;
+	const shared = await credentialDataFor(context);
+	shared.accessToken = token;
+	shared.renewalDueAt = attempt.data?.renewalDueAt ?? 0;
 }
 
 /**
@@ -165,9 +191,13 @@ async function failedRequestError(
 	connection: ServiceConnection,
 	request: ApiRequest,
 	repeatable: boolean,
+	attempt: AttemptCredential,
 ) {
-	// The run's credential, with any token renewed during the run: what the request sent.
-	const secrets = secretsOf(await credentialDataFor(context).catch(() => ({})));
+	// The run's credential, with any token renewed during the run, and what the attempt sent.
+	const secrets = [
+		...secretsOf(await credentialDataFor(context).catch(() => ({}))),
+		...secretsOf(attempt.data ?? {}),
+	];
 	return serviceError(
 		context.getNode(),
 		failure,
@@ -195,15 +225,18 @@ export async function apiRequestRaw(
 	let state = NO_RETRIES_YET;
 	for (;;) {
 		let failure: HttpFailure;
+		const attempt = await attemptCredential(this, state.renewToken);
 		try {
 			return await this.helpers.httpRequestWithAuthentication.call(
 				this,
 				CREDENTIAL_TYPE,
 				{ ...options },
-				await credentialsForRequest(this, state.renewToken),
+				attempt.options,
 			);
 		} catch (error) {
 			failure = readHttpFailure(error);
+		} finally {
+			await keepRenewedToken(this, attempt);
 		}
 		const freshTokenRefusedInRun = refusedDespiteFreshToken.has(this);
 		const decision = decideRetry(failure, state, {
@@ -212,10 +245,12 @@ export async function apiRequestRaw(
 			freshTokenRefusedInRun,
 		});
 		if (decision.freshTokenRefused) refusedDespiteFreshToken.add(this);
+		// The process drops the token the attempt went with (once, however many requests it failed).
+		if (decision.next === 'renewToken' && attempt.data) accessTokenRefused(attempt.data);
 		if (decision.serverError) request.onServerError?.();
 		if (decision.rateLimitedMs !== undefined) request.onRateLimited?.(decision.rateLimitedMs);
 		if (decision.next === 'giveUp') {
-			throw await failedRequestError(this, failure, connection, request, repeatable);
+			throw await failedRequestError(this, failure, connection, request, repeatable, attempt);
 		}
 		state = decision.state;
 		// Retry-After: 0 means now: a zero-length timer still costs a timer turn (~1 ms).

@@ -1,4 +1,3 @@
-import { createHash } from 'crypto';
 import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
@@ -9,15 +8,10 @@ import type { HttpFailure } from './errors';
 import { readHttpFailure, readServiceErrorBody } from './errors';
 import { backoffMs, retryAfterMs } from './retry-policy';
 import { redactSecrets } from './redact';
+import { credentialIdentity, noteRefusedToken, sharedToken } from './tokenCache';
+import type { IssuedToken } from './tokenCache';
 
-/** Token requests under way, so items or requests running in parallel share one exchange. */
-const tokenRequestsInFlight = new Map<string, Promise<IssuedToken>>();
-
-export interface IssuedToken {
-	accessToken: string;
-	/** epoch ms after which the token should be renewed before use; 0 when the issuer gave no lifetime */
-	renewAfter: number;
-}
+export type { IssuedToken } from './tokenCache';
 
 /** The service asks clients to renew a token only near its expiry. "Near" is the last 10% of the lifetime, at most a minute. */
 export function renewAfterFor(expiresInSeconds: unknown, now = Date.now()): number {
@@ -160,9 +154,21 @@ async function exchangeClientCredentials(
 	};
 }
 
+function clientSecretOf(credentials: ICredentialDataDecryptedObject): string {
+	const clientSecret = typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '';
+	if (!clientSecret) {
+		throw new CredentialProblemError(
+			"'Client Secret' is empty.",
+			'Copy it from the portal when you create the key.',
+		);
+	}
+	return clientSecret;
+}
+
 /**
- * Exchanges the client credentials for an access token (the service's token endpoint):
- * a JSON body with grant_type, client_id, client_secret and audience.
+ * Exchanges the client credentials for a new access token (the service's token endpoint):
+ * a JSON body with grant_type, client_id, client_secret and audience. Whatever this process
+ * holds: the credential's Test button checks the key itself.
  *
  * Throws a plain Error with a message that says what to fix. It deliberately carries no
  * HTTP response: n8n re-runs preAuthentication once when an error has status 401, which
@@ -173,26 +179,39 @@ export async function requestAccessToken(
 	credentials: ICredentialDataDecryptedObject,
 ): Promise<IssuedToken> {
 	const connection = connectionFromCredentials(credentials);
-	const clientSecret = typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '';
-	if (!clientSecret) {
-		throw new CredentialProblemError(
-			"'Client Secret' is empty.",
-			'Copy it from the portal when you create the key.',
-		);
-	}
-	const flightKey = createHash('sha256')
-		.update(
-			JSON.stringify([connection.tokenUrl, connection.clientId, connection.audience, clientSecret]),
-		)
-		.digest('hex');
-	const inFlight = tokenRequestsInFlight.get(flightKey);
-	if (inFlight) return await inFlight;
+	return await exchangeClientCredentials(helper, connection, clientSecretOf(credentials));
+}
 
-	const exchange = exchangeClientCredentials(helper, connection, clientSecret);
-	tokenRequestsInFlight.set(flightKey, exchange);
+/**
+ * The token for the credential's preAuthentication, which n8n calls with the stored token
+ * empty (none yet, or emptied by the transport: near expiry, refused with a 403) or with the
+ * token a request was refused with (401). One token request per process while the token is
+ * valid (tokenCache.ts); a refused token is renewed once, however many requests it failed.
+ * Errors as requestAccessToken.
+ */
+export async function accessTokenFor(
+	helper: IHttpRequestHelper,
+	credentials: ICredentialDataDecryptedObject,
+): Promise<IssuedToken> {
+	const connection = connectionFromCredentials(credentials);
+	const clientSecret = clientSecretOf(credentials);
+	const identity = credentialIdentity(connection, clientSecret);
+	if (typeof credentials.accessToken === 'string')
+		noteRefusedToken(identity, credentials.accessToken);
+	return await sharedToken(
+		identity,
+		async () => await exchangeClientCredentials(helper, connection, clientSecret),
+	);
+}
+
+/** The transport's word that a request was refused with the credential's token (a 403 that may mean expired). */
+export function accessTokenRefused(credentials: ICredentialDataDecryptedObject): void {
+	const accessToken = credentials.accessToken;
+	if (typeof accessToken !== 'string' || accessToken === '') return;
 	try {
-		return await exchange;
-	} finally {
-		tokenRequestsInFlight.delete(flightKey);
+		const connection = connectionFromCredentials(credentials);
+		noteRefusedToken(credentialIdentity(connection, clientSecretOf(credentials)), accessToken);
+	} catch {
+		// A credential that cannot be read never got a token in this process.
 	}
 }

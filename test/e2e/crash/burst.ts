@@ -53,6 +53,11 @@ export interface BurstPlan {
 	gapMs: number;
 	/** SIGKILL right after this create (1-based) */
 	killAfterCreate: number;
+	/**
+	 * ...and once the service got this many 200s for the burst (waited for up to 30 s): so
+	 * that the kill lands while answered events are still being turned into runs.
+	 */
+	killOnceAnswered: number;
 	/** how long each execution waits after the trigger (keeps executions in flight) */
 	workSeconds: number;
 }
@@ -64,6 +69,7 @@ export const ISSUE_BURST: BurstPlan = {
 	deletes: 0,
 	gapMs: 120,
 	killAfterCreate: 18,
+	killOnceAnswered: 3,
 	workSeconds: 0.5,
 };
 
@@ -89,6 +95,19 @@ export interface BurstOutcome {
 	settledAfterMs: number | undefined;
 }
 
+/** What a burst needs: n8n's REST API, the service, a stored credential. */
+export type BurstContext = Pick<ScenarioContext, 'rest' | 'sim' | 'credential'>;
+
+/**
+ * The kill: stops n8n (or one of its processes) hard, runs `whileDown`, starts it again. By
+ * default the one n8n of a scenario; queue mode kills a webhook process or the main.
+ */
+export type Interruption = (whileDown: () => Promise<void>) => Promise<void>;
+
+export function hardKillOf(n8n: ScenarioContext['n8n']): Interruption {
+	return async (whileDown) => await n8n.restart({ kill: true, whileStopped: whileDown });
+}
+
 type TriggerItem = {
 	event?: { id?: string; topic?: string };
 	recovered?: boolean;
@@ -96,7 +115,7 @@ type TriggerItem = {
 };
 
 function burstWorkflow(
-	context: ScenarioContext,
+	context: BurstContext,
 	plan: BurstPlan,
 ): { workflow: WorkflowDefinition; webhookId: string } {
 	const webhookId = randomUUID();
@@ -137,7 +156,7 @@ const FINISHED = new Set(['success', 'error']);
 const DONE = new Set(['success', 'error', 'crashed', 'canceled']);
 
 /** Every execution of the workflow with the trigger's first item and the status. */
-async function runsOf(context: ScenarioContext, workflowId: string) {
+async function runsOf(context: BurstContext, workflowId: string) {
 	const summaries = await context.rest.listExecutions(workflowId);
 	return await Promise.all(
 		summaries.map(async (summary) => {
@@ -150,7 +169,7 @@ async function runsOf(context: ScenarioContext, workflowId: string) {
 }
 
 /** The portal's changes of the burst, in order: creates with updates spread among them. */
-function burstChanges(context: ScenarioContext, plan: BurstPlan, toUpdate: string[]) {
+function burstChanges(context: BurstContext, plan: BurstPlan, toUpdate: string[]) {
 	const changes: Array<{ afterCreate: number; run: () => string }> = [];
 	const updateEvery = Math.max(1, Math.floor(plan.creates / Math.max(1, plan.updates)));
 	let updated = 0;
@@ -188,10 +207,11 @@ async function runChanges(changes: Array<{ run: () => string }>, gapMs: number, 
 
 /** Runs the burst with one kill and counts what ran. */
 export async function crashDuringBurst(
-	context: ScenarioContext,
+	context: BurstContext,
 	plan: BurstPlan,
+	interrupt: Interruption,
 ): Promise<BurstOutcome> {
-	const { rest, sim, n8n } = context;
+	const { rest, sim } = context;
 	const seeded = sim.control.seedLeads(plan.seeded);
 	const { workflow, webhookId } = burstWorkflow(context, plan);
 	const created = await rest.createWorkflow(workflow);
@@ -210,20 +230,24 @@ export async function crashDuringBurst(
 
 	const expected: string[] = [];
 	await runChanges(changes.slice(0, killPoint), plan.gapMs, expected);
-	const answeredBeforeKill = sim.control
-		.deliveries()
-		.filter((attempt) => !before.has(attempt.deliveryId) && attempt.acknowledged).length;
+	const answered = () =>
+		sim.control
+			.deliveries()
+			.filter((attempt) => !before.has(attempt.deliveryId) && attempt.acknowledged).length;
+	await pollUntil(() => (answered() >= plan.killOnceAnswered ? true : undefined), {
+		timeoutMs: 30_000,
+		intervalMs: 20,
+		what: `${plan.killOnceAnswered} deliveries answered 200 before the kill`,
+	}).catch(() => undefined);
+	const answeredBeforeKill = answered();
 	// SIGKILL now; the burst goes on while n8n is down, past the service's retries
-	await n8n.restart({
-		kill: true,
-		whileStopped: async () => {
-			await runChanges(changes.slice(killPoint), plan.gapMs, expected);
-			for (const id of toDelete) {
-				sim.control.portalDeleteLead(id);
-				expected.push(`lead/delete ${id}`);
-			}
-			await sim.control.waitForDeliveries(60_000);
-		},
+	await interrupt(async () => {
+		await runChanges(changes.slice(killPoint), plan.gapMs, expected);
+		for (const id of toDelete) {
+			sim.control.portalDeleteLead(id);
+			expected.push(`lead/delete ${id}`);
+		}
+		await sim.control.waitForDeliveries(60_000);
 	});
 	const outcome = await settle(context, created.id, expected, Date.now());
 	await rest.deactivateWorkflow(created).catch(() => undefined);
@@ -231,7 +255,7 @@ export async function crashDuringBurst(
 }
 
 async function settle(
-	context: ScenarioContext,
+	context: BurstContext,
 	workflowId: string,
 	expected: string[],
 	restartedAt: number,
@@ -283,7 +307,7 @@ async function settle(
  * of the execution to the service's 200 (the run's record is saved in between). Measured on a
  * burst without a kill: per delivery, the service's answer time less the execution's stoppedAt.
  */
-export async function answerWindowMs(context: ScenarioContext, creates: number): Promise<number[]> {
+export async function answerWindowMs(context: BurstContext, creates: number): Promise<number[]> {
 	const { rest, sim } = context;
 	const { workflow, webhookId } = burstWorkflow(context, { ...ISSUE_BURST, deletes: 0 });
 	const created = await rest.createWorkflow(workflow);

@@ -30,9 +30,14 @@ export interface N8nInstance {
 	stop(options?: { keepFiles?: boolean }): Promise<void>;
 	/**
 	 * stops n8n and starts it again on the same port, database and encryption key (as an
-	 * upgrade or a crash would); `whileStopped` runs between the two (e.g. portal changes)
+	 * upgrade or a crash would); `whileStopped` runs between the two (e.g. portal changes);
+	 * `environment` changes variables from this start on (undefined removes one)
 	 */
-	restart(options?: { kill?: boolean; whileStopped?: () => Promise<void> }): Promise<void>;
+	restart(options?: {
+		kill?: boolean;
+		whileStopped?: () => Promise<void>;
+		environment?: Record<string, string | undefined>;
+	}): Promise<void>;
 }
 
 export interface StartOptions {
@@ -194,7 +199,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		}
 	};
 
-	const environment = {
+	const environment: NodeJS.ProcessEnv = {
 		...n8nEnvironment(root, userFolder, { main: port, broker: brokerPort }, major, encryptionKey),
 		...options.environment,
 	};
@@ -250,6 +255,10 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		restart: async (restartOptions = {}) => {
 			await stopProcessOnly(restartOptions.kill);
 			await restartOptions.whileStopped?.();
+			for (const [name, value] of Object.entries(restartOptions.environment ?? {})) {
+				if (value === undefined) delete environment[name];
+				else environment[name] = value;
+			}
 			await startOrExplain();
 		},
 	};

@@ -7,11 +7,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 import { simulatorCredentialData } from '../../harness/simulator-credential';
-import type { Simulator } from '../../simulator/types';
+import type { Simulator, SimulatorOptions } from '../../simulator/types';
 
 export const CREDENTIAL_TYPE = 'partnerLeadsApi';
 
-export async function startService(): Promise<Simulator> {
+export async function startService(
+	options: Pick<SimulatorOptions, 'onTokenRequest'> = {},
+): Promise<Simulator> {
 	const entry = path.resolve(__dirname, '..', '..', 'simulator', 'index.ts');
 	if (!existsSync(entry)) throw new Error(`the service simulator is missing (${entry})`);
 	// Loaded lazily so that a broken simulator is a clear failure of this step, not of the whole runner.
@@ -20,6 +22,7 @@ export async function startService(): Promise<Simulator> {
 		allowInsecureLoopbackWebhooks: true,
 		// n8n answers on loopback within milliseconds; retries need not wait seconds
 		delivery: { baseDelayMs: 50, maxAttempts: 6, timeoutMs: 10_000 },
+		...options,
 	});
 }
 

@@ -2,6 +2,7 @@
 import type { Simulator } from '../../simulator/types';
 import type { N8nRest } from '../lib/n8n-rest';
 import type { QueueCluster } from '../lib/queue-mode/cluster';
+import type { TokenRequestsByProcess } from '../lib/queue-mode/token-requests';
 import type { CredentialRef } from '../workflows';
 
 export interface QueueContext {
@@ -14,6 +15,8 @@ export interface QueueContext {
 	credential: CredentialRef;
 	/** the owner's login, for a new session after the main process restarted */
 	owner: { email: string; password: string };
+	/** the simulator's token requests per n8n process ('main', 'worker-1', ...) */
+	tokenRequests: TokenRequestsByProcess;
 	/** figures for the report and the closing note: name → value */
 	figures: Map<string, string | number>;
 }

@@ -14,6 +14,7 @@ import { installPackageInto } from '../lib/extension';
 import { N8nRest } from '../lib/n8n-rest';
 import type { N8nRuntime } from '../lib/provision';
 import { startQueueCluster, type QueueCluster } from '../lib/queue-mode/cluster';
+import { TokenRequestsByProcess } from '../lib/queue-mode/token-requests';
 import { describe, log, type Report } from '../lib/report';
 import { CREDENTIAL_TYPE, credentialData, startService } from '../lib/service';
 import { withTimeout } from '../lib/wait';
@@ -24,6 +25,7 @@ import { watchedFieldsInQueueMode } from './watched-fields';
 import { triggerInQueueMode } from './trigger';
 import { recoveryInQueueMode } from './recovery';
 import { pollingInQueueMode } from './polling';
+import { leaderKilledDuringBurst, webhookProcessKilledDuringBurst } from './crash';
 
 export const QUEUE_SCENARIOS: QueueScenario[] = [
 	leadOperationsOnWorkers,
@@ -32,6 +34,8 @@ export const QUEUE_SCENARIOS: QueueScenario[] = [
 	recoveryInQueueMode,
 	pollingInQueueMode,
 	workerKilledMidRun,
+	webhookProcessKilledDuringBurst,
+	leaderKilledDuringBurst,
 	watchedFieldsInQueueMode,
 ];
 
@@ -54,14 +58,17 @@ export async function runQueueMode(
 	let sim: Simulator | undefined;
 	let cluster: QueueCluster | undefined;
 	const figures = new Map<string, string | number>();
+	const tokenRequests = new TokenRequestsByProcess();
 	try {
 		let context: QueueContext | undefined;
 		await report.check(clusterCheck!, async () => {
-			sim = await startService();
+			sim = await startService({ onTokenRequest: tokenRequests.record });
+			tokenRequests.serverPort = Number(new URL(sim.origin).port);
 			cluster = await startQueueCluster({
 				runtime,
 				prepareUserFolder: (folder) => installPackageInto(folder, REPO_ROOT),
 			});
+			tokenRequests.watch([cluster.main, ...cluster.workers, ...cluster.webhooks]);
 			const rest = new N8nRest(cluster.main.baseUrl);
 			const owner = {
 				email: 'e2e-owner@example.com',
@@ -84,6 +91,7 @@ export async function runQueueMode(
 				sim,
 				credential: { id: stored.id, name },
 				owner,
+				tokenRequests,
 				figures,
 			};
 		});

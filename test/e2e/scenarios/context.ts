@@ -14,5 +14,13 @@ export interface ScenarioContext {
 
 export interface Scenario {
 	name: string;
+	/** the n8n major versions it runs on (all when left out) */
+	appliesTo?: (major: number) => boolean;
 	run(context: ScenarioContext): Promise<void>;
+}
+
+/** The scenarios that run on this n8n version. */
+export function scenariosFor(version: string, scenarios: Scenario[]): Scenario[] {
+	const major = Number(version.split('.')[0]);
+	return scenarios.filter((scenario) => scenario.appliesTo?.(major) ?? true);
 }

@@ -47,7 +47,7 @@ describe('the poll state', () => {
 			ran.raise(leadKey(`lead-${at}`), { ms: 1_000 + at, exact: true });
 		writePollState(nodeData, { since: 1_100, ran, ids: [], readAtMs: 1, readRequests: 1 });
 		const state = readPollState(nodeData);
-		expect(state?.ran.versions.size).toBe(POLL_LEDGER_CAPACITY);
+		expect(state?.ran.size).toBe(POLL_LEDGER_CAPACITY);
 		expect(state?.since).toBe(1_000 + count - POLL_LEDGER_CAPACITY - 1);
 		expect(state?.ran.get(leadKey(`lead-${count - 1}`))?.ms).toBe(1_000 + count - 1);
 		expect(state?.ran.get(leadKey('lead-0'))).toBeUndefined();

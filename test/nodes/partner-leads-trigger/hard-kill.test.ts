@@ -9,7 +9,7 @@ import { MAX_RUN_ATTEMPTS } from '../../../nodes/PartnerLeadsTrigger/runs/rerun'
 import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import type { Setup } from './helpers';
 import { post, setUp, signed, storedSecret } from './helpers';
-import type { Lead, Simulator } from '../../simulator';
+import { created, eventually, outputs, restartAfterKill } from './recovery-helpers';
 
 /**
  * A hard kill of n8n (the OOM killer, a power cut): the process stops at any instruction and
@@ -20,45 +20,6 @@ import type { Lead, Simulator } from '../../simulator';
 
 const DEFAULT_TIMING = { ...RECOVERY_TIMING };
 const DEFAULT_HOLD = { ...DELIVERY_HOLD };
-
-type Output = {
-	event: { id: string; topic: string; timestamp: string };
-	lead?: IDataObject;
-	recovered?: boolean;
-	recoveryReason?: string;
-};
-
-function outputs(host: TriggerHost): Output[] {
-	return host.executions.map((execution) => execution.items[0].json as unknown as Output);
-}
-
-function portalLead(sim: Simulator, name: string): Lead {
-	return sim.control.portalCreateLead({
-		firstName: name,
-		lastName: 'Test',
-		email: `${name}@example.com`,
-	});
-}
-
-async function eventually(condition: () => boolean, what: string, timeoutMs = 15_000) {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition()) {
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await sleep(20);
-	}
-}
-
-/** n8n is started again after a kill: a new process, with what the database holds. */
-async function restartAfterKill(setup: Setup): Promise<TriggerHost> {
-	const killed = setup.host;
-	const persisted = killed.persisted();
-	await killed.close();
-	forgetTriggerNode(killed.workflow().id, killed.node.id);
-	killed.store.frozen = false;
-	setup.host = await TriggerHost.start(setup.harness, persisted);
-	await setup.host.activate('init');
-	return setup.host;
-}
 
 describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 	let setup: Setup;
@@ -80,7 +41,7 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 	it('a delivery is answered 200 only once its execution finished, and that is saved before the answer', async () => {
 		setup = await setUp({ events: ['lead/create'], fetchFullLead: true });
 		await setup.host.activate();
-		const lead = portalLead(setup.sim, 'answered');
+		const lead = created(setup, 'answered');
 		await setup.sim.control.waitForDeliveries(10_000);
 		await setup.host.settle();
 		expect(outputs(setup.host).map((output) => output.event.id)).toEqual([lead.id]);
@@ -100,7 +61,7 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 		);
 		await setup.host.activate();
 		setup.host.dieAfterEmits = 1;
-		const lead = portalLead(setup.sim, 'interrupted');
+		const lead = created(setup, 'interrupted');
 		await setup.sim.control.waitForDeliveries(10_000);
 		expect(setup.host.dead).toBe(true);
 		expect(setup.host.executions).toHaveLength(0);
@@ -135,7 +96,7 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 	it('a kill after a run finished and was answered: nothing runs again after the restart', async () => {
 		setup = await setUp({ events: ['lead/create', 'lead/update'], fetchFullLead: true });
 		await setup.host.activate();
-		const lead = portalLead(setup.sim, 'finished');
+		const lead = created(setup, 'finished');
 		await setup.sim.control.waitForDeliveries(10_000);
 		await setup.host.settle();
 		setup.host.dieAfterEmits = 1; // the next emit, never to come: only memory is lost
@@ -151,7 +112,7 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 		setup = await setUp({ events: ['lead/create'] }, { delivery: { maxAttempts: 1 } });
 		await setup.host.activate();
 		setup.host.dieAfterEmits = 1;
-		const lead = portalLead(setup.sim, 'early');
+		const lead = created(setup, 'early');
 		await setup.sim.control.waitForDeliveries(10_000);
 		const [lost] = setup.sim.control.deliveries();
 		const killed = setup.host;
@@ -181,7 +142,7 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 		setup = await setUp({ events: ['lead/create'] }, { delivery: { maxAttempts: 1 } });
 		await setup.host.activate();
 		setup.host.dieAfterEmits = 1;
-		portalLead(setup.sim, 'poison');
+		created(setup, 'poison');
 		await setup.sim.control.waitForDeliveries(10_000);
 		for (let attempt = 2; attempt <= MAX_RUN_ATTEMPTS; attempt++) {
 			const persisted = setup.host.persisted();

@@ -1,12 +1,21 @@
-import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { TriggerHost } from '../../harness/webhooks';
-import type { Lead } from '../../simulator';
 import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
 import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, post, setUp, storedSecret, signed } from './helpers';
+import {
+	checkEnded,
+	created,
+	eventually,
+	listRequests,
+	nextSecond,
+	outputs,
+	ran,
+	startN8n,
+	stopN8n,
+} from './recovery-helpers';
 
 /**
  * Recovery of missed events: n8n stopped longer than the service retried, the portal changed
@@ -15,80 +24,6 @@ import { ALL_TOPICS, post, setUp, storedSecret, signed } from './helpers';
  */
 
 const DEFAULT_TIMING = { ...RECOVERY_TIMING };
-
-/** Bounded wait for a condition the trigger brings about in the background. */
-async function eventually(
-	condition: () => boolean,
-	what: string | (() => string),
-	timeoutMs = 15_000,
-): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition()) {
-		if (Date.now() > deadline)
-			throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-		await sleep(20);
-	}
-}
-
-function listRequests(setup: Setup): number {
-	return setup.sim.control.stats().byRoute['GET /leads'] ?? 0;
-}
-
-/** Waits until the trigger has read the list and then made no list request for a while: a check ended. */
-async function checkEnded(setup: Setup): Promise<void> {
-	await eventually(() => listRequests(setup) > 0, 'a check for missed events');
-	let seen = -1;
-	while (seen !== listRequests(setup)) {
-		seen = listRequests(setup);
-		await sleep(300);
-	}
-	await setup.host.settle();
-}
-
-/** Lead timestamps have whole-second resolution under some personalities: step past the activation's second. */
-async function nextSecond(): Promise<void> {
-	await sleep(1_000 - (Date.now() % 1_000) + 20);
-}
-
-function created(setup: Setup, name: string): Lead {
-	return setup.sim.control.portalCreateLead({
-		firstName: name,
-		lastName: 'Test',
-		email: `${name}@example.com`,
-	});
-}
-
-type Output = {
-	event: { id: string; topic: string; timestamp: string };
-	lead?: IDataObject;
-	recovered?: boolean;
-};
-
-function outputs(host: TriggerHost): Output[] {
-	return host.executions.map((execution) => execution.items[0].json as unknown as Output);
-}
-
-function ran(host: TriggerHost): string[] {
-	return outputs(host).map(
-		(output) => `${output.event.topic} ${output.event.id}${output.recovered ? ' recovered' : ''}`,
-	);
-}
-
-/** n8n stops: the trigger's address refuses connections, its memory is gone. */
-async function stopN8n(setup: Setup): Promise<ReturnType<TriggerHost['persisted']>> {
-	const persisted = setup.host.persisted();
-	await setup.host.close();
-	forgetLedgerMemory();
-	return persisted;
-}
-
-async function startN8n(
-	setup: Setup,
-	persisted: ReturnType<TriggerHost['persisted']>,
-): Promise<void> {
-	setup.host = await TriggerHost.start(setup.harness, persisted);
-	await setup.host.activate('init');
-}
 
 describe('PartnerLeadsTrigger recovery of missed events', () => {
 	let setup: Setup;
@@ -136,8 +71,8 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 
 		await startN8n(setup, persisted);
 		await eventually(
-			() => setup.host.executions.length >= 4,
-			() => `four recovered executions, got ${JSON.stringify(ran(setup.host))}`,
+			() => setup.host.executions.length >= 5,
+			() => `five recovered executions, got ${JSON.stringify(ran(setup.host))}`,
 		);
 		await setup.host.settle();
 		expect(ran(setup.host).sort()).toEqual(
@@ -146,6 +81,7 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 				`lead/create ${missedB.id} recovered`,
 				`lead/update ${updatedWhileDown.id} recovered`,
 				`lead/update ${live.id} recovered`,
+				`lead/delete ${deletedWhileDown.id} recovered`,
 			].sort(),
 		);
 		// The same output as a live delivery: the event and the full lead, as it is now.
@@ -164,13 +100,13 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 		);
 		expect(await post(setup.host.webhookUrl(), again.rawBody, again.headers)).toBe(200);
 		await setup.host.settle();
-		expect(setup.host.executions).toHaveLength(4);
+		expect(setup.host.executions).toHaveLength(5);
 
 		// A change afterwards is delivered live and runs once.
 		setup.sim.control.portalUpdateLead(missedA.id, { value: 30 });
 		await setup.sim.control.waitForDeliveries(10_000);
 		await setup.host.settle();
-		expect(ran(setup.host).slice(4)).toEqual([`lead/update ${missedA.id}`]);
+		expect(ran(setup.host).slice(5)).toEqual([`lead/update ${missedA.id}`]);
 
 		// Another restart recovers nothing more.
 		const stopped = await stopN8n(setup);

@@ -33,6 +33,8 @@ export interface N8nProcess {
 	port: number;
 	baseUrl: string;
 	logFile: string;
+	/** the process id while it runs (it leads its own process group) */
+	pid(): number | undefined;
 	/** stops the process (SIGKILL when `kill`) and starts it again with the same folder, port and settings */
 	restart(options?: { kill?: boolean }): Promise<void>;
 	/** SIGKILL, no restart: a crash */
@@ -145,6 +147,7 @@ async function startRole(
 		port,
 		baseUrl,
 		logFile,
+		pid: () => started?.child.pid,
 		restart: async (restartOptions = {}) => {
 			await stopOnly(restartOptions.kill);
 			await launch();

@@ -1,0 +1,51 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import type { LeadEvent } from '../events';
+
+/** How the trigger answers a delivery itself (n8n then starts no execution). */
+
+export type Rejection = { status: number; error: string; message: string };
+
+/** Answers the request itself; n8n then starts no execution. */
+export function reply(
+	context: IWebhookFunctions,
+	status: number,
+	body: IDataObject,
+): IWebhookResponseData {
+	context.getResponseObject().status(status).json(body);
+	return { noWebhookResponse: true };
+}
+
+export function rejected(context: IWebhookFunctions, rejection: Rejection): IWebhookResponseData {
+	return reply(context, rejection.status, { error: rejection.error, message: rejection.message });
+}
+
+const IGNORED_REASONS = {
+	tooOld: 'the event is older than the Maximum Event Age',
+	inFuture: 'the event time is more than 5 minutes in the future',
+	unreadable: 'the event time is not an ISO 8601 date',
+	beyondMemory:
+		'the event is older than the oldest event the trigger still remembers (more events arrived within the Maximum Event Age than it can remember)',
+} as const;
+
+/**
+ * A validly signed event outside the accepted window may be a captured delivery sent again:
+ * nothing runs. It is acknowledged with a 200 all the same, since the service's retries
+ * carry the same event time and could never be accepted either.
+ */
+export function ignoredAsReplay(
+	context: IWebhookFunctions,
+	event: LeadEvent,
+	reason: keyof typeof IGNORED_REASONS,
+): IWebhookResponseData {
+	// No id or time: the log says why, without the event's values.
+	context.logger.warn(
+		`Partner Referral Service Trigger ignored a signed delivery as a possible replay: ${IGNORED_REASONS[reason]}`,
+		{
+			node: context.getNode().name,
+			topic: event.topic,
+			reason,
+		},
+	);
+	return reply(context, 200, { received: true, ignored: 'possible replay', reason });
+}

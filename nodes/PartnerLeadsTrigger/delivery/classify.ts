@@ -1,0 +1,184 @@
+import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import type { WatchSettings } from '../../shared/changes/watchVerdict';
+import {
+	fetchesFullLead,
+	observedTopics,
+	watchSettingsOf,
+} from '../../shared/changes/watchedFields';
+import { isoTimeMs } from '../../shared/isoTime';
+import { selectedTopics } from '../../shared/topics';
+import { eventMark, SeenEvents } from '../deduplication';
+import { judgeEventAge, maxEventAgeSeconds } from '../eventAge';
+import type { LeadEvent } from '../events';
+import { RecoveryLedger } from '../recovery/ledger';
+import type { RunExecutor } from '../runs/executor';
+import { runExecutorFor } from '../runs/executor';
+import { RunsInFlight } from '../runs/inFlight';
+import { RunRecords } from '../runs/records';
+import { productionScope } from '../scope';
+import type { Rejection } from './answers';
+import { ignoredAsReplay, rejected, reply } from './answers';
+import type { DeliveryOptions } from './verify';
+
+/**
+ * Classify: what answers a verified delivery without running anything (a topic not selected,
+ * a possible replay, a duplicate, a run already under way), or the event claimed to run.
+ */
+
+/** Whose events a memory holds: one trigger node of one workflow, its test URL apart. */
+export function eventScope(context: IWebhookFunctions): string {
+	const mode = context.getMode() === 'manual' ? 'test' : 'production';
+	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}:${mode}`;
+}
+
+const INTERRUPTED: Rejection = {
+	status: 503,
+	error: 'in_progress',
+	message:
+		'The run of this event was interrupted; it runs again once the trigger is back; retry later',
+};
+
+function inFlightRun(context: IWebhookFunctions, scope: string, key: string): boolean {
+	return new RunsInFlight(context.getWorkflowStaticData('node'), scope).get(key) !== undefined;
+}
+
+/**
+ * A delivery of an event that ran. Where runs finished since the database last heard of them
+ * (no delivery waited for them), this answer saves them first: n8n saves, then answers.
+ */
+function duplicate(
+	context: IWebhookFunctions,
+	executor: RunExecutor | undefined,
+	maxAgeSeconds: number,
+): IWebhookResponseData {
+	const body = { received: true, duplicate: true };
+	if (executor) {
+		const nodeData = context.getWorkflowStaticData('node');
+		const records = new RunRecords(nodeData, executor.scope, maxAgeSeconds);
+		if (records.inFlight.storedIsStale) {
+			records.writeBack();
+			return { webhookResponse: body };
+		}
+	}
+	return reply(context, 200, body);
+}
+
+/**
+ * What recovery already ran of this event. A lead is deleted once: a delete that ran (delivered
+ * or recovered) covers every delivery of it. An update may be the service's late retry of a
+ * change a recovery ran: without the lead's updatedAt to tell, the event time decides.
+ * Test deliveries are never recovered and leave nothing in the production ledger.
+ */
+function ranByRecovery(
+	context: IWebhookFunctions,
+	event: LeadEvent,
+	eventMs: number,
+	options: { isTest: boolean; maxAgeSeconds: number; fetchFullLead: boolean },
+): { ledger?: RecoveryLedger; mayBeRecovered: boolean; ran: boolean } {
+	if (options.isTest) return { mayBeRecovered: false, ran: false };
+	const ledger = new RecoveryLedger(
+		context.getWorkflowStaticData('node'),
+		productionScope(context),
+		{
+			maxAgeSeconds: options.maxAgeSeconds,
+		},
+	);
+	if (event.topic === 'lead/delete')
+		return { ledger, mayBeRecovered: false, ran: ledger.hasDeleted(event.id) };
+	const mayBeRecovered = ledger.mayBeRecovered(event.id, eventMs);
+	return { ledger, mayBeRecovered, ran: mayBeRecovered && !options.fetchFullLead };
+}
+
+/** An authentic event in the window, not seen before, and claimed by this delivery. */
+export interface ClaimedEvent {
+	event: LeadEvent;
+	/** the event time, from the ISO timestamp where it has milliseconds */
+	eventMs: number;
+	isTest: boolean;
+	fetchFullLead: boolean;
+	/** the production recovery's ledger; none for test deliveries */
+	ledger?: RecoveryLedger;
+	/** possibly the service's late retry of a change a recovery already ran */
+	mayBeRecovered: boolean;
+	seen: SeenEvents;
+	mark: ReturnType<typeof eventMark>;
+	/** the trigger() of this node when it runs in this process: the event runs through it */
+	executor?: RunExecutor;
+	/** its run was in flight when n8n stopped: it runs again (marked) unless it finished since */
+	interrupted: boolean;
+	maxAgeSeconds: number;
+	/** a topic the user chose (false: seen only to keep a new lead's watched values) */
+	selected: boolean;
+	watch: WatchSettings;
+}
+
+/**
+ * Whether the event's topic is handled: a chosen one, or a creation seen only to keep a new
+ * lead's watched values (never in a test). Undefined: not handled.
+ */
+function topicInterest(
+	context: IWebhookFunctions,
+	event: LeadEvent,
+): Pick<ClaimedEvent, 'selected' | 'watch'> | undefined {
+	const topics = selectedTopics(context.getNodeParameter('events', []));
+	const watch = watchSettingsOf(context);
+	const selected = topics.includes(event.topic);
+	if (selected) return { selected, watch };
+	if (context.getMode() === 'manual') return undefined;
+	return observedTopics(topics, watch.fields.length > 0).includes(event.topic)
+		? { selected, watch }
+		: undefined;
+}
+
+/**
+ * Classify: what answers the delivery without running anything (a topic not selected, a
+ * possible replay, a duplicate, another delivery of it in progress), or the claimed event.
+ */
+export function classifyDelivery(
+	context: IWebhookFunctions,
+	event: LeadEvent,
+	options: DeliveryOptions,
+): { claimed: ClaimedEvent } | { response: IWebhookResponseData } {
+	// Authentic, but for a topic no longer selected (a subscription from before the
+	// selection changed): acknowledged, so the service stops retrying what nobody wants.
+	const interest = topicInterest(context, event);
+	if (!interest) {
+		return { response: reply(context, 200, { received: true, ignored: 'topic not selected' }) };
+	}
+	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
+	const age = judgeEventAge(event.timestamp, maxAgeSeconds);
+	if (age.verdict !== 'inWindow') return { response: ignoredAsReplay(context, event, age.verdict) };
+	const isTest = context.getMode() === 'manual';
+	const eventMs = isoTimeMs(event.timestamp) ?? age.timeSeconds * 1000;
+	const fetchFullLead = fetchesFullLead(context);
+	const { ledger, mayBeRecovered, ran } = ranByRecovery(context, event, eventMs, {
+		isTest,
+		maxAgeSeconds,
+		fetchFullLead,
+	});
+	if (ran) return { response: reply(context, 200, { received: true, duplicate: true }) };
+	const scope = eventScope(context);
+	const seen = new SeenEvents(context.getWorkflowStaticData('node'), scope, { maxAgeSeconds });
+	const mark = eventMark(event, age.timeSeconds);
+	const executor = isTest ? undefined : runExecutorFor(scope);
+	const interrupted = !isTest && inFlightRun(context, scope, mark.key);
+	// Its run was under way when n8n stopped: the trigger runs it again, wherever it runs.
+	if (interrupted && !executor) return { response: rejected(context, INTERRUPTED) };
+	const recalled = interrupted ? 'new' : seen.recall(mark);
+	if (recalled === 'seen') return { response: duplicate(context, executor, maxAgeSeconds) };
+	if (recalled === 'forgotten') {
+		return { response: ignoredAsReplay(context, event, 'beyondMemory') };
+	}
+	if (!seen.claim(mark.key)) {
+		return {
+			response: rejected(context, {
+				status: 503,
+				error: 'in_progress',
+				message: 'Another delivery of this event is being processed; retry later',
+			}),
+		};
+	}
+	const claimed = { event, eventMs, isTest, fetchFullLead, ledger, mayBeRecovered, seen, mark };
+	return { claimed: { ...claimed, executor, interrupted, maxAgeSeconds, ...interest } };
+}

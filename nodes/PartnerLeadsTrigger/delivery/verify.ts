@@ -1,0 +1,108 @@
+import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import type { LeadEvent } from '../events';
+import { parseLeadEvent } from '../events';
+import { freshSecretBox, rememberedSecretBox } from '../secretBox';
+import {
+	singleHeaderValue,
+	LEGACY_SIGNATURE_HEADER,
+	V2_SIGNATURE_HEADER,
+	verifyLegacySignature,
+	verifyV2Signature,
+} from '../signature';
+import { readStoredSubscriptions, storedEntries, unreadableIds } from '../state';
+import type { Rejection } from './answers';
+import { rejected } from './answers';
+
+/** Verify: only a delivery signed by a subscription of this trigger goes any further. */
+
+export type DeliveryOptions = { acceptLegacySignature?: boolean; maxEventAgeHours?: number };
+
+const UNVERIFIED: Rejection = {
+	status: 401,
+	error: 'invalid_signature',
+	message: 'The delivery is not signed by a subscription of this trigger',
+};
+
+/** The event a valid signature vouches for, if any, and whether some stored secrets could not be opened. */
+type Authentication = { event?: LeadEvent; unreadableSecrets: boolean };
+
+async function authenticate(
+	context: IWebhookFunctions,
+	acceptLegacy: boolean,
+): Promise<Authentication> {
+	const request = context.getRequestObject();
+	const rawBody = (request as { rawBody?: unknown }).rawBody;
+	if (!Buffer.isBuffer(rawBody) || rawBody.length === 0) return { unreadableSecrets: false };
+	const nodeData = context.getWorkflowStaticData('node');
+	const remembered = rememberedSecretBox(context);
+	let stored = remembered && readStoredSubscriptions(nodeData, remembered);
+	// Nothing remembered, or secrets sealed since under another key (the workflow was
+	// activated again in another process after the credential got a new API key).
+	if (!stored || unreadableIds(stored).length > 0)
+		stored = readStoredSubscriptions(nodeData, await freshSecretBox(context));
+	const unreadableSecrets = unreadableIds(stored).length > 0;
+	return {
+		event: verifiedEvent(request, rawBody, storedEntries(stored), acceptLegacy),
+		unreadableSecrets,
+	};
+}
+
+/**
+ * Finds the event only a valid signature vouches for. With the v2 signature the raw bytes
+ * are checked against each stored secret before the body is even parsed, and the topic
+ * must be the one of the subscription whose secret matched. The legacy signature covers
+ * id, topic and timestamp only, so those are read first and checked with that topic's secret.
+ */
+function verifiedEvent(
+	request: ReturnType<IWebhookFunctions['getRequestObject']>,
+	rawBody: Buffer,
+	subscriptions: ReturnType<typeof storedEntries>,
+	acceptLegacy: boolean,
+): LeadEvent | undefined {
+	const v2 = singleHeaderValue(request.headers, V2_SIGNATURE_HEADER);
+	if (v2 !== undefined) {
+		const match = subscriptions.find(([, subscription]) =>
+			verifyV2Signature(rawBody, v2, subscription.signingSecret),
+		);
+		if (!match) return undefined;
+		const event = parseLeadEvent(rawBody);
+		return event?.topic === match[0] ? event : undefined;
+	}
+
+	// Only a delivery without the v2 header may fall back to the legacy one: a wrong v2
+	// signature means the bytes changed, whatever the legacy signature says.
+	const legacy = singleHeaderValue(request.headers, LEGACY_SIGNATURE_HEADER);
+	if (!acceptLegacy || legacy === undefined) return undefined;
+	const claimed = parseLeadEvent(rawBody);
+	const subscription = claimed && subscriptions.find(([topic]) => topic === claimed.topic)?.[1];
+	if (!claimed || !subscription) return undefined;
+	return verifyLegacySignature(claimed, legacy, subscription.signingSecret) ? claimed : undefined;
+}
+
+/** Verify: the event a valid signature vouches for, or the 401 for a delivery without one. */
+export async function verifyDelivery(
+	context: IWebhookFunctions,
+	options: DeliveryOptions,
+): Promise<{ event: LeadEvent } | { response: IWebhookResponseData }> {
+	const acceptLegacySignature = options.acceptLegacySignature === true;
+	const { event, unreadableSecrets } = await authenticate(context, acceptLegacySignature);
+	if (event) return { event };
+	// Only which headers came, never their values: a refused delivery must be traceable
+	// in n8n's log (a rotated secret, a proxy rewriting the body) without leaking anything.
+	const { headers } = context.getRequestObject();
+	const reason = unreadableSecrets
+		? ' (some stored signing secrets cannot be read: the credential has a new API key or the workflow was copied; deactivate and activate the workflow to renew the subscriptions)'
+		: '';
+	context.logger.warn(
+		`Partner Referral Service Trigger refused a delivery whose signature did not verify${reason}`,
+		{
+			node: context.getNode().name,
+			hasV2Signature: singleHeaderValue(headers, V2_SIGNATURE_HEADER) !== undefined,
+			hasLegacySignature: singleHeaderValue(headers, LEGACY_SIGNATURE_HEADER) !== undefined,
+			acceptLegacySignature,
+			unreadableSecrets,
+		},
+	);
+	return { response: rejected(context, UNVERIFIED) };
+}

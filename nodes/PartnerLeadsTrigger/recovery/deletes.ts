@@ -1,0 +1,92 @@
+import { createHash } from 'crypto';
+import type { ITriggerFunctions } from 'n8n-workflow';
+
+import { goneIds } from '../../shared/changes/judge';
+import type { ListedLead } from '../../shared/changes/listedLead';
+import { deleteOutputFor } from '../../shared/changes/output';
+import type { RunExecutor } from '../runs/executor';
+import type { RecoveryLedger } from './ledger';
+import { RECOVERY_TIMING } from './timing';
+
+/**
+ * Deletes the trigger missed (n8n down or unreachable when the service delivered them): the
+ * leads listed last time and not now. Each runs once as `lead/delete` with the lead id and no
+ * lead, marked `recovered: true, recoveryReason: 'missed'`; a lead is deleted once, so a delete
+ * that ran (delivered or recovered) never runs again. A lead gone only moments ago may still be
+ * on its way as a delivery: it waits the settle (n8n's clock) for a follow-up check first.
+ */
+
+/** The key of a recovered delete's run: a lead is deleted once. */
+function deleteRunKey(leadId: string): string {
+	return createHash('sha256').update(`deleted\n${leadId}`).digest('hex').slice(0, 16);
+}
+
+/** The gone leads, split into those to run now and those left to a follow-up check. */
+function goneLeads(
+	ledger: RecoveryLedger,
+	listed: ListedLead[],
+	waiting: Map<string, number>,
+	nowMs: number,
+): { ready: string[]; deferred: string[] } {
+	const previous = ledger.listedIds();
+	const gone = { ready: [] as string[], deferred: [] as string[] };
+	const stillWaiting = new Map<string, number>();
+	for (const id of goneIds(listed, previous)) {
+		if (ledger.hasDeleted(id)) continue;
+		const key = `gone ${id}`;
+		const firstSeenMs = waiting.get(key) ?? nowMs;
+		if (nowMs - firstSeenMs < RECOVERY_TIMING.settleMs) {
+			stillWaiting.set(key, firstSeenMs);
+			gone.deferred.push(id);
+		} else gone.ready.push(id);
+	}
+	for (const key of [...waiting.keys()]) if (key.startsWith('gone ')) waiting.delete(key);
+	for (const [key, firstSeenMs] of stillWaiting) waiting.set(key, firstSeenMs);
+	return gone;
+}
+
+/**
+ * Starts the missed deletes and keeps this listing's ids for the next check (the leads left
+ * to a follow-up check stay among them). Returns the deletes started and deferred.
+ */
+export function recoverDeletes(
+	context: ITriggerFunctions,
+	executor: RunExecutor,
+	ledger: RecoveryLedger,
+	listed: ListedLead[],
+	waiting: Map<string, number>,
+): { started: number; deferred: number } {
+	const nowMs = Date.now();
+	const { ready, deferred } = goneLeads(ledger, listed, waiting, nowMs);
+	const timestamp = new Date(nowMs).toISOString();
+	for (const id of ready) {
+		// recorded before the run starts (saved with its emit): it is never found gone again
+		ledger.recordDeleted(id, nowMs);
+		void executor.start({
+			run: {
+				key: deleteRunKey(id),
+				topic: 'lead/delete',
+				leadId: id,
+				timestamp,
+				origin: 'recovered',
+			},
+			json: { ...deleteOutputFor(id, timestamp, 'recovered'), recoveryReason: 'missed' },
+			version: { ms: nowMs, exact: true },
+		});
+	}
+	keepListedIds(context, ledger, [...listed.map((lead) => lead.id), ...deferred]);
+	return { started: ready.length, deferred: deferred.length };
+}
+
+/** Keeps the ids for the next check; says so in n8n's log when there are too many to keep. */
+export function keepListedIds(
+	context: ITriggerFunctions,
+	ledger: RecoveryLedger,
+	ids: string[] | undefined,
+): void {
+	if (ledger.rememberListedIds(ids)) return;
+	context.logger.warn(
+		'Partner Referral Service Trigger: too many leads to keep their IDs, leads deleted while n8n was down or unreachable are not recovered',
+		{ node: context.getNode().name },
+	);
+}

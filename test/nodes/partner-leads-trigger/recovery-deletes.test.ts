@@ -1,0 +1,165 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { MAX_LISTED_ID_BYTES } from '../../../nodes/PartnerLeadsTrigger/recovery/listedIds';
+import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
+import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
+import { LogCapture } from '../../security/capture';
+import type { Setup } from './helpers';
+import { ALL_TOPICS, post, setUp, signed, storedSecret } from './helpers';
+import {
+	checkEnded,
+	created,
+	eventually,
+	nextSecond,
+	outputs,
+	ran,
+	startN8n,
+	stopN8n,
+} from './recovery-helpers';
+
+/**
+ * Deletes made while n8n was down or unreachable: the service has no replay, so the trigger
+ * finds them by comparing lead ids with its last listing. Each runs once, marked, with the
+ * lead id and no lead; a delete that ran (delivered or recovered) never runs again.
+ */
+
+const DEFAULT_TIMING = { ...RECOVERY_TIMING };
+
+describe('PartnerLeadsTrigger recovery of deletes by lead id', () => {
+	let setup: Setup;
+
+	beforeAll(() => {
+		Object.assign(RECOVERY_TIMING, {
+			firstCheckDelayMs: 50,
+			settleMs: 0,
+			tickMs: 10,
+			retryDelayMs: 200,
+		});
+	});
+
+	afterAll(() => {
+		Object.assign(RECOVERY_TIMING, DEFAULT_TIMING);
+	});
+
+	afterEach(async () => {
+		await setup?.close();
+		forgetLedgerMemory();
+	});
+
+	it('a lead deleted while n8n was down runs once as lead/delete, recovered, with its id and no lead', async () => {
+		setup = await setUp(
+			{ events: ALL_TOPICS, fetchFullLead: true },
+			{ delivery: { maxAttempts: 1 } },
+		);
+		const [kept, deletedWhileDown, deletedLive] = ['kept', 'gone', 'live'].map((name) =>
+			created(setup, name),
+		);
+		await setup.host.activate();
+		await nextSecond();
+		setup.sim.control.portalDeleteLead(deletedLive.id);
+		await setup.sim.control.waitForDeliveries(10_000);
+		await setup.host.settle();
+		expect(ran(setup.host)).toEqual([`lead/delete ${deletedLive.id}`]);
+
+		const persisted = await stopN8n(setup);
+		setup.sim.control.portalDeleteLead(deletedWhileDown.id);
+		await setup.sim.control.waitForDeliveries(10_000);
+		await startN8n(setup, persisted);
+		await eventually(() => setup.host.executions.length >= 1, 'the recovered delete');
+		await checkEnded(setup);
+		expect(outputs(setup.host)).toEqual([
+			{
+				event: { id: deletedWhileDown.id, topic: 'lead/delete', timestamp: expect.any(String) },
+				recovered: true,
+				recoveryReason: 'missed',
+			},
+		]);
+		expect(ran(setup.host).join()).not.toContain(kept.id);
+
+		// The service's late retry of the missed delete runs nothing.
+		const [lost] = setup.sim.control
+			.deliveries()
+			.filter((attempt) => attempt.leadId === deletedWhileDown.id);
+		const late = signed(
+			storedSecret(setup, 'lead/delete'),
+			deletedWhileDown.id,
+			'lead/delete',
+			lost.timestamp,
+		);
+		expect(await post(setup.host.webhookUrl(), late.rawBody, late.headers)).toBe(200);
+
+		// Nor does another restart, or the checks after it.
+		const again = await stopN8n(setup);
+		await startN8n(setup, again);
+		await checkEnded(setup);
+		expect(setup.host.executions).toHaveLength(0);
+	});
+
+	it('n8n 1.x (no deduplication keys): a recovered run that finished with nothing saved after it runs again after a restart, marked', async () => {
+		setup = await setUp(
+			{ events: ['lead/delete'] },
+			{ delivery: { maxAttempts: 1 } },
+			{ deduplicationKeysKept: false },
+		);
+		const lead = created(setup, 'goneOn1x');
+		await setup.host.activate();
+		const persisted = await stopN8n(setup);
+		setup.sim.control.portalDeleteLead(lead.id);
+		await setup.sim.control.waitForDeliveries(10_000);
+		await startN8n(setup, persisted);
+		await eventually(() => setup.host.executions.length === 1, 'the recovered delete');
+		await checkEnded(setup);
+		// no delivery came after it, so its finish was never saved: the window ARCHITECTURE.md names
+		await startN8n(setup, await stopN8n(setup));
+		await eventually(() => setup.host.executions.length === 1, 'the run again');
+		expect(outputs(setup.host)).toEqual([
+			expect.objectContaining({ recovered: true, recoveryReason: 'interrupted' }),
+		]);
+	});
+
+	it('a delete that was delivered live is not recovered again, whatever n8n does after it', async () => {
+		setup = await setUp({ events: ['lead/delete'] }, { delivery: { maxAttempts: 1 } });
+		const lead = created(setup, 'deletedLive');
+		await setup.host.activate();
+		setup.sim.control.portalDeleteLead(lead.id);
+		await setup.sim.control.waitForDeliveries(10_000);
+		await setup.host.settle();
+		expect(ran(setup.host)).toEqual([`lead/delete ${lead.id}`]);
+		await startN8n(setup, await stopN8n(setup));
+		await checkEnded(setup);
+		expect(setup.host.executions).toHaveLength(0);
+	});
+
+	it('without lead/delete chosen no lead ids are kept and no delete runs', async () => {
+		setup = await setUp(
+			{ events: ['lead/create', 'lead/update'] },
+			{ delivery: { maxAttempts: 1 } },
+		);
+		const lead = created(setup, 'deletedUnwatched');
+		await setup.host.activate();
+		const persisted = await stopN8n(setup);
+		setup.sim.control.portalDeleteLead(lead.id);
+		await startN8n(setup, persisted);
+		await checkEnded(setup);
+		expect(setup.host.executions).toHaveLength(0);
+		const stored = setup.host.store.nodeData(setup.host.node.name).recovery as IDataObject;
+		expect(stored.listedIds).toBeUndefined();
+	});
+
+	it(`lead ids beyond ${MAX_LISTED_ID_BYTES.toLocaleString('en')} bytes are not kept, and the log says deletes are not recovered`, async () => {
+		setup = await setUp({ events: ['lead/delete'] }, { delivery: { maxAttempts: 1 } });
+		// 24-hex ids take 16 bytes each packed: just over the bound
+		setup.sim.control.seedLeads(Math.ceil(MAX_LISTED_ID_BYTES / 16) + 10);
+		const capture = new LogCapture();
+		capture.start();
+		await setup.host.activate();
+		capture.stop();
+		const warnings = capture.records
+			.filter((record) => record.channel === 'n8n logger.warn')
+			.map((record) => String(record.args[0]));
+		expect(warnings).toEqual([expect.stringContaining('too many leads to keep their IDs')]);
+		const stored = setup.host.store.nodeData(setup.host.node.name).recovery as IDataObject;
+		expect(stored.idsTracked).toBe(false);
+		expect(stored.listedIds).toBeUndefined();
+	}, 120_000);
+});
