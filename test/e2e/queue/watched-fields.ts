@@ -69,7 +69,7 @@ function tally(byLead: Map<string, Watched[]>, leads: Lead[]) {
 }
 
 export const watchedFieldsInQueueMode: QueueScenario = {
-	name: 'queue mode, Fields to Watch: two updates of one lead at the same moment on the two webhook processes (measured: runs per lead, their from); nothing missed',
+	name: 'queue mode, watched fields: two updates of one lead at the same moment on the two webhook processes (measured: runs per lead, their from); nothing missed',
 	async run(context) {
 		const { rest, sim, credential, figures } = context;
 		const leads = sim.control.seedLeads(
