@@ -19,9 +19,8 @@
  * Times come from n8n's own execution data (the measured node's executionTime). Baselines run
  * in the same n8n, in alternating order with ours. See bench/README.md.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -44,6 +43,7 @@ import { writeFloorPackage } from './floor-package';
 import { InspectorProfiler } from './inspector-profiler';
 import { startLatencyProxy } from './latency-proxy';
 import { pollingCase, POLL_SIZES, type PollingOptions } from './polling';
+import { postSigned } from './signed-deliveries';
 import { watchedCase } from './watched';
 import { makeCertificates, type Certificates } from './self-signed-ca';
 import { STATE_SIZES, triggerStateCase } from './trigger-state';
@@ -426,38 +426,13 @@ async function deliver(
 	count: number,
 	inFlight: number,
 ): Promise<number> {
-	const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
-	let next = 0;
-	let refused = 0;
-	const one = (body: string) =>
-		new Promise<number>((resolve, reject) => {
-			const signature = createHmac('sha256', secret).update(body).digest('hex');
-			const request = http.request(url, {
-				method: 'POST',
-				agent,
-				headers: { 'content-type': 'application/json', 'x-svc-signature-v2': signature },
-			});
-			request.on('response', (response) => {
-				response.resume();
-				response.on('end', () => resolve(response.statusCode ?? 0));
-			});
-			request.on('error', reject);
-			request.end(body);
+	const body = () =>
+		JSON.stringify({
+			id: randomUUID().replace(/-/g, '').slice(0, 24),
+			topic: 'lead/create',
+			timestamp: new Date().toISOString(),
 		});
-	const worker = async () => {
-		while (next < count) {
-			next += 1;
-			const body = JSON.stringify({
-				id: randomUUID().replace(/-/g, '').slice(0, 24),
-				topic: 'lead/create',
-				timestamp: new Date().toISOString(),
-			});
-			if ((await one(body)) !== 200) refused += 1;
-		}
-	};
-	await Promise.all(Array.from({ length: inFlight }, worker));
-	agent.destroy();
-	return refused;
+	return (await postSigned(url, secret, count, inFlight, body)).length;
 }
 
 async function triggerCase(setting: Setting, rows: Row[]): Promise<void> {

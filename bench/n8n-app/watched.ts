@@ -11,8 +11,6 @@
  * flight, to one workflow, and timed until every execution finished. Each delivery then starts
  * one execution in both workflows (the watched one sees the status change). The two alternate.
  */
-import { createHmac } from 'node:crypto';
-import http from 'node:http';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 
@@ -21,7 +19,8 @@ import { pollUntil, sleep } from '../../test/e2e/lib/wait';
 import type { CredentialRef } from '../../test/e2e/workflows';
 import type { RemoteSimulator } from '../sim';
 import type { Target } from './figures';
-import { watchingTrigger } from './workflows';
+import { postSigned } from './signed-deliveries';
+import { triggerOnly } from './workflows';
 
 const PORTAL_LEADS = 10_000;
 const WATCHED_FIELDS = ['closeDate', 'industry', 'platform', 'status', 'value'];
@@ -54,42 +53,14 @@ interface Variant {
 	secret: string;
 }
 
-/**
- * Sends the lead/update events of these leads, signed, `IN_FLIGHT` at a time; returns the
- * events not answered 200 (a run longer than the trigger holds a delivery is answered 503).
- */
+/** The events sent again while any is not answered 200 (a run longer than the hold: 503). */
 async function deliverUpdates(variant: Variant, events: string[]): Promise<string[]> {
-	const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
-	let next = 0;
-	const refused: string[] = [];
-	const one = (body: string) =>
-		new Promise<number>((resolve, reject) => {
-			const signature = createHmac('sha256', variant.secret).update(body).digest('hex');
-			const request = http.request(variant.url, {
-				method: 'POST',
-				agent,
-				headers: { 'content-type': 'application/json', 'x-svc-signature-v2': signature },
-			});
-			request.on('response', (response) => {
-				response.resume();
-				response.on('end', () => resolve(response.statusCode ?? 0));
-			});
-			request.on('error', reject);
-			request.end(body);
-		});
-	const worker = async () => {
-		while (next < events.length) {
-			const body = events[next++];
-			if ((await one(body)) !== 200) refused.push(body);
-		}
-	};
-	await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-	agent.destroy();
-	return refused;
+	return await postSigned(variant.url, variant.secret, events.length, IN_FLIGHT, (i) => events[i]);
 }
 
 async function activateVariant(setting: WatchedSetting, fields: string[]): Promise<Variant> {
-	const { workflow, webhookId } = watchingTrigger(setting.credential, fields);
+	const parameters = { events: ['lead/update'], fetchFullLead: true, watchedFields: fields };
+	const { workflow, webhookId } = triggerOnly('ours', setting.credential, '', parameters);
 	const created = await setting.rest.createWorkflow(workflow);
 	await setting.rest.activateWorkflow(created);
 	const url = `${setting.baseUrl}/webhook/${webhookId}/webhook`;

@@ -161,11 +161,15 @@ export function oursGetMany(credential: CredentialRef) {
 	);
 }
 
-/** A workflow that is only a trigger: ours (Lead Created, Fetch Full Lead off) or the floor. */
+/**
+ * A workflow that is only a trigger: ours (by default Lead Created, Fetch Full Lead off) or the
+ * floor.
+ */
 export function triggerOnly(
 	kind: 'ours' | 'floor',
 	credential: CredentialRef,
 	secret = '',
+	parameters: Record<string, unknown> = { events: ['lead/create'], fetchFullLead: false },
 ): { workflow: BenchWorkflow; webhookId: string } {
 	const webhookId = randomUUID();
 	const node =
@@ -174,45 +178,13 @@ export function triggerOnly(
 					type: TRIGGER_NODE_TYPE,
 					typeVersion: 1,
 					credentials: { partnerLeadsApi: credential },
-					parameters: { events: ['lead/create'], fetchFullLead: false, options: {} },
+					parameters: { ...parameters, options: {} },
 				}
 			: { type: FLOOR_TRIGGER_TYPE, typeVersion: 1, parameters: { secret } };
 	return {
 		workflow: {
 			name: `bench trigger ${kind}`,
 			nodes: [{ id: randomUUID(), name: MEASURED, position: [0, 0], webhookId, ...node }],
-			connections: {},
-			settings: SETTINGS,
-		},
-		webhookId,
-	};
-}
-
-/**
- * Our trigger on lead/update with Fetch Full Lead, with or without Fields to Watch (the
- * `watched` case): the same trigger but for the option.
- */
-export function watchingTrigger(
-	credential: CredentialRef,
-	watchedFields: string[],
-): { workflow: BenchWorkflow; webhookId: string } {
-	const webhookId = randomUUID();
-	const parameters = { events: ['lead/update'], fetchFullLead: true, watchedFields, options: {} };
-	return {
-		workflow: {
-			name: `bench trigger ${watchedFields.length} watched fields ${webhookId.slice(0, 8)}`,
-			nodes: [
-				{
-					id: randomUUID(),
-					name: MEASURED,
-					position: [0, 0],
-					webhookId,
-					type: TRIGGER_NODE_TYPE,
-					typeVersion: 1,
-					credentials: { partnerLeadsApi: credential },
-					parameters,
-				},
-			],
 			connections: {},
 			settings: SETTINGS,
 		},

@@ -8,11 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
-import {
-	getWatchableFields,
-	getWatchedFieldChoices,
-	getWatchedFieldValues,
-} from '../shared/changes/watchedFieldOptions';
+import { WATCHED_FIELD_LOAD_OPTIONS } from '../shared/changes/watchedFieldOptions';
 import {
 	changedToProperty,
 	eventsProperty,
@@ -88,7 +84,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 
 	methods = {
 		credentialTest: { partnerLeadsApiTest },
-		loadOptions: { getWatchableFields, getWatchedFieldChoices, getWatchedFieldValues },
+		loadOptions: WATCHED_FIELD_LOAD_OPTIONS,
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {

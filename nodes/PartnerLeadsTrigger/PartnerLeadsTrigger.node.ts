@@ -11,11 +11,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
-import {
-	getWatchableFields,
-	getWatchedFieldChoices,
-	getWatchedFieldValues,
-} from '../shared/changes/watchedFieldOptions';
+import { WATCHED_FIELD_LOAD_OPTIONS } from '../shared/changes/watchedFieldOptions';
 import {
 	changedToProperty,
 	eventsProperty,
@@ -130,7 +126,7 @@ export class PartnerLeadsTrigger implements INodeType {
 
 	methods = {
 		credentialTest: { partnerLeadsApiTest },
-		loadOptions: { getWatchableFields, getWatchedFieldChoices, getWatchedFieldValues },
+		loadOptions: WATCHED_FIELD_LOAD_OPTIONS,
 	};
 
 	webhookMethods = {

@@ -84,3 +84,10 @@ export async function getWatchedFieldValues(
 		];
 	return (field?.options ?? []).map((option) => ({ name: option.label, value: option.value }));
 }
+
+/** The editor methods both triggers register (`methods.loadOptions`). */
+export const WATCHED_FIELD_LOAD_OPTIONS = {
+	getWatchableFields,
+	getWatchedFieldChoices,
+	getWatchedFieldValues,
+};
