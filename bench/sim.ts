@@ -110,7 +110,7 @@ export class RemoteSimulator {
 	}
 
 	private async call<T>(
-		method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+		method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
 		path: string,
 		body?: unknown,
 	): Promise<T> {
@@ -149,6 +149,16 @@ export class RemoteSimulator {
 	/** A lead created in the portal (not through the API); returns its id. */
 	async portalCreateLead(fields: Record<string, unknown>): Promise<string> {
 		return (await this.call<{ id: string }>('POST', '/portal/leads', fields)).id;
+	}
+
+	/** A change in the portal (emits lead/update to the subscriptions). */
+	async portalUpdateLead(id: string, patch: Record<string, unknown>): Promise<void> {
+		await this.call('PATCH', `/portal/leads/${encodeURIComponent(id)}`, patch);
+	}
+
+	/** How the service's own deliveries fail (`{ unreachable: true }`: none reaches n8n). */
+	async setDeliveryFaults(faults: Record<string, unknown>): Promise<void> {
+		await this.call('PUT', '/delivery-faults', faults);
 	}
 
 	async setFaults(route: string, faults: RouteFaults | null): Promise<void> {

@@ -12,15 +12,15 @@
  *   npm run bench:n8n -- --only trigger-state  # deliveries/s with the static data of an empty, a 10,000- and a 50,000-lead portal
  *   npm run bench:n8n -- --only polling        # one poll in n8n by portal size and page cap (about 20 minutes; --quick: 1,000 leads)
  *   npm run bench:n8n -- --only polling --polls 3  # measured polls per size and cap (default 2)
+ *   npm run bench:n8n -- --only watched        # the trigger with 5 Fields to Watch at 10,000 leads, and without (about 10 minutes)
  *   npm run bench:n8n -- --version 2.41.1 --only rate-limited --runs 3
  *   npm run bench:n8n -- --profile create      # CPU profile of n8n during one case (create | get-many | trigger)
  *
  * Times come from n8n's own execution data (the measured node's executionTime). Baselines run
  * in the same n8n, in alternating order with ours. See bench/README.md.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -43,6 +43,8 @@ import { writeFloorPackage } from './floor-package';
 import { InspectorProfiler } from './inspector-profiler';
 import { startLatencyProxy } from './latency-proxy';
 import { pollingCase, POLL_SIZES, type PollingOptions } from './polling';
+import { postSigned } from './signed-deliveries';
+import { watchedCase } from './watched';
 import { makeCertificates, type Certificates } from './self-signed-ca';
 import { STATE_SIZES, triggerStateCase } from './trigger-state';
 import {
@@ -57,7 +59,14 @@ import {
 import { runMain } from '../processes';
 import { MAX_PARALLEL_REQUESTS } from '../../nodes/PartnerLeads/actions/itemLoop';
 
-type CaseName = 'create' | 'get-many' | 'trigger' | 'trigger-state' | 'rate-limited' | 'polling';
+type CaseName =
+	| 'create'
+	| 'get-many'
+	| 'trigger'
+	| 'trigger-state'
+	| 'rate-limited'
+	| 'polling'
+	| 'watched';
 
 interface Options {
 	versions: string[];
@@ -82,13 +91,23 @@ function parseOptions(argv: string[]): Options {
 	const quick = argv.includes('--quick');
 	const version = value('--version') ?? '2.41.1';
 	const profile = value('--profile') as CaseName | undefined;
-	const names = ['create', 'rate-limited', 'trigger', 'trigger-state', 'get-many', 'polling'];
+	const names = [
+		'create',
+		'rate-limited',
+		'trigger',
+		'trigger-state',
+		'get-many',
+		'polling',
+		'watched',
+	];
 	if (profile && !names.includes(profile))
 		throw new Error('--profile takes create, rate-limited, get-many, trigger or polling');
-	const only = (value('--only')?.split(',') ?? names) as CaseName[];
+	// the watched case is asked for by name: it seeds 10,000 leads
+	const only = (value('--only')?.split(',') ??
+		names.filter((name) => name !== 'watched')) as CaseName[];
 	if (only.some((name) => !names.includes(name)))
 		throw new Error(
-			'--only takes create, rate-limited, trigger, trigger-state, get-many and polling, separated by commas',
+			'--only takes create, rate-limited, trigger, trigger-state, get-many, polling and watched, separated by commas',
 		);
 	return {
 		versions: version === 'both' ? ['2.41.1', '1.123.81'] : [version],
@@ -407,38 +426,13 @@ async function deliver(
 	count: number,
 	inFlight: number,
 ): Promise<number> {
-	const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
-	let next = 0;
-	let refused = 0;
-	const one = (body: string) =>
-		new Promise<number>((resolve, reject) => {
-			const signature = createHmac('sha256', secret).update(body).digest('hex');
-			const request = http.request(url, {
-				method: 'POST',
-				agent,
-				headers: { 'content-type': 'application/json', 'x-svc-signature-v2': signature },
-			});
-			request.on('response', (response) => {
-				response.resume();
-				response.on('end', () => resolve(response.statusCode ?? 0));
-			});
-			request.on('error', reject);
-			request.end(body);
+	const body = () =>
+		JSON.stringify({
+			id: randomUUID().replace(/-/g, '').slice(0, 24),
+			topic: 'lead/create',
+			timestamp: new Date().toISOString(),
 		});
-	const worker = async () => {
-		while (next < count) {
-			next += 1;
-			const body = JSON.stringify({
-				id: randomUUID().replace(/-/g, '').slice(0, 24),
-				topic: 'lead/create',
-				timestamp: new Date().toISOString(),
-			});
-			if ((await one(body)) !== 200) refused += 1;
-		}
-	};
-	await Promise.all(Array.from({ length: inFlight }, worker));
-	agent.destroy();
-	return refused;
+	return (await postSigned(url, secret, count, inFlight, body)).length;
 }
 
 async function triggerCase(setting: Setting, rows: Row[]): Promise<void> {
@@ -645,6 +639,24 @@ async function pollingCaseIn(setting: Setting, rows: Row[]): Promise<void> {
 	await pollingCase({ version: n8n.version, rest, credentialFor, log }, options.polling, rows);
 }
 
+/** The watched case (watched.ts): Fields to Watch at 10,000 leads against the plain trigger. */
+async function watchedCaseIn(setting: Setting, rows: Row[]): Promise<void> {
+	const { n8n, rest, sim, credentials, options } = setting;
+	await watchedCase(
+		{
+			version: n8n.version,
+			baseUrl: n8n.baseUrl,
+			rest,
+			sim,
+			credential: credentials[0],
+			runs: options.runs,
+			deliveries: options.deliveries,
+			log,
+		},
+		rows,
+	);
+}
+
 const CASES: Record<CaseName, (setting: Setting, rows: Row[]) => Promise<void>> = {
 	create: createCase,
 	'rate-limited': rateLimitedCase,
@@ -652,6 +664,7 @@ const CASES: Record<CaseName, (setting: Setting, rows: Row[]) => Promise<void>> 
 	'trigger-state': triggerStateCaseIn,
 	'get-many': getManyCase,
 	polling: pollingCaseIn,
+	watched: watchedCaseIn,
 };
 
 async function benchVersion(

@@ -161,11 +161,15 @@ export function oursGetMany(credential: CredentialRef) {
 	);
 }
 
-/** A workflow that is only a trigger: ours (Lead Created, Fetch Full Lead off) or the floor. */
+/**
+ * A workflow that is only a trigger: ours (by default Lead Created, Fetch Full Lead off) or the
+ * floor.
+ */
 export function triggerOnly(
 	kind: 'ours' | 'floor',
 	credential: CredentialRef,
 	secret = '',
+	parameters: Record<string, unknown> = { events: ['lead/create'], fetchFullLead: false },
 ): { workflow: BenchWorkflow; webhookId: string } {
 	const webhookId = randomUUID();
 	const node =
@@ -174,7 +178,7 @@ export function triggerOnly(
 					type: TRIGGER_NODE_TYPE,
 					typeVersion: 1,
 					credentials: { partnerLeadsApi: credential },
-					parameters: { events: ['lead/create'], fetchFullLead: false, options: {} },
+					parameters: { ...parameters, options: {} },
 				}
 			: { type: FLOOR_TRIGGER_TYPE, typeVersion: 1, parameters: { secret } };
 	return {

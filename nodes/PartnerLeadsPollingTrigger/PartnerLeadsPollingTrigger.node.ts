@@ -8,7 +8,13 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
-import { eventsProperty, fetchFullLeadProperty } from '../shared/triggerProperties';
+import { WATCHED_FIELD_LOAD_OPTIONS } from '../shared/changes/watchedFieldOptions';
+import {
+	changedToProperty,
+	eventsProperty,
+	fetchFullLeadProperty,
+	watchedFieldsProperty,
+} from '../shared/triggerProperties';
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
 import { DEFAULT_LIST_REQUESTS_PER_MINUTE, pollLeads } from './poll';
 
@@ -55,6 +61,10 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 			fetchFullLeadProperty(
 				'Whether to fetch the whole lead for created and updated leads (one request per lead). Deleted leads cannot be fetched.',
 			),
+			watchedFieldsProperty(
+				'The trigger keeps these fields\' values for every lead in the workflow\'s static data: about 50 bytes a lead for one field, 90 for five, at most 2 MB (the leads changed longest ago are forgotten first). Values over 64 characters are kept as a fingerprint: their change shows "to" without "from". Each changed lead is fetched to compare its values.',
+			),
+			changedToProperty,
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -76,7 +86,10 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 		],
 	};
 
-	methods = { credentialTest: { partnerLeadsApiTest } };
+	methods = {
+		credentialTest: { partnerLeadsApiTest },
+		loadOptions: WATCHED_FIELD_LOAD_OPTIONS,
+	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		return await pollLeads.call(this);

@@ -8,12 +8,14 @@ import { deleteOutputFor, outputFor } from '../shared/changes/output';
 import { LeadVersions, leadKey } from '../shared/changes/versions';
 import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from '../shared/topics';
+import { fetchesFullLead } from '../shared/changes/watchedFields';
 import { httpCodeOf } from '../shared/transport/errors';
 import { commitBaseline } from './baselineCommit';
 import { pollDeadline } from './pollDeadline';
 import { cutShort, listForPoll } from './pollListing';
 import type { PollState } from './pollState';
 import { readPollState, writePollState } from './pollState';
+import { PollWatch } from './pollWatch';
 import { newestLeadSample } from './sample';
 
 /**
@@ -69,25 +71,28 @@ interface Outputs {
 }
 
 /**
- * The outputs, oldest change first. A 429 past the wait budget keeps what was fetched, and so
- * does the poll's time running out (`endsAtMs`, pollDeadline.ts).
+ * The outputs, oldest change first; with watched fields only the changes where one changed. A
+ * 429 past the wait budget keeps what was fetched, and so does the poll's time running out
+ * (`endsAtMs`, pollDeadline.ts).
  */
 async function outputsOf(
 	context: IPollFunctions,
 	changes: LeadChange[],
 	topics: LeadTopic[],
 	endsAtMs: number,
+	watch: PollWatch,
 ) {
-	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
+	const fetchFullLead = fetchesFullLead(context);
 	const outputs: Outputs = { items: [], handled: [], left: [] };
 	for (const [at, candidate] of changes.entries()) {
 		let version = candidate.version;
-		if (topics.includes(candidate.topic)) {
+		if (!topics.includes(candidate.topic)) watch.keepListed(candidate);
+		else {
 			if (fetchFullLead && outputs.items.length > 0 && Date.now() >= endsAtMs)
 				return { ...outputs, left: changes.slice(at), leftBecause: 'outOfTime' as const };
 			try {
 				const output = await outputFor(context, candidate, fetchFullLead, 'polled');
-				outputs.items.push({ json: output.json });
+				if (await watch.runs(candidate, output.json)) outputs.items.push({ json: output.json });
 				version = output.version;
 			} catch (error) {
 				if (httpCodeOf(error) !== '429' || outputs.items.length === 0)
@@ -108,7 +113,10 @@ function baseline(
 	nodeData: IDataObject,
 	listing: Listing,
 	cost: Pick<PollState, 'readAtMs' | 'readRequests'>,
+	watch: PollWatch,
 ) {
+	watch.keepFirstSeen(listing.leads, new Set());
+	watch.write(nodeData);
 	const { sinceMs, present } = baselineOf(listing.leads, POLL_TIMING.marginMs);
 	const ran = new LeadVersions();
 	for (const { id, version } of present) ran.raise(leadKey(id), { ms: version, exact: true });
@@ -144,14 +152,20 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 
 	const listing = await listForPoll(this);
 	const cost = { readAtMs, readRequests: listing.requests };
+	// a new activation starts the values anew too (what the portal holds now)
+	const watch = PollWatch.read(this, state ? nodeData : {});
 	if (!state) {
-		baseline(nodeData, listing, cost);
+		baseline(nodeData, listing, cost, watch);
 		await commitBaseline(this);
 		return null;
 	}
 	const judged = judgeListing(listing.leads, knownTo(state));
 	const topics = selectedTopics(this.getNodeParameter('events', []));
-	const outputs = await outputsOf(this, judged.changes, topics, pollDeadline(this, readAtMs));
+	const deadline = pollDeadline(this, readAtMs);
+	const outputs = await outputsOf(this, judged.changes, topics, deadline, watch);
+	watch.drop(judged.goneIds);
+	watch.keepFirstSeen(listing.leads, new Set(judged.changes.map(({ id }) => id)));
+	watch.write(nodeData);
 	const items = outputs.items;
 	if (topics.includes('lead/delete'))
 		items.push(

@@ -23,6 +23,10 @@ import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
  * - `ids`: the leads seen at the last poll, for creates and deletes (left out above MAX_ID_BYTES).
  * - `readAtMs`, `readRequests`: when the list was last read (n8n's clock) and what it cost,
  *   so polls are spaced to the List Requests per Minute.
+ *
+ * Beside it, under its own key and written with each poll (pollWatch.ts): with Fields to Watch,
+ * the watched values per lead (nodes/shared/changes/watchedValues.ts), 29 bytes a lead plus the
+ * values, at most MAX_WATCHED_BYTES (2,000,000).
  */
 
 /** The ids are kept only while they take at most this much: static data is saved whole. */

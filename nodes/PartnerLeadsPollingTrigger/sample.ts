@@ -3,7 +3,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { ListedLead } from '../shared/changes/listedLead';
 import { outputFor } from '../shared/changes/output';
+import { fetchesFullLead } from '../shared/changes/watchedFields';
 import { listForPoll } from './pollListing';
+import { PollWatch } from './pollWatch';
 
 /**
  * "Fetch Test Event" (n8n calls poll() in manual mode): the newest lead, in the output shape
@@ -25,7 +27,6 @@ export async function newestLeadSample(context: IPollFunctions): Promise<INodeEx
 	}
 	const { listed, version } = newest;
 	const created = listed.createdMs;
-	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
 	const { json } = await outputFor(
 		context,
 		{
@@ -34,8 +35,13 @@ export async function newestLeadSample(context: IPollFunctions): Promise<INodeEx
 			topic: created !== undefined && created >= version ? 'lead/create' : 'lead/update',
 			version,
 		},
-		fetchFullLead,
+		fetchesFullLead(context),
 		'polled',
+	);
+	// with watched fields: the changes against the values the poll keeps (read only)
+	await PollWatch.read(context, context.getWorkflowStaticData('node')).addSampleChanges(
+		listed.id,
+		json,
 	);
 	return [[{ json }]];
 }

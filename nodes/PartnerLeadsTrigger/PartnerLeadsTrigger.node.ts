@@ -11,7 +11,13 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
-import { eventsProperty, fetchFullLeadProperty } from '../shared/triggerProperties';
+import { WATCHED_FIELD_LOAD_OPTIONS } from '../shared/changes/watchedFieldOptions';
+import {
+	changedToProperty,
+	eventsProperty,
+	fetchFullLeadProperty,
+	watchedFieldsProperty,
+} from '../shared/triggerProperties';
 import { handleDelivery } from './delivery';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './eventAge';
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
@@ -63,6 +69,10 @@ export class PartnerLeadsTrigger implements INodeType {
 			fetchFullLeadProperty(
 				'Whether to fetch the whole lead for created and updated leads. Deliveries carry only the lead ID, the event and its time; deleted leads cannot be fetched.',
 			),
+			watchedFieldsProperty(
+				'The trigger keeps these fields\' values for every lead in the workflow\'s static data, saved with every delivery: about 50 bytes a lead for one field, 90 for five, at most 2 MB (the leads changed longest ago are forgotten first). Values over 64 characters are kept as a fingerprint: their change shows "to" without "from". The lead is always fetched, and Lead Created is subscribed to as well, to know a new lead\'s values.',
+			),
+			changedToProperty,
 			{
 				displayName: 'Recover Missed Events',
 				name: 'recoverMissedEvents',
@@ -118,7 +128,10 @@ export class PartnerLeadsTrigger implements INodeType {
 		],
 	};
 
-	methods = { credentialTest: { partnerLeadsApiTest } };
+	methods = {
+		credentialTest: { partnerLeadsApiTest },
+		loadOptions: WATCHED_FIELD_LOAD_OPTIONS,
+	};
 
 	webhookMethods = {
 		default: {

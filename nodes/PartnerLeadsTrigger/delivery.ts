@@ -1,5 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import type { LeadVersion } from '../shared/changes/versions';
+import { withChanges } from '../shared/changes/watchedFields';
 import { isoTimeMs } from '../shared/isoTime';
 import { getLead } from '../shared/leads';
 import { isRecord } from '../shared/record';
@@ -10,7 +12,13 @@ import { classifyDelivery, eventScope } from './delivery/classify';
 import type { DeliveryOptions } from './delivery/verify';
 import { verifyDelivery } from './delivery/verify';
 import { runAndAnswer } from './runs/heldDelivery';
+import { RunsInFlight } from './runs/inFlight';
+import { RunRecords } from './runs/records';
+import { productionScope } from './scope';
 import { handOverTestEvent } from './testEvent';
+import { unpackKeptLead, WatchedLeads } from './watchedLeads';
+import type { WatchedOutcome } from './watchedOutcome';
+import { applyWatchedOutcome, watchedOutcome } from './watchedOutcome';
 
 /**
  * Handles one delivery of a lead event: verify, deduplicate, fetch the lead, start one
@@ -66,6 +74,63 @@ async function eventItem(
 	return { json };
 }
 
+/** The watched values a delivery compares with; a test event reads those stored, keeps nothing. */
+function watchedLeadsFor(context: IWebhookFunctions, claimed: ClaimedEvent): WatchedLeads {
+	const scope = claimed.isTest ? undefined : productionScope(context);
+	return new WatchedLeads(context.getWorkflowStaticData('node'), scope, claimed.watch.fields);
+}
+
+/** The watched values before an interrupted run: its run again shows the same `from`. */
+function interruptedBefore(context: IWebhookFunctions, claimed: ClaimedEvent) {
+	const nodeData = context.getWorkflowStaticData('node');
+	const run = new RunsInFlight(nodeData, eventScope(context)).get(claimed.mark.key);
+	return unpackKeptLead(run?.watchedBefore);
+}
+
+/**
+ * An event that starts nothing (no watched field changed, or not to a chosen value; a creation
+ * seen only for its values): its values are kept and it counts as run, so that neither the
+ * service's retry nor a recovery judges it again. n8n saves static data, then answers.
+ */
+function keptWithoutRun(
+	context: IWebhookFunctions,
+	claimed: ClaimedEvent,
+	version: LeadVersion,
+	watched: { leads: WatchedLeads; outcome: WatchedOutcome },
+): IWebhookResponseData {
+	if (claimed.isTest) return reply(context, 200, { received: true, started: false });
+	applyWatchedOutcome(watched.leads, claimed.event.id, watched.outcome);
+	claimed.ledger?.recordDelivered(claimed.event.id, version);
+	claimed.seen.remember(claimed.mark);
+	if (claimed.executor)
+		new RunRecords(
+			context.getWorkflowStaticData('node'),
+			claimed.executor.scope,
+			claimed.maxAgeSeconds,
+		).writeBack();
+	return { webhookResponse: { received: true, started: false } };
+}
+
+/** Fields to Watch: whether the event starts a run, with which changes (in the item). */
+async function watchedDelivery(
+	context: IWebhookFunctions,
+	claimed: ClaimedEvent,
+	json: IDataObject,
+): Promise<{ leads: WatchedLeads; outcome: WatchedOutcome }> {
+	const leads = watchedLeadsFor(context, claimed);
+	const outcome = await watchedOutcome(context, leads, claimed.watch, {
+		leadId: claimed.event.id,
+		topic: claimed.event.topic,
+		lead: isRecord(json.lead) ? json.lead : undefined,
+		fallbackMs: claimed.eventMs,
+		selected: claimed.selected,
+		test: claimed.isTest,
+		rerun: claimed.interrupted ? { before: interruptedBefore(context, claimed) } : undefined,
+	});
+	if (outcome.start && outcome.changes) withChanges(json, outcome.changes);
+	return { leads, outcome };
+}
+
 /** Process: fetch the lead, record what ran, acknowledge, and start the execution. */
 async function processDelivery(
 	context: IWebhookFunctions,
@@ -82,12 +147,15 @@ async function processDelivery(
 	// What ran is the fetched lead, as of its updatedAt; without it, only the event time is known.
 	const version =
 		updatedMs !== undefined ? { ms: updatedMs, exact: true } : { ms: eventMs, exact: false };
+	const watched = await watchedDelivery(context, claimed, json);
+	if (!watched.outcome.start) return keptWithoutRun(context, claimed, version, watched);
 	if (claimed.executor) {
 		const { executor, mark, maxAgeSeconds, interrupted } = claimed;
 		const scope = eventScope(context);
 		const held = { event, key: mark.key, json, version, scope, maxAgeSeconds, interrupted };
-		return await runAndAnswer(context, executor, held);
+		return await runAndAnswer(context, executor, { ...held, watch: watched.outcome.record });
 	}
+	if (!claimed.isTest) applyWatchedOutcome(watched.leads, event.id, watched.outcome);
 	if (event.topic === 'lead/delete') ledger?.recordDeleted(event.id, eventMs);
 	else ledger?.recordDelivered(event.id, version);
 	seen.remember(mark);

@@ -10,6 +10,7 @@
  * | recovery ledger (recovery/ledger.ts) | trigger node | deactivation |
  * | changes left to a follow-up check (recovery/recover.ts) | trigger node | deactivation |
  * | runs in flight (runs/inFlight.ts) | trigger node | deactivation |
+ * | watched fields' values per lead (watchedLeads.ts) | trigger node | deactivation |
  * | the executor of the node's trigger() (runs/executor.ts) | trigger node | its trigger() closes |
  * | secret boxes (secretBox.ts) | trigger node and credential | deactivation |
  * | test-event handovers (testEvent.ts) | trigger node | taken, or 5 minutes |

@@ -6,6 +6,7 @@ import { allOf } from '../shared/transport/paging';
 import { apiRequest } from '../shared/transport/request';
 import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from '../shared/topics';
+import { observedTopics, watchedFieldIds } from '../shared/changes/watchedFields';
 import { forgetTriggerNode } from './processMemory';
 import { freshSecretBox } from './secretBox';
 import type { StoredSubscription, StoredSubscriptions } from './state';
@@ -39,8 +40,14 @@ function webhookUrlOf(context: IHookFunctions): string {
 	return url;
 }
 
+/** The chosen topics, and creations when fields are watched (a new lead's values are kept). */
+function subscribedTopics(context: IHookFunctions): LeadTopic[] {
+	const selected = selectedTopics(context.getNodeParameter('events', []));
+	return observedTopics(selected, watchedFieldIds(context).length > 0);
+}
+
 function topicsOf(context: IHookFunctions): LeadTopic[] {
-	const topics = selectedTopics(context.getNodeParameter('events', []));
+	const topics = subscribedTopics(context);
 	if (topics.length === 0) {
 		throw new NodeOperationError(context.getNode(), 'No event selected', {
 			description:
@@ -221,7 +228,7 @@ export async function subscriptionsExist(this: IHookFunctions): Promise<boolean>
 		await freshSecretBox(this),
 	);
 	const url = webhookUrlOf(this);
-	const topics = selectedTopics(this.getNodeParameter('events', []));
+	const topics = subscribedTopics(this);
 	if (!stored || stored.webhookUrl !== url || topics.length === 0) return false;
 	// A secret that cannot be read verifies nothing: create() replaces the subscription.
 	if (unreadableIds(stored).length > 0) return false;

@@ -319,5 +319,43 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			assert.equal(writeRequests(session), writesBefore, 'Fetch Test Event wrote to the service');
 		},
 	},
+	{
+		name: "Fields to Watch: the list is the schema's fields (custom ones and Status); Fetch Test Event shows the changes",
+		async run(editor, session) {
+			const [lead] = session.sim.control.seedLeads([
+				{ firstName: `Watched${randomBytes(3).toString('hex')}`, status: 'open' },
+			]);
+			const parameters = {
+				events: ['lead/update'],
+				fetchFullLead: true,
+				watchedFields: ['status'],
+			};
+			const created = await session.rest.createWorkflow(
+				pollingWorkflow(session.credential, parameters),
+			);
+			session.sim.control.portalUpdateLead(lead!.id, { status: 'won' });
+			await editor.page.goto(`${editor.baseUrl}/workflow/${created.id}`);
+			const node = editor.page.locator('[data-test-id="canvas-node"]', {
+				hasText: /Polling Trigger/,
+			});
+			await node.first().waitFor({ timeout: 30_000 });
+			await node.first().dblclick();
+			const fields = await editor.optionsOf('watchedFields');
+			await editor.screenshot('fields-to-watch-list');
+			for (const label of ['Status', 'Industry', 'Platform', 'Deal value'])
+				assert.ok(
+					fields.includes(label),
+					`Fields to Watch does not offer "${label}": ${fields.join(', ')}`,
+				);
+			await editor.testId('node-execute-button').first().click();
+			const output = editor.testId('output-panel');
+			await output.getByText('changedFields').first().waitFor({ timeout: 60_000 });
+			await editor.screenshot('fields-to-watch-test-event');
+			const text = await output.innerText();
+			assert.ok(text.includes(lead!.id), `the sample is not the changed lead ${lead!.id}`);
+			assert.match(text, /changes/, 'the sample shows no changes');
+			assert.match(text, /won/, 'the sample does not show the new status');
+		},
+	},
 	DOCUMENTED_NAMES_CHECK,
 ];

@@ -32,6 +32,7 @@ import { pollingTrigger } from './scenarios/polling';
 import { pollingWithDurableCursors } from './scenarios/polling-durable-cursors';
 import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
+import { watchedFields } from './scenarios/watched-fields';
 import { plannedChecks, runVersion } from './version-session';
 import { plannedQueueChecks, QUEUE_SCENARIOS, runQueueMode } from './queue/session';
 import { E2E_N8N_VERSIONS } from './versions';
@@ -55,6 +56,7 @@ const ALL_SCENARIOS = [
 	pollingTrigger,
 	pollingWithDurableCursors,
 	agentTool,
+	watchedFields,
 	restartWithActiveTrigger,
 	crashDuringBurstScenario,
 ];

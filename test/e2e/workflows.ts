@@ -149,7 +149,13 @@ export function createAndGetLeadsWorkflow(
 }
 
 /** The trigger alone, on every lead topic, fetching the full lead. */
-export function leadTriggerWorkflow(credential: CredentialRef): {
+export function leadTriggerWorkflow(
+	credential: CredentialRef,
+	parameters: Record<string, unknown> = {
+		events: ['lead/create', 'lead/update', 'lead/delete'],
+		fetchFullLead: true,
+	},
+): {
 	workflow: WorkflowDefinition;
 	webhookId: string;
 } {
@@ -163,7 +169,7 @@ export function leadTriggerWorkflow(credential: CredentialRef): {
 			position: [0, 0],
 			webhookId,
 			credentials: { partnerLeadsApi: credential },
-			parameters: { events: ['lead/create', 'lead/update', 'lead/delete'], fetchFullLead: true },
+			parameters,
 		},
 	];
 	return {

@@ -91,10 +91,11 @@ function connectedPairs(connections: IConnections): Array<[string, string]> {
 	);
 }
 
-it('there are the five documented examples, one for each trigger', () => {
+it('there are the six documented examples, one for each trigger at least', () => {
 	expect(files).toEqual([
 		'agent-lead-intake.json',
 		'create-lead-from-form.json',
+		'credit-partner-when-won.json',
 		'new-leads-polling.json',
 		'reconcile-leads-hourly.json',
 		'sync-lead-updates.json',
@@ -302,5 +303,30 @@ describe('the parameter check itself', () => {
 				},
 			}),
 		).toEqual([expect.stringMatching(/^leadFields\.value\.favouriteColour/)]);
+	});
+
+	it('checks groups of values and takes values loaded from the schema as text', () => {
+		const trigger = nodeTypes.getByNameAndVersion(TRIGGER_NODE_TYPE, 1).description;
+		const check = (parameters: INode['parameters']) =>
+			parameterProblems(
+				trigger,
+				{ ...node(parameters), type: TRIGGER_NODE_TYPE },
+				STANDARD_LEAD_FIELD_IDS,
+			);
+		const conditions = [{ field: 'status', values: ['won'], otherValues: 'closed won' }];
+		expect(
+			check({ events: ['lead/update'], watchedFields: ['status'], changedTo: { conditions } }),
+		).toEqual([]);
+		expect(
+			check({
+				events: ['lead/update'],
+				watchedFields: 'status',
+				changedTo: { condition: [], conditions: [{ field: 'status', colour: 'red' }] },
+			}),
+		).toEqual([
+			expect.stringMatching(/^watchedFields: must be a list of text/),
+			expect.stringMatching(/^changedTo\.condition: not a group/),
+			expect.stringMatching(/^changedTo\.conditions\[0\]\.colour: not an option/),
+		]);
 	});
 });

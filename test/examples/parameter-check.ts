@@ -41,6 +41,8 @@ export function valueProblems(
 	if (isExpression(value)) {
 		return property.noDataExpression ? [`${path}: takes no expression`] : [];
 	}
+	// values loaded from the service in the editor (the lead schema) cannot be checked here
+	if (property.typeOptions?.loadOptionsMethod) return loadedProblems(property, value, path);
 	switch (property.type) {
 		case 'options':
 			return optionValues(property).includes(value)
@@ -66,7 +68,7 @@ export function valueProblems(
 		case 'collection':
 			return collectionProblems(property, value, path, fieldIds);
 		case 'fixedCollection':
-			return isObject(value) ? [] : [`${path}: must be an object`];
+			return fixedCollectionProblems(property, value, path, fieldIds);
 		case 'resourceLocator':
 			return locatorProblems(property, value, path);
 		case 'resourceMapper':
@@ -89,6 +91,37 @@ function collectionProblems(
 		if (!option || !('type' in option))
 			return [`${path}.${key}: not an option of ${property.displayName}`];
 		return valueProblems(option, inner, `${path}.${key}`, fieldIds);
+	});
+}
+
+/** Loaded options: text, or a list of text for several. */
+function loadedProblems(property: INodeProperties, value: unknown, path: string): string[] {
+	if (property.type === 'multiOptions')
+		return Array.isArray(value) && value.every((entry) => typeof entry === 'string')
+			? []
+			: [`${path}: must be a list of text`];
+	return typeof value === 'string' ? [] : [`${path}: must be text`];
+}
+
+/** Groups of values: each key a group the description has, its entries of the group's fields. */
+function fixedCollectionProblems(
+	property: INodeProperties,
+	value: unknown,
+	path: string,
+	fieldIds: readonly string[],
+): string[] {
+	if (!isObject(value)) return [`${path}: must be an object`];
+	const groups = (property.options ?? []) as INodePropertyCollection[];
+	const multiple = property.typeOptions?.multipleValues === true;
+	return Object.entries(value).flatMap(([key, inner]) => {
+		const group = groups.find((candidate) => candidate.name === key);
+		if (!group) return [`${path}.${key}: not a group of ${property.displayName}`];
+		if (multiple && !Array.isArray(inner)) return [`${path}.${key}: must be a list`];
+		const entries = (multiple ? inner : [inner]) as unknown[];
+		const fields: INodeProperties = { ...property, type: 'collection', options: group.values };
+		return entries.flatMap((entry, index) =>
+			collectionProblems(fields, entry, `${path}.${key}[${index}]`, fieldIds),
+		);
 	});
 }
 

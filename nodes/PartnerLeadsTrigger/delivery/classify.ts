@@ -1,5 +1,11 @@
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import type { WatchSettings } from '../../shared/changes/watchVerdict';
+import {
+	fetchesFullLead,
+	observedTopics,
+	watchSettingsOf,
+} from '../../shared/changes/watchedFields';
 import { isoTimeMs } from '../../shared/isoTime';
 import { selectedTopics } from '../../shared/topics';
 import { eventMark, SeenEvents } from '../deduplication';
@@ -102,6 +108,27 @@ export interface ClaimedEvent {
 	/** its run was in flight when n8n stopped: it runs again (marked) unless it finished since */
 	interrupted: boolean;
 	maxAgeSeconds: number;
+	/** a topic the user chose (false: seen only to keep a new lead's watched values) */
+	selected: boolean;
+	watch: WatchSettings;
+}
+
+/**
+ * Whether the event's topic is handled: a chosen one, or a creation seen only to keep a new
+ * lead's watched values (never in a test). Undefined: not handled.
+ */
+function topicInterest(
+	context: IWebhookFunctions,
+	event: LeadEvent,
+): Pick<ClaimedEvent, 'selected' | 'watch'> | undefined {
+	const topics = selectedTopics(context.getNodeParameter('events', []));
+	const watch = watchSettingsOf(context);
+	const selected = topics.includes(event.topic);
+	if (selected) return { selected, watch };
+	if (context.getMode() === 'manual') return undefined;
+	return observedTopics(topics, watch.fields.length > 0).includes(event.topic)
+		? { selected, watch }
+		: undefined;
 }
 
 /**
@@ -115,7 +142,8 @@ export function classifyDelivery(
 ): { claimed: ClaimedEvent } | { response: IWebhookResponseData } {
 	// Authentic, but for a topic no longer selected (a subscription from before the
 	// selection changed): acknowledged, so the service stops retrying what nobody wants.
-	if (!selectedTopics(context.getNodeParameter('events', [])).includes(event.topic)) {
+	const interest = topicInterest(context, event);
+	if (!interest) {
 		return { response: reply(context, 200, { received: true, ignored: 'topic not selected' }) };
 	}
 	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
@@ -123,7 +151,7 @@ export function classifyDelivery(
 	if (age.verdict !== 'inWindow') return { response: ignoredAsReplay(context, event, age.verdict) };
 	const isTest = context.getMode() === 'manual';
 	const eventMs = isoTimeMs(event.timestamp) ?? age.timeSeconds * 1000;
-	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
+	const fetchFullLead = fetchesFullLead(context);
 	const { ledger, mayBeRecovered, ran } = ranByRecovery(context, event, eventMs, {
 		isTest,
 		maxAgeSeconds,
@@ -152,5 +180,5 @@ export function classifyDelivery(
 		};
 	}
 	const claimed = { event, eventMs, isTest, fetchFullLead, ledger, mayBeRecovered, seen, mark };
-	return { claimed: { ...claimed, executor, interrupted, maxAgeSeconds } };
+	return { claimed: { ...claimed, executor, interrupted, maxAgeSeconds, ...interest } };
 }

@@ -1,19 +1,22 @@
 import { createHash } from 'crypto';
-import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
+import type { ITriggerFunctions } from 'n8n-workflow';
 
 import type { KnownChanges, LeadChange } from '../../shared/changes/judge';
 import { baselineOf, judgeListing } from '../../shared/changes/judge';
 import type { ListedLead } from '../../shared/changes/listedLead';
 import { listLeads } from '../../shared/changes/listing';
 import { outputFor } from '../../shared/changes/output';
+import { observedTopics, watchSettingsOf } from '../../shared/changes/watchedFields';
 import { selectedTopics } from '../../shared/topics';
 import { maxEventAgeSeconds } from '../eventAge';
 import { registerNodeMemory } from '../processMemory';
 import type { RunExecutor } from '../runs/executor';
 import { RunsInFlight } from '../runs/inFlight';
 import { productionScope } from '../scope';
+import { watchedLeadsOf } from '../watchedLeads';
 import { RecoveryLedger } from './ledger';
 import { keepListedIds, recoverDeletes } from './deletes';
+import { recoveryRunsOf, startRecoveredRun } from './recoveredRun';
 import { RECOVERY_TIMING } from './timing';
 
 /**
@@ -76,18 +79,25 @@ function takeBaseline(ledger: RecoveryLedger, leads: ListedLead[]): void {
 	ledger.takeBaseline(sinceMs, present);
 }
 
+/** Whether the leads are to be listed for a baseline: of a new activation, or of new watched fields. */
+export function baselineDue(context: ITriggerFunctions, nowMs?: () => number): boolean {
+	return openLedger(context, nowMs).baselineDue || watchedLeadsOf(context).baselineDue;
+}
+
 /** Lists the leads and takes the baseline of a new activation, if it is due. */
 export async function takeBaselineIfDue(
 	this: ITriggerFunctions,
 	stopped: () => boolean = () => false,
 ): Promise<RecoveryOutcome> {
 	const outcome: RecoveryOutcome = { recovered: 0, deferred: 0, listRequests: 0 };
-	const ledger = openLedger(this);
-	if (!ledger.baselineDue) return outcome;
+	if (!baselineDue(this)) return outcome;
 	const listing = await listLeads(this, { stopped });
 	outcome.listRequests = listing.requests;
 	if (listing.stopped || stopped()) return outcome;
+	// the watched fields' values of every lead: a new activation, or fields newly watched
+	watchedLeadsOf(this).takeBaseline(listing.leads);
 	const baselineLedger = openLedger(this);
+	if (!baselineLedger.baselineDue) return outcome;
 	takeBaseline(baselineLedger, listing.leads);
 	const topics = selectedTopics(this.getNodeParameter('events', []));
 	const ids = topics.includes('lead/delete') ? listing.leads.map((lead) => lead.id) : undefined;
@@ -118,7 +128,9 @@ function readyChanges(
 	upToMs: number,
 	outcome: RecoveryOutcome,
 ): LeadChange[] {
-	const topics = selectedTopics(context.getNodeParameter('events', []));
+	// with watched fields, creations not chosen are judged too: their values are kept
+	const watching = watchSettingsOf(context).fields.length > 0;
+	const topics = observedTopics(selectedTopics(context.getNodeParameter('events', [])), watching);
 	const waiting = waitingOf(context);
 	const stillWaiting = new Map<string, number>();
 	const nowMs = Date.now();
@@ -165,27 +177,18 @@ async function recoverChanges(
 	if (newestMs === undefined) return;
 	const upToMs = newestMs - RECOVERY_TIMING.settleMs;
 	const candidates = readyChanges(context, changes, upToMs, outcome);
-	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
+	const recovering = { executor, ...recoveryRunsOf(context) };
 	for (const [index, candidate] of candidates.entries()) {
-		const { json, version } = await outputFor(context, candidate, fetchFullLead, 'recovered');
+		const { json, version } = await outputFor(context, candidate, recovering.fullLead, 'recovered');
 		if (stopped()) return;
 		json.recoveryReason = 'missed';
 		// Recorded before the execution starts and saved by n8n with it; the run stays in flight
 		// until it finished, so a restart in the middle runs it again (marked), never skips it.
 		ledger.recordRecovered(candidate.id, version);
 		if (index === candidates.length - 1) ledger.listenedUpTo(upToMs);
-		void executor.start({
-			run: {
-				key: recoveredRunKey(candidate.id, version),
-				topic: candidate.topic,
-				leadId: candidate.id,
-				timestamp: String((json.event as IDataObject).timestamp),
-				origin: 'recovered',
-			},
-			json,
-			version: { ms: version, exact: true },
-		});
-		outcome.recovered++;
+		const key = recoveredRunKey(candidate.id, version);
+		if (await startRecoveredRun(context, recovering, candidate, { json, version, key }))
+			outcome.recovered++;
 	}
 	if (candidates.length === 0) ledger.listenedUpTo(upToMs);
 }
@@ -198,7 +201,7 @@ export async function recoverMissedEvents(
 	nowMs: () => number = Date.now,
 ): Promise<RecoveryOutcome> {
 	const outcome: RecoveryOutcome = { recovered: 0, deferred: 0, listRequests: 0 };
-	if (openLedger(this, nowMs).baselineDue) return await takeBaselineIfDue.call(this, stopped);
+	if (baselineDue(this, nowMs)) return await takeBaselineIfDue.call(this, stopped);
 	const topics = selectedTopics(this.getNodeParameter('events', []));
 	const listing = await listLeads(this, { stopped });
 	outcome.listRequests = listing.requests;

@@ -2,11 +2,12 @@ import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { isNewActivation } from '../../shared/changes/activation';
+import { watchedFieldIds } from '../../shared/changes/watchedFields';
 import type { RunExecutor } from '../runs/executor';
 import { registerRunExecutor, unregisterRunExecutor } from '../runs/executor';
 import { rerunInterrupted } from '../runs/rerun';
 import { takeTestEvent } from '../testEvent';
-import { openLedger, recoverMissedEvents, takeBaselineIfDue } from './recover';
+import { baselineDue, openLedger, recoverMissedEvents, takeBaselineIfDue } from './recover';
 import { RECOVERY_TIMING } from './timing';
 
 /**
@@ -124,9 +125,11 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 	// Runs n8n was stopped in the middle of run again at once, marked.
 	const reruns = newActivation ? undefined : rerunInterrupted(this, executor, isClosed);
 	let checkInProgress: (() => Promise<unknown>) | undefined;
-	if (this.getNodeParameter('recoverMissedEvents', true) !== false) {
-		const baselineTaken = newActivation && (await baselineAtActivation(this));
-		checkInProgress = startChecks(this, closing, executor, baselineTaken);
+	const recover = this.getNodeParameter('recoverMissedEvents', true) !== false;
+	// Watched fields need every lead's values, recovery or not: listed now when newly chosen.
+	if (recover || watchedFieldIds(this).length > 0) {
+		const listed = (newActivation || baselineDue(this)) && (await baselineAtActivation(this));
+		if (recover) checkInProgress = startChecks(this, closing, executor, newActivation && listed);
 	}
 	return {
 		// The wait ends now (or within a tick); a check in progress stops before it starts

@@ -4,6 +4,7 @@ import { maxEventAgeSeconds } from '../eventAge';
 import { registerNodeMemory } from '../processMemory';
 import type { LeadVersion } from '../../shared/changes/versions';
 import { productionScope } from '../scope';
+import type { WatchedRecord } from '../watchedLeads';
 import type { InFlightRun } from './inFlight';
 import { MAX_IN_FLIGHT } from './inFlight';
 import { RunRecords } from './records';
@@ -30,6 +31,8 @@ export interface RunRequest {
 	version: LeadVersion;
 	/** a run again of one left in flight: nothing to do once that finished meanwhile */
 	onlyIfInFlight?: boolean;
+	/** the lead's watched values, kept from the start of the run */
+	watch?: WatchedRecord;
 }
 
 export class RunExecutor {
@@ -81,7 +84,7 @@ export class RunExecutor {
 		const attempts = (records.inFlight.get(request.run.key)?.attempts ?? 0) + 1;
 		const run: InFlightRun = { ...request.run, attempts };
 		const json = attempts > 1 ? { ...request.json, ...RERUN_MARK } : request.json;
-		records.inFlight.start(run);
+		records.started(run, request.watch);
 		// saved by n8n with this emit, before the execution exists
 		records.writeBack();
 		const done = this.context.helpers.createDeferredPromise<IRun>();
@@ -91,7 +94,7 @@ export class RunExecutor {
 			await done.promise;
 		} catch {
 			// n8n did not start the execution (the error is in n8n's log)
-			this.records().inFlight.finish(run.key);
+			this.records().notStarted(run.key, request.watch);
 			return 'notStarted';
 		}
 		this.records().finished(run, request.version);

@@ -3,6 +3,8 @@ import { sleep } from 'n8n-workflow';
 
 import type { LeadEvent } from '../events';
 import type { LeadVersion } from '../../shared/changes/versions';
+import type { WatchedRecord } from '../watchedLeads';
+import { packKeptLead } from '../watchedLeads';
 import type { RunExecutor, RunOutcome } from './executor';
 import { RunRecords } from './records';
 
@@ -71,6 +73,8 @@ export interface HeldEvent {
 	interrupted: boolean;
 	scope: string;
 	maxAgeSeconds: number;
+	/** the lead's watched values, kept when its run starts */
+	watch?: WatchedRecord;
 }
 
 /** Runs the event through the executor and answers once its execution finished. */
@@ -88,10 +92,12 @@ export async function runAndAnswer(
 				leadId: event.id,
 				timestamp: event.timestamp,
 				origin: 'delivered',
+				watchedBefore: packKeptLead(held.watch?.before),
 			},
 			json: held.json,
 			version: held.version,
 			onlyIfInFlight: held.interrupted,
+			watch: held.watch,
 		}),
 	);
 	// What this process knows goes into this request's static data: saved by n8n after this.

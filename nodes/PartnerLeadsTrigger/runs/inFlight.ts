@@ -30,6 +30,8 @@ export interface InFlightRun {
 	/** runs started for it, the first included */
 	attempts: number;
 	origin: RunOrigin;
+	/** the watched fields' values before the run (watchedLeads.ts), so its re-run shows the same `from` */
+	watchedBefore?: string;
 }
 
 const STORE_KEY = 'inFlight';
@@ -37,10 +39,12 @@ const STORE_KEY = 'inFlight';
 /** Stored copies of other writers remembered as taken in (queue mode has several writers). */
 const MERGED_COPIES_KEPT = 100;
 
-type StoredRun = [string, LeadTopic, string, string, number, 'd' | 'r'];
+type StoredRun =
+	| [string, LeadTopic, string, string, number, 'd' | 'r']
+	| [string, LeadTopic, string, string, number, 'd' | 'r', string];
 
 function pack(run: InFlightRun): StoredRun {
-	return [
+	const stored: StoredRun = [
 		run.key,
 		run.topic,
 		run.leadId,
@@ -48,11 +52,12 @@ function pack(run: InFlightRun): StoredRun {
 		run.attempts,
 		run.origin === 'delivered' ? 'd' : 'r',
 	];
+	return run.watchedBefore === undefined ? stored : [...stored, run.watchedBefore];
 }
 
 function unpack(raw: unknown): InFlightRun | undefined {
-	if (!Array.isArray(raw) || raw.length !== 6) return undefined;
-	const [key, topic, leadId, timestamp, attempts, origin] = raw as unknown[];
+	if (!Array.isArray(raw) || (raw.length !== 6 && raw.length !== 7)) return undefined;
+	const [key, topic, leadId, timestamp, attempts, origin, watchedBefore] = raw as unknown[];
 	if (typeof key !== 'string' || !isLeadTopic(topic) || typeof leadId !== 'string')
 		return undefined;
 	if (typeof timestamp !== 'string' || typeof attempts !== 'number' || !(attempts >= 1))
@@ -65,6 +70,7 @@ function unpack(raw: unknown): InFlightRun | undefined {
 		timestamp,
 		attempts,
 		origin: origin === 'd' ? 'delivered' : 'recovered',
+		...(typeof watchedBefore === 'string' ? { watchedBefore } : {}),
 	};
 }
 

@@ -4,13 +4,15 @@ import { eventMark, SeenEvents } from '../deduplication';
 import { eventTimeSeconds } from '../eventAge';
 import type { LeadVersion } from '../../shared/changes/versions';
 import { RecoveryLedger } from '../recovery/ledger';
+import type { WatchedRecord } from '../watchedLeads';
+import { WatchedLeads } from '../watchedLeads';
 import type { InFlightRun } from './inFlight';
 import { RunsInFlight } from './inFlight';
 
 /**
  * What the trigger records about its production runs, in one node's static data: the runs in
  * flight, the events that ran (deduplication) and per lead the version that ran (recovery's
- * ledger). Each store merges what the stored copy holds into process memory and writes the
+ * ledger), and the watched fields' values per lead. Each store merges what the stored copy holds into process memory and writes the
  * union back, so any writer (the emit of `trigger()`, a delivery's save) saves all of it.
  */
 export class RunRecords {
@@ -20,10 +22,25 @@ export class RunRecords {
 
 	readonly ledger: RecoveryLedger;
 
+	readonly watched: WatchedLeads;
+
 	constructor(nodeData: IDataObject, scope: string, maxAgeSeconds: number) {
 		this.inFlight = new RunsInFlight(nodeData, scope);
 		this.seen = new SeenEvents(nodeData, scope, { maxAgeSeconds });
 		this.ledger = new RecoveryLedger(nodeData, scope, { maxAgeSeconds });
+		this.watched = new WatchedLeads(nodeData, scope);
+	}
+
+	/** A run starts: it is in flight, and its lead's watched values are kept from now on. */
+	started(run: InFlightRun, watch: WatchedRecord | undefined): void {
+		this.inFlight.start(run);
+		if (watch) this.watched.record(watch.leadId, watch.kept);
+	}
+
+	/** n8n did not start the run: it leaves the runs in flight, the values before come back. */
+	notStarted(key: string, watch: WatchedRecord | undefined): void {
+		this.inFlight.finish(key);
+		if (watch) this.watched.restore(watch);
 	}
 
 	/** A run's execution finished: it leaves the runs in flight and counts as run. */
@@ -38,6 +55,7 @@ export class RunRecords {
 		if (run.topic === 'lead/delete') this.ledger.recordDeleted(run.leadId, version.ms);
 		else if (run.origin === 'delivered') this.ledger.recordDelivered(run.leadId, version);
 		else this.ledger.recordRecovered(run.leadId, version.ms);
+		if (run.topic === 'lead/delete') this.watched.drop(run.leadId);
 		this.inFlight.finish(run.key);
 	}
 
@@ -46,5 +64,6 @@ export class RunRecords {
 		this.inFlight.save();
 		this.seen.writeBack();
 		this.ledger.save();
+		this.watched.save();
 	}
 }

@@ -5,6 +5,10 @@ import { isRecord } from '../../shared/record';
 import { httpCodeOf } from '../../shared/transport/errors';
 import { isoTimeMs } from '../../shared/isoTime';
 import type { LeadVersion } from '../../shared/changes/versions';
+import { fetchesFullLead, watchSettingsOf, withChanges } from '../../shared/changes/watchedFields';
+import type { WatchedRecord } from '../watchedLeads';
+import { unpackKeptLead, WatchedLeads } from '../watchedLeads';
+import { watchedOutcome } from '../watchedOutcome';
 import type { RunExecutor } from './executor';
 import type { InFlightRun } from './inFlight';
 
@@ -16,30 +20,54 @@ import type { InFlightRun } from './inFlight';
  */
 export const MAX_RUN_ATTEMPTS = 3;
 
+type RerunItem = { json: IDataObject; version: LeadVersion; watch?: WatchedRecord };
+
 /** The item of a run as its first run gave it: the event, and the lead fetched anew. */
 async function itemOf(
 	context: ITriggerFunctions,
 	run: InFlightRun,
-): Promise<{ json: IDataObject; version: LeadVersion }> {
+	scope: string,
+): Promise<RerunItem> {
 	const json: IDataObject = {
 		event: { id: run.leadId, topic: run.topic, timestamp: run.timestamp },
 	};
 	if (run.origin === 'recovered') json.recovered = true;
 	const eventMs = isoTimeMs(run.timestamp) ?? 0;
 	const byEvent: LeadVersion = { ms: eventMs, exact: run.origin === 'recovered' };
-	const fetchFullLead = context.getNodeParameter('fetchFullLead', true) !== false;
-	if (!fetchFullLead || run.topic === 'lead/delete') return { json, version: byEvent };
+	if (!fetchesFullLead(context) || run.topic === 'lead/delete') return { json, version: byEvent };
 	const lead = await getLead.call(context, run.leadId).catch((error: unknown) => {
 		if (httpCodeOf(error) === '404') return undefined;
 		throw error;
 	});
+	const watch = await watchedAgain(context, run, scope, isRecord(lead) ? lead : undefined);
+	if (watch.changes) withChanges(json, watch.changes);
 	if (!isRecord(lead)) {
 		json.leadNotFound = true;
-		return { json, version: byEvent };
+		return { json, version: byEvent, watch: watch.record };
 	}
 	json.lead = lead;
 	const updatedMs = isoTimeMs(lead.updatedAt);
-	return { json, version: updatedMs === undefined ? byEvent : { ms: updatedMs, exact: true } };
+	const version = updatedMs === undefined ? byEvent : { ms: updatedMs, exact: true };
+	return { json, version, watch: watch.record };
+}
+
+/** Watched fields: the changes from the values before the interrupted run (the same `from`). */
+async function watchedAgain(
+	context: ITriggerFunctions,
+	run: InFlightRun,
+	scope: string,
+	lead: IDataObject | undefined,
+) {
+	const settings = watchSettingsOf(context);
+	const watched = new WatchedLeads(context.getWorkflowStaticData('node'), scope, settings.fields);
+	return await watchedOutcome(context, watched, settings, {
+		leadId: run.leadId,
+		topic: run.topic,
+		lead,
+		fallbackMs: isoTimeMs(run.timestamp) ?? 0,
+		selected: true,
+		rerun: { before: unpackKeptLead(run.watchedBefore) },
+	});
 }
 
 /**
@@ -60,13 +88,14 @@ export async function rerunInterrupted(
 			continue;
 		}
 		try {
-			const { json, version } = await itemOf(context, run);
-			const { key, topic, leadId, timestamp, origin } = run;
+			const { json, version, watch } = await itemOf(context, run, executor.scope);
+			const { key, topic, leadId, timestamp, origin, watchedBefore } = run;
 			void executor.start({
-				run: { key, topic, leadId, timestamp, origin },
+				run: { key, topic, leadId, timestamp, origin, watchedBefore },
 				json,
 				version,
 				onlyIfInFlight: true,
+				watch,
 			});
 			started++;
 		} catch (error) {

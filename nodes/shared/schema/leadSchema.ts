@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { asRecord } from '../record';
 import { BASE_ADDRESS_FIELDS, CREDENTIAL_TYPE } from '../transport/connection';
 import { unwrapEnvelope } from '../transport/envelope';
-import type { PartnerLeadsFunctions } from '../transport/request';
+import type { ItemRequestOptions, PartnerLeadsFunctions } from '../transport/request';
 import { apiRequestRaw, connectionFor } from '../transport/request';
 import { fieldTypeOf } from './fieldTypeNames';
 import type { LeadField, PicklistOption } from './leadField';
@@ -130,7 +130,7 @@ export function readLeadSchema(body: unknown): LeadField[] | undefined {
 const EDITOR_CACHE_TTL_MS = 60_000;
 const EDITOR_CACHE_MAX_ENTRIES = 50;
 
-const editorCache = new Map<string, { fields: LeadField[]; expiresAt: number }>();
+const editorCache = new Map<string, { fields: LeadField[]; fetchedAt: number }>();
 
 export interface LeadSchemaResponse {
 	/** the payload as the service sent it, without its envelope */
@@ -162,14 +162,19 @@ function remember(key: string | undefined, fields: LeadField[]): void {
 		const oldest = editorCache.keys().next().value;
 		if (oldest !== undefined) editorCache.delete(oldest);
 	}
-	editorCache.set(key, { fields, expiresAt: Date.now() + EDITOR_CACHE_TTL_MS });
+	editorCache.set(key, { fields, fetchedAt: Date.now() });
 }
 
-/** Always asks the service: a run must see the schema as it is now. */
+/**
+ * Always asks the service: a run must see the schema as it is now. `request` shortens the
+ * waits of a caller that must answer quickly (a webhook).
+ */
 export async function fetchLeadSchemaResponse(
 	this: PartnerLeadsFunctions,
+	request: ItemRequestOptions = {},
 ): Promise<LeadSchemaResponse> {
 	const body = await apiRequestRaw.call(this, {
+		...request,
 		method: 'GET',
 		path: '/schema/lead',
 		what: 'lead schema',
@@ -188,10 +193,23 @@ export async function fetchLeadSchema(this: PartnerLeadsFunctions): Promise<Lead
 	return (await fetchLeadSchemaResponse.call(this)).fields;
 }
 
-/** For the editor: a copy up to a minute old is good enough for a dropdown. */
-export async function leadSchemaForEditor(this: PartnerLeadsFunctions): Promise<LeadField[]> {
+/**
+ * A copy up to `maxAgeMs` old, fetched when there is none. For the editor a minute is good
+ * enough for a dropdown; triggers take picklist labels from a copy up to 10 minutes old.
+ */
+export async function recentLeadSchema(
+	this: PartnerLeadsFunctions,
+	maxAgeMs: number,
+	request: ItemRequestOptions = {},
+): Promise<LeadField[]> {
 	const key = await cacheKeyOf(this);
 	const cached = key === undefined ? undefined : editorCache.get(key);
-	if (cached && cached.expiresAt > Date.now()) return cached.fields;
-	return await fetchLeadSchema.call(this);
+	const ageMs = cached ? Date.now() - cached.fetchedAt : Infinity;
+	if (cached && ageMs >= 0 && ageMs < maxAgeMs) return cached.fields;
+	return (await fetchLeadSchemaResponse.call(this, request)).fields;
+}
+
+/** For the editor: a copy up to a minute old is good enough for a dropdown. */
+export async function leadSchemaForEditor(this: PartnerLeadsFunctions): Promise<LeadField[]> {
+	return await recentLeadSchema.call(this, EDITOR_CACHE_TTL_MS);
 }

@@ -21,6 +21,7 @@ import { withTimeout } from '../lib/wait';
 import type { QueueContext, QueueScenario } from './context';
 import { leadOperationsOnWorkers } from './lead-operations';
 import { restartInQueueMode, workerKilledMidRun } from './restart-and-crash';
+import { watchedFieldsInQueueMode } from './watched-fields';
 import { triggerInQueueMode } from './trigger';
 import { recoveryInQueueMode } from './recovery';
 import { pollingInQueueMode } from './polling';
@@ -35,6 +36,7 @@ export const QUEUE_SCENARIOS: QueueScenario[] = [
 	workerKilledMidRun,
 	webhookProcessKilledDuringBurst,
 	leaderKilledDuringBurst,
+	watchedFieldsInQueueMode,
 ];
 
 const label = (version: string) => `[n8n ${version} queue mode]`;

@@ -20,7 +20,7 @@ import type { Subscription } from '../../simulator/types';
 import type { QueueContext, QueueScenario } from './context';
 
 /** The same subscription, delivered to one webhook process directly instead of through the balancer. */
-function at(subscription: Subscription, baseUrl: string): Subscription {
+export function at(subscription: Subscription, baseUrl: string): Subscription {
 	const url = new URL(subscription.url);
 	return { ...subscription, url: `${baseUrl}${url.pathname}` };
 }

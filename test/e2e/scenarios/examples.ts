@@ -2,7 +2,8 @@
 /**
  * The workflows in examples/, imported into the real n8n as a user imports them (our credential
  * chosen) and run: the form creates a lead, the sync workflow forwards updated leads (and a lead
- * deleted before it could be fetched), the reconciliation upserts recently changed leads.
+ * deleted before it could be fetched), the reconciliation upserts recently changed leads, the
+ * partner is credited when a lead becomes Won (and not for a notes change).
  * "Your system" is a loopback receiver; the schedule is replaced by a webhook to run it now.
  */
 import assert from 'node:assert/strict';
@@ -21,6 +22,7 @@ const FILES = {
 	sync: 'sync-lead-updates.json',
 	polling: 'new-leads-polling.json',
 	reconcile: 'reconcile-leads-hourly.json',
+	won: 'credit-partner-when-won.json',
 };
 const EXTERNAL_CRM = 'https://crm.example.com';
 
@@ -88,6 +90,44 @@ const bodyOf = (request: ReceivedRequest) =>
 	typeof request.body === 'object' && request.body !== null
 		? (request.body as Record<string, unknown>)
 		: {};
+
+/** The "becomes Won" example: a notes change sends nothing, the change to won one credit. */
+async function creditedWhenWon(
+	{ sim }: ScenarioContext,
+	receiver: Receiver,
+	example: ExampleWorkflow,
+	leadId: string,
+): Promise<void> {
+	const trigger = example.nodes.find((node) => node.type.endsWith('.partnerLeadsTrigger')) as
+		| { webhookId?: string }
+		| undefined;
+	assert.ok(trigger?.webhookId, 'the won example has no lead trigger with a webhook id');
+	await pollUntil(
+		() =>
+			sim.control
+				.listSubscriptions()
+				.some((s) => s.topic === 'lead/update' && s.url.includes(trigger.webhookId!))
+				? true
+				: undefined,
+		{ timeoutMs: 30_000, what: 'the won example to subscribe to lead/update' },
+	);
+	await sleep(2_000); // its activation listed the portal: the lead's status is known
+	const credits = () =>
+		receiver.received.filter((request) => request.path.endsWith('/partner-credits'));
+	sim.control.portalUpdateLead(leadId, { notes: 'Only the notes' });
+	sim.control.portalUpdateLead(leadId, { status: 'won' });
+	const credit = await receivedWhere(receiver, 'the won example to send a credit', (request) =>
+		request.path.endsWith('/partner-credits'),
+	);
+	assert.equal(bodyOf(credit).partnerLeadId, leadId, `credit sent: ${JSON.stringify(credit.body)}`);
+	assert.equal(
+		bodyOf(credit).previousStatus,
+		'active',
+		`credit sent: ${JSON.stringify(credit.body)}`,
+	);
+	await sleep(3_000);
+	assert.equal(credits().length, 1, `${credits().length} credits sent for one change to won`);
+}
 
 export const examplesRun: Scenario = {
 	name: 'examples: imported with the credential chosen, and run (form → lead, polling → a new lead, sync incl. a deleted lead, reconciliation)',
@@ -223,6 +263,11 @@ export const examplesRun: Scenario = {
 				'',
 				`the deleted lead was forwarded as ${JSON.stringify(gone.body)}`,
 			);
+
+			// Credit when Won: only the status change to won is sent, with the status before it.
+			const won = byFile(FILES.won);
+			active.push(await rest.activateWorkflow(won.stored));
+			await creditedWhenWon(context, receiver, won.example, created.id);
 
 			// Reconciliation: every lead changed in the last two hours is upserted.
 			const reconcile = byFile(FILES.reconcile);

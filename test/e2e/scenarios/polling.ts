@@ -16,9 +16,15 @@ import { pollUntil, sleep } from '../lib/wait';
 import { PACKAGE_NAME, type CredentialRef, type WorkflowDefinition } from '../workflows';
 import type { Scenario, ScenarioContext } from './context';
 
-const NODE_NAME = 'Partner Leads Polling Trigger';
+export const NODE_NAME = 'Partner Leads Polling Trigger';
 
-export function pollingWorkflow(credential: CredentialRef): WorkflowDefinition {
+export function pollingWorkflow(
+	credential: CredentialRef,
+	parameters: Record<string, unknown> = {
+		events: ['lead/create', 'lead/update', 'lead/delete'],
+		fetchFullLead: true,
+	},
+): WorkflowDefinition {
 	return {
 		name: `e2e polling trigger ${randomUUID().slice(0, 8)}`,
 		nodes: [
@@ -29,11 +35,7 @@ export function pollingWorkflow(credential: CredentialRef): WorkflowDefinition {
 				typeVersion: 1,
 				position: [0, 0],
 				credentials: { partnerLeadsApi: credential },
-				parameters: {
-					pollTimes: { item: [{ mode: 'everyMinute' }] },
-					events: ['lead/create', 'lead/update', 'lead/delete'],
-					fetchFullLead: true,
-				},
+				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, ...parameters },
 			},
 		],
 		connections: {},

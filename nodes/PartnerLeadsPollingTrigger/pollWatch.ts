@@ -1,0 +1,116 @@
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+
+import type { CompareOptions } from '../shared/changes/fieldChanges';
+import { compareWatchedFields, keptRowOf } from '../shared/changes/fieldChanges';
+import type { LeadChange } from '../shared/changes/judge';
+import type { ListedLead } from '../shared/changes/listedLead';
+import { leadKey } from '../shared/changes/versions';
+import type { WatchSettings } from '../shared/changes/watchVerdict';
+import { judgeWatchedUpdate } from '../shared/changes/watchVerdict';
+import {
+	compareOptionsFor,
+	keptVersionOf,
+	watchSettingsOf,
+	withChanges,
+} from '../shared/changes/watchedFields';
+import type { WatchedState } from '../shared/changes/watchedValues';
+import {
+	MAX_KEPT_VALUE_CHARS,
+	readWatchedValues,
+	writeWatchedValues,
+} from '../shared/changes/watchedValues';
+import { isRecord } from '../shared/record';
+
+/**
+ * Fields to Watch for the polling trigger: each poll compares the changed leads' watched values
+ * with those kept, runs only the leads where one changed (to a chosen value), and keeps the new
+ * values. The poll is the only writer: the values are read when it starts and written with its
+ * state, saved by n8n with the execution it starts (a restart before repeats the poll).
+ */
+export class PollWatch {
+	private options?: Promise<CompareOptions>;
+
+	private constructor(
+		private readonly context: IPollFunctions,
+		readonly settings: WatchSettings,
+		private readonly state: WatchedState,
+	) {}
+
+	static read(context: IPollFunctions, nodeData: IDataObject): PollWatch {
+		const settings = watchSettingsOf(context);
+		return new PollWatch(context, settings, readWatchedValues(nodeData, settings.fields));
+	}
+
+	get watching(): boolean {
+		return this.settings.fields.length > 0;
+	}
+
+	/** Picklist labels, read once per poll and only when a change needs them. */
+	private compareOptions(): Promise<CompareOptions> {
+		this.options ??= compareOptionsFor(this.context, this.settings.fields);
+		return this.options;
+	}
+
+	private keep(id: string, lead: IDataObject, ms: number): void {
+		const row = keptRowOf(lead, this.settings.fields, MAX_KEPT_VALUE_CHARS);
+		this.state.values.record(leadKey(id), { ms, row });
+	}
+
+	/**
+	 * Judges a change of a chosen topic as fetched (`json.lead`), keeps its values, and adds the
+	 * changes to the item. Whether it runs: a creation runs; an update when a watched field
+	 * changed (to a chosen value); without watched fields, every change.
+	 */
+	async runs(change: LeadChange, json: IDataObject): Promise<boolean> {
+		if (!this.watching) return true;
+		const lead = isRecord(json.lead) ? json.lead : undefined;
+		// gone since it was listed: its values go, and only a creation runs (as a delivery's would)
+		if (!lead) {
+			this.state.values.drop(leadKey(change.id));
+			return change.topic === 'lead/create';
+		}
+		const ms = keptVersionOf(lead, change.version);
+		if (change.topic === 'lead/create') {
+			this.keep(change.id, lead, ms);
+			return true;
+		}
+		const known = this.state.values.get(leadKey(change.id));
+		const options = await this.compareOptions();
+		const verdict = judgeWatchedUpdate(known, lead, ms, this.settings, options);
+		if (verdict.action === 'stale') return false;
+		this.state.values.record(leadKey(change.id), verdict.kept);
+		if (verdict.action === 'run') withChanges(json, verdict.changes);
+		return verdict.action === 'run';
+	}
+
+	/** A change of a topic not chosen (a creation): only its listed values are kept. */
+	keepListed(change: LeadChange): void {
+		if (this.watching) this.keep(change.id, change.lead, change.version);
+	}
+
+	/** Leads listed whose values are not kept yet (a first poll, fields newly chosen), but `except`. */
+	keepFirstSeen(leads: ListedLead[], except: ReadonlySet<string>): void {
+		if (!this.watching) return;
+		for (const { id, version, lead } of leads)
+			if (!except.has(id) && !this.state.values.get(leadKey(id))) this.keep(id, lead, version ?? 0);
+	}
+
+	drop(ids: string[]): void {
+		for (const id of ids) this.state.values.drop(leadKey(id));
+	}
+
+	/** The sample of Fetch Test Event: its changes against the values kept (without `from` where none). */
+	async addSampleChanges(id: string, json: IDataObject): Promise<void> {
+		const lead = isRecord(json.lead) ? json.lead : undefined;
+		if (!this.watching || !lead) return;
+		const known = this.state.values.get(leadKey(id));
+		const options = await this.compareOptions();
+		const compared = compareWatchedFields(known?.row, lead, this.settings.fields, options);
+		withChanges(json, { changes: compared.changes, changedFields: compared.changedFields });
+	}
+
+	write(nodeData: IDataObject): void {
+		this.state.complete = true;
+		writeWatchedValues(nodeData, this.state);
+	}
+}

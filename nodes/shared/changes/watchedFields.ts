@@ -1,0 +1,106 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { isoTimeMs } from '../isoTime';
+import { recentLeadSchema } from '../schema/leadSchema';
+import type { LeadTopic } from '../topics';
+import type { PartnerLeadsFunctions } from '../transport/request';
+import type { CompareOptions, FieldChanges } from './fieldChanges';
+import type { ValueCondition, WatchSettings } from './watchVerdict';
+import { MAX_KEPT_VALUE_CHARS } from './watchedValues';
+
+/**
+ * A trigger's "Fields to Watch" and "Only When Changed To", as both triggers read them, and
+ * what watching adds to their work: the lead is always read (its values are compared), lead
+ * creations are always seen (to keep a new lead's values), and the changes go into the item.
+ */
+
+type NodeParameterReader = Pick<PartnerLeadsFunctions, 'getNodeParameter'>;
+
+function textList(value: unknown): string[] {
+	return Array.isArray(value)
+		? value.filter((item): item is string => typeof item === 'string')
+		: [];
+}
+
+/** The watched field ids, each once, sorted: the order their values are kept in. */
+export function watchedFieldIds(context: NodeParameterReader): string[] {
+	const chosen = textList(context.getNodeParameter('watchedFields', []));
+	return [...new Set(chosen.map((id) => id.trim()).filter(Boolean))].sort();
+}
+
+function conditionOf(raw: IDataObject, fields: readonly string[]): ValueCondition | undefined {
+	const fieldId = typeof raw.field === 'string' ? raw.field.trim() : '';
+	// a condition on a field no longer watched cannot hold back a run
+	if (!fields.includes(fieldId)) return undefined;
+	const typed = typeof raw.otherValues === 'string' ? raw.otherValues.split(',') : [];
+	const values = [...textList(raw.values), ...typed].map((value) => value.trim()).filter(Boolean);
+	return values.length > 0 ? { fieldId, values } : undefined;
+}
+
+export function watchSettingsOf(context: NodeParameterReader): WatchSettings {
+	const fields = watchedFieldIds(context);
+	if (fields.length === 0) return { fields, conditions: [] };
+	const changedTo = context.getNodeParameter('changedTo', {}) as { conditions?: IDataObject[] };
+	const conditions = (Array.isArray(changedTo.conditions) ? changedTo.conditions : [])
+		.map((raw) => conditionOf(raw, fields))
+		.filter((condition): condition is ValueCondition => condition !== undefined);
+	return { fields, conditions };
+}
+
+/** Watching compares the lead's values: it is read in full whatever Fetch Full Lead says. */
+export function fetchesFullLead(context: NodeParameterReader): boolean {
+	return (
+		context.getNodeParameter('fetchFullLead', true) !== false || watchedFieldIds(context).length > 0
+	);
+}
+
+/**
+ * The topics a trigger must see: the chosen ones, and lead creations when fields are watched
+ * and updates chosen (a new lead's values are kept; its creation runs only when chosen).
+ */
+export function observedTopics(selected: LeadTopic[], watching: boolean): LeadTopic[] {
+	if (!watching || !selected.includes('lead/update') || selected.includes('lead/create'))
+		return selected;
+	return ['lead/create', ...selected];
+}
+
+/** The version a lead's values are kept as: its updatedAt, else its createdAt, else `fallbackMs`. */
+export function keptVersionOf(lead: IDataObject, fallbackMs: number): number {
+	return isoTimeMs(lead.updatedAt) ?? isoTimeMs(lead.createdAt) ?? fallbackMs;
+}
+
+/** Picklist labels are read from a copy of the schema up to this old. */
+const LABELS_MAX_AGE_MS = 10 * 60_000;
+
+/**
+ * The options a comparison needs: per watched picklist field its labels, from a recent copy of
+ * the schema. Without one (the schema cannot be read now) the changes carry no labels.
+ */
+export async function compareOptionsFor(
+	context: PartnerLeadsFunctions,
+	fields: readonly string[],
+): Promise<CompareOptions> {
+	const labels = new Map<string, Map<string, string>>();
+	try {
+		const schema = await recentLeadSchema.call(context, LABELS_MAX_AGE_MS, {
+			repeatable: false,
+			rateLimitBudgetMs: 1_000,
+		});
+		for (const field of schema) {
+			if (!fields.includes(field.fieldId) || !field.options) continue;
+			labels.set(field.fieldId, new Map(field.options.map((o) => [o.value, o.label])));
+		}
+	} catch (error) {
+		context.logger.debug('Partner Referral Service: no picklist labels for the changes', {
+			reason: (error as Error).message,
+		});
+	}
+	return { maxKeptChars: MAX_KEPT_VALUE_CHARS, labels };
+}
+
+/** The changes in the item: `changes` per field (`from`, `to`, labels) and `changedFields`. */
+export function withChanges(json: IDataObject, changes: FieldChanges): IDataObject {
+	json.changes = changes.changes as unknown as IDataObject;
+	json.changedFields = changes.changedFields;
+	return json;
+}

@@ -1,0 +1,205 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { KeptRow } from './fieldChanges';
+import type { KeptLead } from './watchVerdict';
+
+/**
+ * The watched fields' values per lead, bounded and small in static data, so that a trigger can
+ * say what a field was before a change. Per lead (its id hashed, `leadKey`) the values of the
+ * newest version compared, with that version (the lead's updatedAt, service time): whoever holds
+ * a newer version of a lead wins when copies meet.
+ *
+ * Stored (`watched` in the node's static data): the watched field ids, and the leads as one
+ * string, an entry a line: 16 hex lead key, 11 hex version (ms), the values as a JSON array.
+ * Bytes per lead: 29 + the values' JSON (e.g. 12 for a status of 8 letters; each text value's
+ * quotes count twice once n8n stores the string as JSON). Values over
+ * MAX_KEPT_VALUE_CHARS characters are kept as a fingerprint (19 bytes): "changed", no `from`.
+ * Beyond MAX_WATCHED_BYTES the leads changed longest ago are forgotten first; a forgotten lead's
+ * next change runs without `from` (docs/watched-fields.md has the figures).
+ */
+
+export const STORE_KEY = 'watched';
+
+/** Longer values (as JSON) are kept as their fingerprint. */
+export const MAX_KEPT_VALUE_CHARS = 64;
+
+/** At most this much state: about 40,000 leads with one field, 20,000 with five (figures in docs). */
+export const MAX_WATCHED_BYTES = 2_000_000;
+
+const KEY_LENGTH = 16;
+const TIME_LENGTH = 11;
+const SEPARATOR = '\n';
+const KEY = /^[0-9a-f]{16}$/;
+
+function packEntry(key: string, lead: KeptLead): string {
+	const time = Math.max(0, Math.min(lead.ms, 0xfffffffffff));
+	return key + time.toString(16).padStart(TIME_LENGTH, '0') + JSON.stringify(lead.row);
+}
+
+function rowOf(json: string, width: number): KeptRow | undefined {
+	try {
+		const row = JSON.parse(json) as unknown;
+		return Array.isArray(row) && row.length === width ? (row as KeptRow) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The fields' values per lead, with each lead's packed entry (packing is per change). */
+export class WatchedValues {
+	private readonly leads = new Map<string, KeptLead & { entry: string; bytes: number }>();
+
+	/** the entries' bytes as n8n stores them (quotes and line breaks escaped) */
+	private storedBytes = 0;
+
+	/** the packed form, until a lead changes: a delivery writes static data several times */
+	private packed: string | undefined;
+
+	constructor(readonly fields: readonly string[]) {}
+
+	get size(): number {
+		return this.leads.size;
+	}
+
+	/** Bytes the leads take in n8n's stored JSON. */
+	get bytes(): number {
+		return this.storedBytes;
+	}
+
+	get(key: string): KeptLead | undefined {
+		const known = this.leads.get(key);
+		return known && { ms: known.ms, row: known.row };
+	}
+
+	/** Keeps the values unless a newer version of the lead is kept. */
+	record(key: string, lead: KeptLead): void {
+		const known = this.leads.get(key);
+		if (known && known.ms > lead.ms) return;
+		this.put(key, lead);
+	}
+
+	/** Puts back what a run that did not start had replaced, if nothing newer came since. */
+	restore(key: string, recorded: KeptLead, previous: KeptLead | undefined): void {
+		const known = this.leads.get(key);
+		if (!known || known.ms !== recorded.ms) return;
+		if (previous) this.put(key, previous);
+		else this.drop(key);
+	}
+
+	drop(key: string): void {
+		const known = this.leads.get(key);
+		if (!known) return;
+		this.storedBytes -= known.bytes;
+		this.leads.delete(key);
+		this.packed = undefined;
+	}
+
+	private put(key: string, lead: KeptLead): void {
+		const entry = packEntry(key, lead);
+		// the same version with the same values: nothing to write again
+		if (this.leads.get(key)?.entry === entry) return;
+		this.drop(key);
+		// as n8n stores it: the entry JSON-escaped, without its quotes, and the escaped line break
+		const bytes = JSON.stringify(entry).length - 2 + 2;
+		this.leads.set(key, { ...lead, entry, bytes });
+		this.storedBytes += bytes;
+		this.packed = undefined;
+	}
+
+	/** Takes in a stored copy's leads: per lead the newer version (the kept one on a tie). */
+	merge(packed: unknown): void {
+		if (typeof packed !== 'string' || packed === '') return;
+		for (const line of packed.split(SEPARATOR)) {
+			const key = line.slice(0, KEY_LENGTH);
+			const known = this.leads.get(key);
+			// a copy mostly holds what memory has: the same entry is skipped unread
+			if (known?.entry === line) continue;
+			const ms = parseInt(line.slice(KEY_LENGTH, KEY_LENGTH + TIME_LENGTH), 16);
+			if (!KEY.test(key) || !Number.isFinite(ms) || (known && known.ms >= ms)) continue;
+			const row = rowOf(line.slice(KEY_LENGTH + TIME_LENGTH), this.fields.length);
+			if (row) this.put(key, { ms, row });
+		}
+	}
+
+	/** Forgets the leads changed longest ago until the values fit in `maxBytes`. */
+	forgetBeyond(maxBytes: number): number {
+		if (this.storedBytes <= maxBytes) return 0;
+		// a tenth below the bound, so that the sorting is not repeated on every change
+		const target = maxBytes * 0.9;
+		const byAge = [...this.leads.entries()].sort((a, b) => a[1].ms - b[1].ms);
+		let forgotten = 0;
+		for (const [key] of byAge) {
+			if (this.storedBytes <= target) break;
+			this.drop(key);
+			forgotten++;
+		}
+		return forgotten;
+	}
+
+	pack(): string {
+		if (this.packed !== undefined) return this.packed;
+		let packed = '';
+		for (const { entry } of this.leads.values())
+			packed = packed === '' ? entry : packed + SEPARATOR + entry;
+		this.packed = packed;
+		return packed;
+	}
+}
+
+/** What is stored besides the values: whether the leads the portal held were all taken in. */
+export interface WatchedState {
+	values: WatchedValues;
+	/** the portal's leads were listed and kept for these fields (a baseline) */
+	complete: boolean;
+}
+
+function sameFields(a: unknown, b: readonly string[]): boolean {
+	return Array.isArray(a) && a.length === b.length && a.every((field, i) => field === b[i]);
+}
+
+/**
+ * Takes the stored values into `state` when they are for the same fields (values kept for
+ * other fields do not count: a new choice starts anew): per lead the newer version.
+ */
+export function mergeWatchedValues(nodeData: IDataObject, state: WatchedState): void {
+	const stored = nodeData[STORE_KEY] as IDataObject | undefined;
+	if (!stored || typeof stored !== 'object' || !sameFields(stored.fields, state.values.fields))
+		return;
+	state.values.merge(stored.leads);
+	if (stored.complete === true) state.complete = true;
+}
+
+/** The stored values for these fields (none when they were kept for other fields). */
+export function readWatchedValues(nodeData: IDataObject, fields: readonly string[]): WatchedState {
+	const state = { values: new WatchedValues(fields), complete: false };
+	mergeWatchedValues(nodeData, state);
+	return state;
+}
+
+/** The writer mark of the stored values, if any (a writer that merges copies tells them apart). */
+export function storedWatchedWriter(nodeData: IDataObject): string | undefined {
+	const stored = nodeData[STORE_KEY] as IDataObject | undefined;
+	return typeof stored?.writer === 'string' ? stored.writer : undefined;
+}
+
+/**
+ * Writes the values (a fresh object: n8n saves only assignments), after forgetting the oldest
+ * beyond the bound; `extra` carries a writer's own marks. With no field watched, nothing is kept.
+ */
+export function writeWatchedValues(
+	nodeData: IDataObject,
+	state: WatchedState,
+	extra: IDataObject = {},
+): void {
+	if (state.values.fields.length === 0) {
+		if (nodeData[STORE_KEY] !== undefined) delete nodeData[STORE_KEY];
+		return;
+	}
+	state.values.forgetBeyond(MAX_WATCHED_BYTES);
+	nodeData[STORE_KEY] = {
+		fields: [...state.values.fields],
+		complete: state.complete,
+		leads: state.values.pack(),
+		...extra,
+	};
+}

@@ -1,0 +1,168 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
+import type { IDataObject } from 'n8n-workflow';
+
+import { keptRowOf } from '../../../nodes/shared/changes/fieldChanges';
+import { leadKey } from '../../../nodes/shared/changes/versions';
+import {
+	MAX_KEPT_VALUE_CHARS,
+	MAX_WATCHED_BYTES,
+	readWatchedValues,
+	STORE_KEY,
+	WatchedValues,
+	writeWatchedValues,
+} from '../../../nodes/shared/changes/watchedValues';
+
+/**
+ * The watched values as static data holds them: per lead the newest version, bounded, and what
+ * they cost. The figures printed here are those in docs/watched-fields.md.
+ */
+
+const ONE_FIELD = ['status'];
+const FIVE_FIELDS = ['closeDate', 'industry', 'platform', 'status', 'value'];
+const STATUSES = ['active', 'qualified', 'proposal', 'won', 'lost'];
+const PLATFORMS = ['hubspot', 'salesforce', 'pipedrive', 'other'];
+const INDUSTRIES = ['saas', 'fintech', 'healthcare', 'retail'];
+
+/** A plausible lead: a status of 3 to 9 letters, a deal value, a picklist, a date, a custom picklist. */
+function leadNumber(n: number): IDataObject {
+	return {
+		id: n.toString(16).padStart(24, '0'),
+		status: STATUSES[n % STATUSES.length],
+		value: (n % 500) * 100,
+		platform: PLATFORMS[n % PLATFORMS.length],
+		closeDate: `2025-${String((n % 12) + 1).padStart(2, '0')}-15`,
+		customFields: { industry: INDUSTRIES[n % INDUSTRIES.length] },
+	};
+}
+
+const T0 = Date.parse('2025-06-01T00:00:00.000Z');
+
+function filled(fields: string[], leads: number): WatchedValues {
+	const values = new WatchedValues(fields);
+	for (let n = 0; n < leads; n++) {
+		const lead = leadNumber(n);
+		values.record(leadKey(String(lead.id)), {
+			ms: T0 + n,
+			row: keptRowOf(lead, fields, MAX_KEPT_VALUE_CHARS),
+		});
+	}
+	return values;
+}
+
+/** The bytes of the state as n8n stores it (the node's static data as JSON), bound off. */
+function storedBytes(fields: string[], leads: number): number {
+	const values = filled(fields, leads);
+	return JSON.stringify({ [STORE_KEY]: { fields, complete: true, leads: values.pack() } }).length;
+}
+
+describe('WatchedValues: what the state costs', () => {
+	const figures: string[] = [];
+
+	afterAll(() => {
+		process.stdout.write(`watched values, stored bytes:\n${figures.join('\n')}\n`);
+	});
+
+	it.each([
+		['1 field (status)', ONE_FIELD],
+		['5 fields (status, value, platform, closeDate, custom industry)', FIVE_FIELDS],
+	])('%s: bytes per lead and totals at 1,000 / 10,000 / 50,000 leads', (what, fields) => {
+		const totals = [1_000, 10_000, 50_000].map((leads) => storedBytes(fields, leads));
+		const perLead = Math.round(totals[1] / 10_000);
+		figures.push(
+			`  ${what}: ${perLead} bytes a lead; ${totals.map((t) => t.toLocaleString('en')).join(' / ')}`,
+		);
+		// what the docs state, within a byte a lead
+		expect(perLead).toBeLessThanOrEqual(fields.length === 1 ? 46 : 91);
+		// the sum of the entries as counted in memory is what is stored
+		expect(Math.abs(filled(fields, 10_000).bytes - totals[1])).toBeLessThan(200);
+	});
+
+	it(`is bounded: beyond ${MAX_WATCHED_BYTES.toLocaleString('en')} bytes the leads changed longest ago are forgotten`, () => {
+		const values = filled(FIVE_FIELDS, 50_000);
+		const state = { values, complete: true };
+		const nodeData: IDataObject = {};
+		writeWatchedValues(nodeData, state);
+		expect(JSON.stringify(nodeData).length).toBeLessThanOrEqual(MAX_WATCHED_BYTES + 1_000);
+		// the newest are kept, the oldest went
+		expect(values.get(leadKey(leadNumber(49_999).id as string))).toBeDefined();
+		expect(values.get(leadKey(leadNumber(0).id as string))).toBeUndefined();
+		figures.push(
+			`  5 fields, 50,000 leads: ${values.size.toLocaleString('en')} kept within the bound`,
+		);
+	});
+
+	it('10,000 leads with 5 fields fit in the bound without forgetting any', () => {
+		const values = filled(FIVE_FIELDS, 10_000);
+		writeWatchedValues({}, { values, complete: true });
+		expect(values.size).toBe(10_000);
+	});
+});
+
+describe('WatchedValues: versions and copies', () => {
+	const key = leadKey('lead-1');
+
+	it('keeps the newer version of a lead; an older one changes nothing', () => {
+		const values = new WatchedValues(ONE_FIELD);
+		values.record(key, { ms: 2, row: ['won'] });
+		values.record(key, { ms: 1, row: ['open'] });
+		expect(values.get(key)).toEqual({ ms: 2, row: ['won'] });
+	});
+
+	it('a copy merged in: per lead the newer version wins, whoever wrote it', () => {
+		const mine = new WatchedValues(ONE_FIELD);
+		mine.record(key, { ms: 5, row: ['won'] });
+		mine.record(leadKey('lead-2'), { ms: 1, row: ['open'] });
+		const theirs = new WatchedValues(ONE_FIELD);
+		theirs.record(key, { ms: 4, row: ['open'] });
+		theirs.record(leadKey('lead-2'), { ms: 3, row: ['lost'] });
+		mine.merge(theirs.pack());
+		expect(mine.get(key)).toEqual({ ms: 5, row: ['won'] });
+		expect(mine.get(leadKey('lead-2'))).toEqual({ ms: 3, row: ['lost'] });
+	});
+
+	it('a run that did not start puts back the values before, unless newer came since', () => {
+		const values = new WatchedValues(ONE_FIELD);
+		const before = { ms: 1, row: ['open'] };
+		values.record(key, { ms: 2, row: ['won'] });
+		values.restore(key, { ms: 2, row: ['won'] }, before);
+		expect(values.get(key)).toEqual(before);
+		values.record(key, { ms: 3, row: ['lost'] });
+		values.restore(key, { ms: 2, row: ['won'] }, before);
+		expect(values.get(key)).toEqual({ ms: 3, row: ['lost'] });
+	});
+
+	it('a deleted lead is dropped, and its bytes with it', () => {
+		const values = filled(ONE_FIELD, 3);
+		const bytes = values.bytes;
+		values.drop(leadKey(leadNumber(1).id as string));
+		expect(values.size).toBe(2);
+		expect(values.bytes).toBeLessThan(bytes);
+	});
+
+	it('values kept for other fields do not count: a new choice of fields starts anew', () => {
+		const nodeData: IDataObject = {};
+		writeWatchedValues(nodeData, { values: filled(ONE_FIELD, 3), complete: true });
+		expect(readWatchedValues(nodeData, ONE_FIELD)).toMatchObject({ complete: true });
+		expect(readWatchedValues(nodeData, ONE_FIELD).values.size).toBe(3);
+		const other = readWatchedValues(nodeData, FIVE_FIELDS);
+		expect(other.values.size).toBe(0);
+		expect(other.complete).toBe(false);
+	});
+
+	it('with no field watched, nothing is kept', () => {
+		const nodeData: IDataObject = {};
+		writeWatchedValues(nodeData, { values: filled(ONE_FIELD, 3), complete: true });
+		writeWatchedValues(nodeData, { values: new WatchedValues([]), complete: false });
+		expect(nodeData[STORE_KEY]).toBeUndefined();
+	});
+
+	it('values of any text survive the stored form', () => {
+		const values = new WatchedValues(['notes']);
+		const odd = 'line\nbreak "quoted" \\ tab\t ünïcödé 🎉';
+		values.record(key, { ms: 7, row: [odd] });
+		const nodeData: IDataObject = {};
+		writeWatchedValues(nodeData, { values, complete: false });
+		const back = readWatchedValues(JSON.parse(JSON.stringify(nodeData)) as IDataObject, ['notes']);
+		expect(back.values.get(key)).toEqual({ ms: 7, row: [odd] });
+	});
+});
