@@ -119,7 +119,15 @@ export const PACKAGE_NAMES: string[] = [
 	...descriptions.map((description) => description.displayName),
 	credential.displayName,
 	...[...descriptions.flatMap(nodeParameters), ...credentialParameters(credential)].flatMap(
-		({ property }) => [property.displayName, ...optionNames(property)],
+		({ property }) => [
+			property.displayName,
+			...optionNames(property),
+			// n8n shows a collection's placeholder and a list's button text as its add button.
+			...(property.type === 'collection' || property.type === 'fixedCollection'
+				? [property.placeholder ?? '', String(property.typeOptions?.multipleValueButtonText ?? '')]
+				: []
+			).filter(Boolean),
+		],
 	),
 ];
 

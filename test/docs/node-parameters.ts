@@ -7,6 +7,8 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
+import { cronNodeOptions } from 'n8n-workflow';
+
 import { PACKAGE, PackageNodeTypes } from '../harness/node-types';
 
 /**
@@ -247,7 +249,7 @@ export function withPollTimes(description: INodeTypeDescription): INodeTypeDescr
 		default: { item: [{ mode: 'everyMinute' }] },
 		description: 'Time at which polling should occur',
 		placeholder: 'Add Poll Time',
-		options: [],
+		options: cronNodeOptions,
 	};
 	return { ...description, properties: [pollTimes, ...description.properties] };
 }

@@ -56,6 +56,11 @@ export const NOTE_CLAIMS: NoteClaim[] = [
 			),
 	},
 	{
+		says: /change made while n8n was down is recovered[^.]*with its `from`/i,
+		what: 'a watched field changed while n8n was down runs once it is back, with the value before as `from` (Recover Missed Events on by default, Fields to Watch on the trigger)',
+		holds: () => recoversByDefault() && parameter('watchedFields') !== undefined,
+	},
+	{
 		says: /holds when you publish never run/i,
 		what: "the leads the portal holds when the workflow is published never run (the polling trigger's publish message says so)",
 		holds: () => /never run/.test(polling.activationMessage ?? ''),

@@ -64,6 +64,7 @@ describe('process memory of the trigger', () => {
 			runsInFlight: 0,
 			secretBoxes: 0,
 			testEventHandovers: 0,
+			watchedLeads: 0,
 		});
 	}, 600_000);
 });
