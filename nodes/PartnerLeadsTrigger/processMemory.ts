@@ -38,3 +38,28 @@ export function forgetTriggerNode(workflowId: string | undefined, nodeId: string
 export function processMemorySizes(): Record<string, number> {
 	return Object.fromEntries([...memories].map(([name, memory]) => [name, memory.size]));
 }
+
+/**
+ * One kind of memory kept per production trigger node, keyed by its scope
+ * (`workflowId:nodeId:production`), registered under `name` so that deactivation forgets it.
+ */
+export class ProductionNodeMemories<T> extends Map<string, T> implements NodeMemory {
+	constructor(name: string) {
+		super();
+		registerNodeMemory(name, this);
+	}
+
+	forget(workflowId: string, nodeId: string): void {
+		this.delete(`${workflowId}:${nodeId}:production`);
+	}
+
+	/** The memory of this scope, made by `create` the first time it is asked for. */
+	of(scope: string, create: () => T): T {
+		let memory = this.get(scope);
+		if (memory === undefined) {
+			memory = create();
+			this.set(scope, memory);
+		}
+		return memory;
+	}
+}

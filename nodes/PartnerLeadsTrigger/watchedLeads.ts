@@ -15,7 +15,7 @@ import {
 } from '../shared/changes/watchedValues';
 import { watchedFieldIds } from '../shared/changes/watchedFields';
 import type { PartnerLeadsFunctions } from '../shared/transport/request';
-import { registerNodeMemory } from './processMemory';
+import { ProductionNodeMemories } from './processMemory';
 import { productionScope } from './scope';
 
 /**
@@ -47,14 +47,7 @@ class Memory {
 	}
 }
 
-const memories = new Map<string, Memory>();
-
-registerNodeMemory('watchedLeads', {
-	get size() {
-		return memories.size;
-	},
-	forget: (workflowId, nodeId) => memories.delete(`${workflowId}:${nodeId}:production`),
-});
+const memories = new ProductionNodeMemories<Memory>('watchedLeads');
 
 /** The values a run keeps when it starts, and those they replace (for its re-run and a rollback). */
 export interface WatchedRecord {

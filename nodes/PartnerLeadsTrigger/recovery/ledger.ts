@@ -4,7 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { storedNumber } from '../../shared/changes/storedNumber';
 import type { LeadVersion } from '../../shared/changes/versions';
 import { LeadVersions, leadKey } from '../../shared/changes/versions';
-import { registerNodeMemory } from '../processMemory';
+import { ProductionNodeMemories } from '../processMemory';
 import { ListedIds } from './listedIds';
 
 /**
@@ -74,14 +74,7 @@ class Memory {
 	readonly listed = new ListedIds();
 }
 
-const memories = new Map<string, Memory>();
-
-registerNodeMemory('recoveryLedgers', {
-	get size() {
-		return memories.size;
-	},
-	forget: (workflowId, nodeId) => memories.delete(`${workflowId}:${nodeId}:production`),
-});
+const memories = new ProductionNodeMemories<Memory>('recoveryLedgers');
 
 export interface LedgerOptions {
 	maxAgeSeconds: number;
@@ -101,12 +94,7 @@ export class RecoveryLedger {
 		private readonly options: LedgerOptions,
 	) {
 		this.nowMs = options.nowMs ?? Date.now;
-		let memory = memories.get(scope);
-		if (!memory) {
-			memory = new Memory();
-			memories.set(scope, memory);
-		}
-		this.memory = memory;
+		this.memory = memories.of(scope, () => new Memory());
 		this.sync();
 	}
 

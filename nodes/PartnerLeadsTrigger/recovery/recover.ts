@@ -9,7 +9,7 @@ import { outputFor } from '../../shared/changes/output';
 import { observedTopics, watchSettingsOf } from '../../shared/changes/watchedFields';
 import { selectedTopics } from '../../shared/topics';
 import { maxEventAgeSeconds } from '../eventAge';
-import { registerNodeMemory } from '../processMemory';
+import { ProductionNodeMemories } from '../processMemory';
 import type { RunExecutor } from '../runs/executor';
 import { RunsInFlight } from '../runs/inFlight';
 import { productionScope } from '../scope';
@@ -50,25 +50,12 @@ export function openLedger(
  * each is left to a follow-up check until it was first listed at least the settle ago. That
  * wait is measured on n8n's clock (a duration, whatever the clocks read), per trigger node.
  */
-const firstListed = new Map<string, Map<string, number>>();
+const firstListed = new ProductionNodeMemories<Map<string, number>>('recoveryFollowUps');
 
 /** Changes (`<id> <version>`) and gone leads (`gone <id>`) first listed, per trigger node. */
 function waitingOf(context: ITriggerFunctions): Map<string, number> {
-	const scope = productionScope(context);
-	let waiting = firstListed.get(scope);
-	if (!waiting) {
-		waiting = new Map();
-		firstListed.set(scope, waiting);
-	}
-	return waiting;
+	return firstListed.of(productionScope(context), () => new Map());
 }
-
-registerNodeMemory('recoveryFollowUps', {
-	get size() {
-		return firstListed.size;
-	},
-	forget: (workflowId, nodeId) => firstListed.delete(`${workflowId}:${nodeId}:production`),
-});
 
 /**
  * The leads the portal holds at a new activation never run: listening starts the settle

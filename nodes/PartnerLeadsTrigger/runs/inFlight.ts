@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { LeadTopic } from '../../shared/topics';
 import { isLeadTopic } from '../../shared/topics';
-import { registerNodeMemory } from '../processMemory';
+import { ProductionNodeMemories } from '../processMemory';
 
 /**
  * The runs the trigger started that have not finished, in static data: n8n saves it with the
@@ -86,14 +86,7 @@ class Memory {
 	readonly merged = new Set<string>();
 }
 
-const memories = new Map<string, Memory>();
-
-registerNodeMemory('runsInFlight', {
-	get size() {
-		return memories.size;
-	},
-	forget: (workflowId, nodeId) => memories.delete(`${workflowId}:${nodeId}:production`),
-});
+const memories = new ProductionNodeMemories<Memory>('runsInFlight');
 
 /** The production runs in flight of one trigger node. */
 export class RunsInFlight {
@@ -103,12 +96,7 @@ export class RunsInFlight {
 		private readonly nodeData: IDataObject,
 		scope: string,
 	) {
-		let memory = memories.get(scope);
-		if (!memory) {
-			memory = new Memory();
-			memories.set(scope, memory);
-		}
-		this.memory = memory;
+		this.memory = memories.of(scope, () => new Memory());
 		this.sync();
 	}
 

@@ -4,12 +4,10 @@ import { sleep } from 'n8n-workflow';
 import { TriggerHost } from '../../harness/webhooks';
 import { LogCapture } from '../../security/capture';
 import { forgetTriggerNode } from '../../../nodes/PartnerLeadsTrigger/processMemory';
-import { DELIVERY_HOLD } from '../../../nodes/PartnerLeadsTrigger/runs/heldDelivery';
 import { MAX_RUN_ATTEMPTS } from '../../../nodes/PartnerLeadsTrigger/runs/rerun';
-import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import type { Setup } from './helpers';
 import { post, setUp, signed, storedSecret } from './helpers';
-import { created, eventually, outputs, restartAfterKill } from './recovery-helpers';
+import { created, eventually, outputs, quickTimings, restartAfterKill } from './recovery-helpers';
 
 /**
  * A hard kill of n8n (the OOM killer, a power cut): the process stops at any instruction and
@@ -18,25 +16,10 @@ import { created, eventually, outputs, restartAfterKill } from './recovery-helpe
  * a run that finished and was answered never runs again.
  */
 
-const DEFAULT_TIMING = { ...RECOVERY_TIMING };
-const DEFAULT_HOLD = { ...DELIVERY_HOLD };
-
 describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 	let setup: Setup;
 
-	beforeAll(() => {
-		Object.assign(RECOVERY_TIMING, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10 });
-		DELIVERY_HOLD.ms = 1_000;
-	});
-
-	afterAll(() => {
-		Object.assign(RECOVERY_TIMING, DEFAULT_TIMING);
-		Object.assign(DELIVERY_HOLD, DEFAULT_HOLD);
-	});
-
-	afterEach(async () => {
-		await setup?.close();
-	});
+	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10 }, 1_000);
 
 	it('a delivery is answered 200 only once its execution finished, and that is saved before the answer', async () => {
 		setup = await setUp({ events: ['lead/create'], fetchFullLead: true });

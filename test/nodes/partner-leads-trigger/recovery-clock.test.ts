@@ -7,6 +7,7 @@ import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/recovery/
 import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, post, setUp, storedSecret, signed } from './helpers';
+import { quickTimings } from './recovery-helpers';
 
 /**
  * Recovery of missed events when the service's clock and n8n's differ (the spec does not say
@@ -16,7 +17,6 @@ import { ALL_TOPICS, post, setUp, storedSecret, signed } from './helpers';
  */
 
 const TEN_MINUTES = 10 * 60_000;
-const DEFAULT_TIMING = { ...RECOVERY_TIMING };
 
 async function eventually(condition: () => boolean, what: () => string): Promise<void> {
 	const deadline = Date.now() + 20_000;
@@ -100,23 +100,12 @@ describe.each([
 ])('PartnerLeadsTrigger recovery with the service clock 10 minutes %s n8n', (_, clockOffsetMs) => {
 	let setup: Setup;
 
-	beforeAll(() => {
-		// A real settle (short): the newest changes wait for a follow-up check.
-		Object.assign(RECOVERY_TIMING, {
-			firstCheckDelayMs: 50,
-			settleMs: 300,
-			tickMs: 10,
-			retryDelayMs: 200,
-		});
-	});
-
-	afterAll(() => {
-		Object.assign(RECOVERY_TIMING, DEFAULT_TIMING);
-	});
-
-	afterEach(async () => {
-		await setup?.close();
-		forgetLedgerMemory();
+	// A real settle (short): the newest changes wait for a follow-up check.
+	quickTimings(() => setup, {
+		firstCheckDelayMs: 50,
+		settleMs: 300,
+		tickMs: 10,
+		retryDelayMs: 200,
 	});
 
 	it('runs each missed create and update once, the leads present at activation never, and a late retry nothing', async () => {

@@ -1,8 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
 import { MAX_LISTED_ID_BYTES } from '../../../nodes/PartnerLeadsTrigger/recovery/listedIds';
-import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
-import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import { LogCapture } from '../../security/capture';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, post, setUp, signed, storedSecret } from './helpers';
@@ -15,6 +14,7 @@ import {
 	ran,
 	startN8n,
 	stopN8n,
+	quickTimings,
 } from './recovery-helpers';
 
 /**
@@ -23,28 +23,10 @@ import {
  * lead id and no lead; a delete that ran (delivered or recovered) never runs again.
  */
 
-const DEFAULT_TIMING = { ...RECOVERY_TIMING };
-
 describe('PartnerLeadsTrigger recovery of deletes by lead id', () => {
 	let setup: Setup;
 
-	beforeAll(() => {
-		Object.assign(RECOVERY_TIMING, {
-			firstCheckDelayMs: 50,
-			settleMs: 0,
-			tickMs: 10,
-			retryDelayMs: 200,
-		});
-	});
-
-	afterAll(() => {
-		Object.assign(RECOVERY_TIMING, DEFAULT_TIMING);
-	});
-
-	afterEach(async () => {
-		await setup?.close();
-		forgetLedgerMemory();
-	});
+	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10, retryDelayMs: 200 });
 
 	it('a lead deleted while n8n was down runs once as lead/delete, recovered, with its id and no lead', async () => {
 		setup = await setUp(
@@ -148,8 +130,12 @@ describe('PartnerLeadsTrigger recovery of deletes by lead id', () => {
 
 	it(`lead ids beyond ${MAX_LISTED_ID_BYTES.toLocaleString('en')} bytes are not kept, and the log says deletes are not recovered`, async () => {
 		setup = await setUp({ events: ['lead/delete'] }, { delivery: { maxAttempts: 1 } });
-		// 24-hex ids take 16 bytes each packed: just over the bound
-		setup.sim.control.seedLeads(Math.ceil(MAX_LISTED_ID_BYTES / 16) + 10);
+		// Just over the bound as the trigger packs them: the personality's id shape decides how
+		// many leads that is (24-hex ids take 16 bytes, UUIDs 21.3, numbers their digits and 1).
+		const ids: string[] = [];
+		for (let round = 0; round < 50 && packedBytes(packIds(ids)) <= MAX_LISTED_ID_BYTES; round++)
+			ids.push(...setup.sim.control.seedLeads(10_000).map((lead) => lead.id));
+		expect(packedBytes(packIds(ids))).toBeGreaterThan(MAX_LISTED_ID_BYTES);
 		const capture = new LogCapture();
 		capture.start();
 		await setup.host.activate();

@@ -5,6 +5,8 @@ import { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
 import { forgetTriggerNode } from '../../../nodes/PartnerLeadsTrigger/processMemory';
 import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
+import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
+import { DELIVERY_HOLD } from '../../../nodes/PartnerLeadsTrigger/runs/heldDelivery';
 import type { Setup } from './helpers';
 
 /** What recovery and restart tests share: n8n stopped and started, and what ran. */
@@ -98,4 +100,29 @@ export async function restartAfterKill(setup: Setup): Promise<TriggerHost> {
 	const persisted = await stopN8n(setup);
 	setup.host.store.frozen = false;
 	return await startN8n(setup, persisted);
+}
+
+/**
+ * For one describe: the trigger's recovery timings (and how long it holds a delivery) short
+ * enough for a test, put back afterwards; after each test its setup closed and the ledgers'
+ * process memory forgotten.
+ */
+export function quickTimings(
+	setupNow: () => Setup | undefined,
+	timing: Partial<typeof RECOVERY_TIMING>,
+	holdMs?: number,
+): void {
+	const defaults = { timing: { ...RECOVERY_TIMING }, hold: { ...DELIVERY_HOLD } };
+	beforeAll(() => {
+		Object.assign(RECOVERY_TIMING, timing);
+		if (holdMs !== undefined) DELIVERY_HOLD.ms = holdMs;
+	});
+	afterAll(() => {
+		Object.assign(RECOVERY_TIMING, defaults.timing);
+		Object.assign(DELIVERY_HOLD, defaults.hold);
+	});
+	afterEach(async () => {
+		await setupNow()?.close();
+		forgetLedgerMemory();
+	});
 }

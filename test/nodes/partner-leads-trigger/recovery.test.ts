@@ -1,8 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
 import { TriggerHost } from '../../harness/webhooks';
-import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
-import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, post, setUp, storedSecret, signed } from './helpers';
 import {
@@ -15,6 +13,7 @@ import {
 	ran,
 	startN8n,
 	stopN8n,
+	quickTimings,
 } from './recovery-helpers';
 
 /**
@@ -23,28 +22,10 @@ import {
  * every delivery made while the trigger's address was closed is lost for good.
  */
 
-const DEFAULT_TIMING = { ...RECOVERY_TIMING };
-
 describe('PartnerLeadsTrigger recovery of missed events', () => {
 	let setup: Setup;
 
-	beforeAll(() => {
-		Object.assign(RECOVERY_TIMING, {
-			firstCheckDelayMs: 50,
-			settleMs: 0,
-			tickMs: 10,
-			retryDelayMs: 200,
-		});
-	});
-
-	afterAll(() => {
-		Object.assign(RECOVERY_TIMING, DEFAULT_TIMING);
-	});
-
-	afterEach(async () => {
-		await setup?.close();
-		forgetLedgerMemory();
-	});
+	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10, retryDelayMs: 200 });
 
 	it('after a stop longer than the service retried, runs each missed create and update once, and nothing else', async () => {
 		setup = await setUp({ events: ALL_TOPICS }, { delivery: { maxAttempts: 1 } });

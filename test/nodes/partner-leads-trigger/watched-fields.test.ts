@@ -5,10 +5,9 @@ import { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
 import { leadKey } from '../../../nodes/shared/changes/versions';
 import { forgetTriggerNode } from '../../../nodes/PartnerLeadsTrigger/processMemory';
-import { DELIVERY_HOLD } from '../../../nodes/PartnerLeadsTrigger/runs/heldDelivery';
-import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp, subscriptionsAt } from './helpers';
+import { quickTimings } from './recovery-helpers';
 
 /**
  * Fields to Watch on the webhook trigger, through n8n-core's engine and the simulator's signed
@@ -16,9 +15,6 @@ import { ALL_TOPICS, setUp, subscriptionsAt } from './helpers';
  * the same from live deliveries, recoveries after downtime, re-runs after a hard kill and the
  * editor's test event.
  */
-
-const DEFAULT_TIMING = { ...RECOVERY_TIMING };
-const DEFAULT_HOLD = { ...DELIVERY_HOLD };
 
 type Change = { from?: unknown; to: unknown; fromLabel?: unknown; toLabel?: unknown };
 type Output = {
@@ -74,19 +70,7 @@ function storedEntryOf(setup: Setup, leadId: string): string | undefined {
 describe('PartnerLeadsTrigger with Fields to Watch', () => {
 	let setup: Setup;
 
-	beforeAll(() => {
-		Object.assign(RECOVERY_TIMING, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10 });
-		DELIVERY_HOLD.ms = 2_000;
-	});
-
-	afterAll(() => {
-		Object.assign(RECOVERY_TIMING, DEFAULT_TIMING);
-		Object.assign(DELIVERY_HOLD, DEFAULT_HOLD);
-	});
-
-	afterEach(async () => {
-		await setup?.close();
-	});
+	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10 }, 2_000);
 
 	it('a status change runs once with its old and new value; a notes change runs nothing and is acknowledged', async () => {
 		setup = await setUp(watching(['status']));
@@ -258,24 +242,11 @@ describe('PartnerLeadsTrigger with Fields to Watch', () => {
 describe('PartnerLeadsTrigger with Fields to Watch, across stops of n8n', () => {
 	let setup: Setup;
 
-	beforeAll(() => {
-		Object.assign(RECOVERY_TIMING, {
-			firstCheckDelayMs: 50,
-			settleMs: 0,
-			tickMs: 10,
-			retryDelayMs: 200,
-		});
-		DELIVERY_HOLD.ms = 1_000;
-	});
-
-	afterAll(() => {
-		Object.assign(RECOVERY_TIMING, DEFAULT_TIMING);
-		Object.assign(DELIVERY_HOLD, DEFAULT_HOLD);
-	});
-
-	afterEach(async () => {
-		await setup?.close();
-	});
+	quickTimings(
+		() => setup,
+		{ firstCheckDelayMs: 50, settleMs: 0, tickMs: 10, retryDelayMs: 200 },
+		1_000,
+	);
 
 	/** n8n started again: a new process with what the database holds. */
 	async function restart(): Promise<TriggerHost> {
