@@ -63,6 +63,14 @@ const ALL_SCENARIOS = [
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */
 const SCENARIOS = filterByName(ALL_SCENARIOS, process.env.N8N_E2E_SCENARIOS);
 
+/**
+ * The n8n lines run side by side, each its own n8n, simulator and ports, its single-process
+ * scenarios and then its queue mode: most of a scenario's time is waiting (Poll Times, the
+ * service's retries, restarts), so together they take about as long as the longer line alone.
+ * N8N_E2E_LINES_SIDE_BY_SIDE=0: one after the other (quieter timings, easier logs).
+ */
+const LINES_SIDE_BY_SIDE = process.env.N8N_E2E_LINES_SIDE_BY_SIDE !== '0';
+
 /** N8N_E2E_QUEUE_VERSIONS: the versions also run in queue mode (default: both lines; empty: none). */
 const QUEUE_VERSIONS = (process.env.N8N_E2E_QUEUE_VERSIONS ?? E2E_N8N_VERSIONS.join(','))
 	.split(',')
@@ -139,12 +147,13 @@ async function main(): Promise<void> {
 		finish(1);
 	}
 
-	for (const version of versions) {
+	const runLine = async (version: string) => {
 		await runVersion(runtimes.get(version)!, SCENARIOS, report);
-	}
-	for (const version of queueVersions) {
-		await runQueueMode(runtimes.get(version)!, QUEUE_SELECTED, report);
-	}
+		if (queueVersions.includes(version))
+			await runQueueMode(runtimes.get(version)!, QUEUE_SELECTED, report);
+	};
+	if (LINES_SIDE_BY_SIDE) await Promise.all(versions.map(runLine));
+	else for (const version of versions) await runLine(version);
 	clearTimeout(hardBound);
 	finish(report.failed > 0 ? 1 : 0);
 }
