@@ -350,7 +350,7 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			await editor.testId('node-execute-button').first().click();
 			const output = editor.testId('output-panel');
 			await output.getByText('changedFields').first().waitFor({ timeout: 60_000 });
-			await editor.docsScreenshot('fields-to-watch-test-event');
+			await editor.screenshot('fields-to-watch-test-event');
 			const text = await output.innerText();
 			assert.ok(text.includes(lead!.id), `the sample is not the changed lead ${lead!.id}`);
 			assert.match(text, /changes/, 'the sample shows no changes');
