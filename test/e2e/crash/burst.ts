@@ -33,6 +33,7 @@ export function describeOutcome(outcome: BurstOutcome): string {
 		`re-runs marked ${outcome.reruns}`,
 		`recovered ${outcome.recovered}`,
 		`crashed executions ${outcome.crashed}`,
+		`finished without data ${outcome.withoutData}`,
 		`other leads run ${outcome.unexpected.length}`,
 		outcome.settledAfterMs === undefined
 			? 'not every event ran within 2 minutes of the restart'
@@ -89,6 +90,11 @@ export interface BurstOutcome {
 	recovered: number;
 	/** executions n8n marked crashed (the ones the kill interrupted) */
 	crashed: number;
+	/**
+	 * executions n8n 1.x marked finished at its start from its event log, without their data (the
+	 * kill caught them while saving): they show no event; the trigger runs theirs again, marked
+	 */
+	withoutData: number;
 	/** runs of leads that did not change (must be none) */
 	unexpected: string[];
 	/** from n8n's start to the last expected event finished (undefined: not all ran in time) */
@@ -282,8 +288,9 @@ async function settle(
 	await sleep(20_000);
 	const runs = await runsOf(context, workflowId);
 	const byEvent = new Map<string, TriggerItem[]>();
+	const withoutData = runs.filter((run) => FINISHED.has(run.status) && !run.item.event);
 	for (const run of runs) {
-		if (!FINISHED.has(run.status)) continue;
+		if (!FINISHED.has(run.status) || !run.item.event) continue;
 		const key = `${run.item.event?.topic} ${run.item.event?.id}`;
 		byEvent.set(key, [...(byEvent.get(key) ?? []), run.item]);
 	}
@@ -297,6 +304,7 @@ async function settle(
 		reruns: runs.filter((run) => isRerun(run.item)).length,
 		recovered: runs.filter((run) => run.item.recovered === true && !isRerun(run.item)).length,
 		crashed: runs.filter((run) => run.status === 'crashed').length,
+		withoutData: withoutData.length,
 		unexpected: [...byEvent.keys()].filter((event) => !wanted.has(event)),
 		settledAfterMs: settledAt === undefined ? undefined : settledAt - restartedAt,
 	};
