@@ -8,7 +8,12 @@ import type { ChildProcess } from 'node:child_process';
 
 import { Pool } from 'undici';
 
-import type { RequestStats, RouteFaults, Simulator } from '../test/simulator/types';
+import type {
+	DeliveryAttempt,
+	RequestStats,
+	RouteFaults,
+	Simulator,
+} from '../test/simulator/types';
 import { spawnTs, stderrOf, stopChild, withTimeout } from './processes';
 
 /** What the CLI prints with --json. */
@@ -41,10 +46,15 @@ export class RemoteSimulator {
 	 * Starts `test/simulator/cli.ts` on a free loopback port and reads its --json line;
 	 * `listPageCap` caps the pages of GET /leads (the default personality otherwise).
 	 */
-	static async start(seed = 8, listPageCap?: number): Promise<RemoteSimulator> {
+	static async start(
+		seed = 8,
+		listPageCap?: number,
+		extraArgs: string[] = ['--delivery-base-delay', '10'],
+	): Promise<RemoteSimulator> {
 		const capped = listPageCap === undefined ? [] : ['--list-page-cap', String(listPageCap)];
 		const child = spawnTs('test/simulator/cli.ts', [
 			...capped,
+			...extraArgs,
 			'--port',
 			'0',
 			'--host',
@@ -53,8 +63,6 @@ export class RemoteSimulator {
 			'--allow-insecure-loopback-webhooks',
 			'--seed',
 			String(seed),
-			'--delivery-base-delay',
-			'10',
 		]);
 		const stderr = stderrOf(child);
 		const line = new Promise<string>((resolve, reject) => {
@@ -182,6 +190,16 @@ export class RemoteSimulator {
 		return subscriptions.find(
 			(subscription) => subscription.url === url && subscription.topic === topic,
 		)?.signingSecret;
+	}
+
+	/** Every delivery attempt the service made so far. */
+	async deliveries(): Promise<DeliveryAttempt[]> {
+		return await this.call<DeliveryAttempt[]>('GET', '/deliveries');
+	}
+
+	/** Waits until no delivery is pending or waiting to be retried. */
+	async waitForDeliveries(timeoutMs: number): Promise<void> {
+		await this.call('POST', '/deliveries/wait', { timeoutMs });
 	}
 
 	async subscriptionCount(): Promise<number> {

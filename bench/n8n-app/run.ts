@@ -13,6 +13,7 @@
  *   npm run bench:n8n -- --only polling        # one poll in n8n by portal size and page cap (about 20 minutes; --quick: 1,000 leads)
  *   npm run bench:n8n -- --only polling --polls 3  # measured polls per size and cap (default 2)
  *   npm run bench:n8n -- --only watched        # the trigger with 5 Fields to Watch at 10,000 leads, and without (about 10 minutes)
+ *   npm run bench:n8n -- --only burst          # the trigger against n8n's Webhook node, and a 1,000-lead bulk import, at 0 and 50,000 leads
  *   npm run bench:n8n -- --version 2.41.1 --only rate-limited --runs 3
  *   npm run bench:n8n -- --profile create      # CPU profile of n8n during one case (create | get-many | trigger)
  *
@@ -45,6 +46,7 @@ import { startLatencyProxy } from './latency-proxy';
 import { pollingCase, POLL_SIZES, type PollingOptions } from './polling';
 import { postSigned } from './signed-deliveries';
 import { watchedCase } from './watched';
+import { BURST_SIZES, burstCase } from './burst';
 import { makeCertificates, type Certificates } from './self-signed-ca';
 import { STATE_SIZES, triggerStateCase } from './trigger-state';
 import {
@@ -66,7 +68,8 @@ type CaseName =
 	| 'trigger-state'
 	| 'rate-limited'
 	| 'polling'
-	| 'watched';
+	| 'watched'
+	| 'burst';
 
 interface Options {
 	versions: string[];
@@ -78,6 +81,8 @@ interface Options {
 	polling: PollingOptions;
 	/** the trigger-state case: portal sizes whose static data each delivery carries */
 	stateSizes: number[];
+	/** the burst case: portal sizes, and the leads of the bulk import */
+	burst: { sizes: number[]; leads: number };
 	profile?: CaseName;
 	/** the cases to run; default all */
 	only: CaseName[];
@@ -99,15 +104,16 @@ function parseOptions(argv: string[]): Options {
 		'get-many',
 		'polling',
 		'watched',
+		'burst',
 	];
 	if (profile && !names.includes(profile))
 		throw new Error('--profile takes create, rate-limited, get-many, trigger or polling');
-	// the watched case is asked for by name: it seeds 10,000 leads
+	// the watched and burst cases are asked for by name: they seed 10,000 and 50,000 leads
 	const only = (value('--only')?.split(',') ??
-		names.filter((name) => name !== 'watched')) as CaseName[];
+		names.filter((name) => name !== 'watched' && name !== 'burst')) as CaseName[];
 	if (only.some((name) => !names.includes(name)))
 		throw new Error(
-			'--only takes create, rate-limited, trigger, trigger-state, get-many, polling and watched, separated by commas',
+			'--only takes create, rate-limited, trigger, trigger-state, get-many, polling, watched and burst, separated by commas',
 		);
 	return {
 		versions: version === 'both' ? ['2.41.1', '1.123.81'] : [version],
@@ -120,6 +126,10 @@ function parseOptions(argv: string[]): Options {
 			polls: Number(value('--polls') ?? 2),
 		},
 		stateSizes: quick ? [0, 2_000] : STATE_SIZES,
+		burst: {
+			sizes: value('--burst-sizes')?.split(',').map(Number) ?? (quick ? [0] : BURST_SIZES),
+			leads: Number(value('--burst-leads') ?? (quick ? 200 : 1_000)),
+		},
 		profile,
 		only,
 	};
@@ -625,17 +635,22 @@ async function triggerStateCaseIn(setting: Setting, rows: Row[]): Promise<void> 
 	}
 }
 
-/** The polling case (polling.ts), each page cap with its own simulator next door. */
-async function pollingCaseIn(setting: Setting, rows: Row[]): Promise<void> {
-	const { rest, n8n, options } = setting;
-	const credentialFor = async (sim: RemoteSimulator): Promise<CredentialRef> => {
-		const name = `bench polling ${new URL(sim.info.url).port}`;
+/** A credential stored in n8n for a simulator of a case's own, on plain loopback. */
+function storedCredentialFor(rest: N8nRest, label: string) {
+	return async (sim: RemoteSimulator): Promise<CredentialRef> => {
+		const name = `${label} ${new URL(sim.info.url).port}`;
 		const origin = { url: new URL(sim.info.url).origin };
 		return {
 			id: (await rest.createCredential(name, 'partnerLeadsApi', credentialData(sim, origin))).id,
 			name,
 		};
 	};
+}
+
+/** The polling case (polling.ts), each page cap with its own simulator next door. */
+async function pollingCaseIn(setting: Setting, rows: Row[]): Promise<void> {
+	const { rest, n8n, options } = setting;
+	const credentialFor = storedCredentialFor(rest, 'bench polling');
 	await pollingCase({ version: n8n.version, rest, credentialFor, log }, options.polling, rows);
 }
 
@@ -657,6 +672,24 @@ async function watchedCaseIn(setting: Setting, rows: Row[]): Promise<void> {
 	);
 }
 
+/** The burst case (burst.ts): against n8n's Webhook node, and a bulk import. */
+async function burstCaseIn(setting: Setting, rows: Row[]): Promise<void> {
+	const { n8n, rest, options } = setting;
+	const pid = n8n.pid();
+	if (!pid) throw new Error('n8n is not running');
+	const credentialFor = storedCredentialFor(rest, 'bench burst');
+	await burstCase(
+		{ version: n8n.version, baseUrl: n8n.baseUrl, rest, pid, credentialFor, log },
+		{
+			...options.burst,
+			burst: options.burst.leads,
+			deliveries: options.deliveries,
+			runs: options.runs,
+		},
+		rows,
+	);
+}
+
 const CASES: Record<CaseName, (setting: Setting, rows: Row[]) => Promise<void>> = {
 	create: createCase,
 	'rate-limited': rateLimitedCase,
@@ -665,6 +698,7 @@ const CASES: Record<CaseName, (setting: Setting, rows: Row[]) => Promise<void>> 
 	'get-many': getManyCase,
 	polling: pollingCaseIn,
 	watched: watchedCaseIn,
+	burst: burstCaseIn,
 };
 
 async function benchVersion(

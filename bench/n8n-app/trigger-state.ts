@@ -62,7 +62,8 @@ function stateTrigger(credential: CredentialRef): { workflow: BenchWorkflow; web
 	};
 }
 
-async function staticDataBytes(rest: N8nRest, workflowId: string): Promise<number> {
+/** The workflow's static data as n8n's REST API returns it, in bytes of JSON. */
+export async function staticDataBytes(rest: N8nRest, workflowId: string): Promise<number> {
 	const answer = JSON.parse(await rest.workflowJson(workflowId)) as {
 		data?: { staticData?: unknown };
 	};

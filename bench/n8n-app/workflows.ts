@@ -29,7 +29,11 @@ const SETTINGS = {
 	saveDataErrorExecution: 'all',
 };
 
-function webhook(path: string): Record<string, unknown> {
+/** n8n's Webhook node on POST `path`, answering on receipt unless told otherwise. */
+export function webhook(
+	path: string,
+	responseMode: 'onReceived' | 'lastNode' = 'onReceived',
+): Record<string, unknown> {
 	return {
 		id: randomUUID(),
 		name: 'Webhook',
@@ -37,7 +41,7 @@ function webhook(path: string): Record<string, unknown> {
 		typeVersion: 2,
 		position: [0, 0],
 		webhookId: randomUUID(),
-		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+		parameters: { httpMethod: 'POST', path, responseMode, options: {} },
 	};
 }
 

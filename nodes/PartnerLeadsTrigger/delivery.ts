@@ -8,22 +8,21 @@ import { isRecord } from '../shared/record';
 import { httpCodeOf } from '../shared/transport/errors';
 import { rejected, reply } from './delivery/answers';
 import type { ClaimedEvent } from './delivery/classify';
-import { classifyDelivery, eventScope } from './delivery/classify';
+import { classifyDelivery } from './delivery/classify';
 import type { DeliveryOptions } from './delivery/verify';
 import { verifyDelivery } from './delivery/verify';
-import { runAndAnswer } from './runs/heldDelivery';
-import { RunsInFlight } from './runs/inFlight';
-import { RunRecords } from './runs/records';
+import { acceptDelivery } from './delivery/accept';
 import { productionScope } from './scope';
 import { handOverTestEvent } from './testEvent';
-import { unpackKeptLead, WatchedLeads } from './watchedLeads';
+import { WatchedLeads } from './watchedLeads';
 import type { WatchedOutcome } from './watchedOutcome';
 import { applyWatchedOutcome, watchedOutcome } from './watchedOutcome';
 
 /**
- * Handles one delivery of a lead event: verify, deduplicate, fetch the lead, start one
- * execution. The service retries anything but a 200, so a 200 means "done with this
- * event" and is only sent once the event has been turned into an execution (or needs none).
+ * Handles one delivery of a lead event: verify, deduplicate, then either accept it for
+ * `trigger()` to run (delivery/accept.ts, where `trigger()` runs in this process) or fetch the
+ * lead and start one execution from here. The service retries anything but a 200, so a 200
+ * means "done with this event" and is only sent once the event is saved to run (or needs none).
  */
 
 type LeadFetch = { lead: IDataObject } | { notFound: true } | { failed: string };
@@ -80,13 +79,6 @@ function watchedLeadsFor(context: IWebhookFunctions, claimed: ClaimedEvent): Wat
 	return new WatchedLeads(context.getWorkflowStaticData('node'), scope, claimed.watch.fields);
 }
 
-/** The watched values before an interrupted run: its run again shows the same `from`. */
-function interruptedBefore(context: IWebhookFunctions, claimed: ClaimedEvent) {
-	const nodeData = context.getWorkflowStaticData('node');
-	const run = new RunsInFlight(nodeData, eventScope(context)).get(claimed.mark.key);
-	return unpackKeptLead(run?.watchedBefore);
-}
-
 /**
  * An event that starts nothing (no watched field changed, or not to a chosen value; a creation
  * seen only for its values): its values are kept and it counts as run, so that neither the
@@ -102,12 +94,6 @@ function keptWithoutRun(
 	applyWatchedOutcome(watched.leads, claimed.event.id, watched.outcome);
 	claimed.ledger?.recordDelivered(claimed.event.id, version);
 	claimed.seen.remember(claimed.mark);
-	if (claimed.executor)
-		new RunRecords(
-			context.getWorkflowStaticData('node'),
-			claimed.executor.scope,
-			claimed.maxAgeSeconds,
-		).writeBack();
 	return { webhookResponse: { received: true, started: false } };
 }
 
@@ -125,13 +111,15 @@ async function watchedDelivery(
 		fallbackMs: claimed.eventMs,
 		selected: claimed.selected,
 		test: claimed.isTest,
-		rerun: claimed.interrupted ? { before: interruptedBefore(context, claimed) } : undefined,
 	});
 	if (outcome.start && outcome.changes) withChanges(json, outcome.changes);
 	return { leads, outcome };
 }
 
-/** Process: fetch the lead, record what ran, acknowledge, and start the execution. */
+/**
+ * Process where `trigger()` does not run (a test event; a queue-mode webhook process): fetch
+ * the lead, record what ran, acknowledge, and start the execution from the webhook.
+ */
 async function processDelivery(
 	context: IWebhookFunctions,
 	claimed: ClaimedEvent,
@@ -149,12 +137,6 @@ async function processDelivery(
 		updatedMs !== undefined ? { ms: updatedMs, exact: true } : { ms: eventMs, exact: false };
 	const watched = await watchedDelivery(context, claimed, json);
 	if (!watched.outcome.start) return keptWithoutRun(context, claimed, version, watched);
-	if (claimed.executor) {
-		const { executor, mark, maxAgeSeconds, interrupted } = claimed;
-		const scope = eventScope(context);
-		const held = { event, key: mark.key, json, version, scope, maxAgeSeconds, interrupted };
-		return await runAndAnswer(context, executor, { ...held, watch: watched.outcome.record });
-	}
 	if (!claimed.isTest) applyWatchedOutcome(watched.leads, event.id, watched.outcome);
 	if (event.topic === 'lead/delete') ledger?.recordDeleted(event.id, eventMs);
 	else ledger?.recordDelivered(event.id, version);
@@ -176,7 +158,9 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	if ('response' in verified) return verified.response;
 	const classified = classifyDelivery(this, verified.event, options);
 	if ('response' in classified) return classified.response;
+	const { executor } = classified.claimed;
 	try {
+		if (executor) return await acceptDelivery(this, classified.claimed, executor);
 		return await processDelivery(this, classified.claimed);
 	} finally {
 		classified.claimed.seen.release(classified.claimed.mark.key);

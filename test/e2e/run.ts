@@ -33,6 +33,7 @@ import { pollingWithDurableCursors } from './scenarios/polling-durable-cursors';
 import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
 import { watchedFields } from './scenarios/watched-fields';
+import { burstScenario } from './scenarios/burst';
 import { plannedChecks, runVersion } from './version-session';
 import { plannedQueueChecks, QUEUE_SCENARIOS, runQueueMode } from './queue/session';
 import { E2E_N8N_VERSIONS } from './versions';
@@ -45,6 +46,7 @@ const ALL_SCENARIOS = [
 	listSearches,
 	createAndGetLeads,
 	leadTrigger,
+	burstScenario,
 	tokenRefresh,
 	leadRunsTogether,
 	httpRequestNode,

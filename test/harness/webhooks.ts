@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +24,7 @@ import type {
 import { jsonParse, NodeHelpers } from 'n8n-workflow';
 import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
 
+import { runExecutorFor } from '../../nodes/PartnerLeadsTrigger/runs/executor';
 import type { N8nHarness } from './harness';
 import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE } from './harness';
 
@@ -402,9 +403,24 @@ export class TriggerHost {
 		return counts;
 	}
 
-	/** Waits until every request received so far is answered and every execution finished. */
+	/**
+	 * Waits until every request received so far is answered, every event the trigger accepted
+	 * has run (up to 10 s: a run whose lead cannot be read stays in flight) and every execution
+	 * finished.
+	 */
 	async settle(): Promise<void> {
-		while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+		const deadline = Date.now() + 10_000;
+		for (;;) {
+			while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+			if (this.dead || this.runsInFlight() === 0 || Date.now() > deadline) return;
+			await new Promise((resolve) => setTimeout(resolve, 10));
+		}
+	}
+
+	/** The runs the trigger holds in this process: accepted and not finished. */
+	runsInFlight(): number {
+		const scope = `${this.workflow().id ?? ''}:${this.node.id}:production`;
+		return runExecutorFor(scope)?.records().inFlight.size ?? 0;
 	}
 
 	async close(): Promise<void> {
@@ -609,13 +625,20 @@ export class TriggerHost {
 		if (isTest && result.workflowData !== undefined) await this.stopListening();
 	}
 
+	/** executions under way now, and the most there ever were at once */
+	readonly concurrency = { now: 0, max: 0 };
+
 	private async execute(
 		workflow: Workflow,
 		nodeName: string,
 		items: INodeExecutionData[],
 		mode: WorkflowExecuteMode,
 	): Promise<IRun> {
-		const run = await this.harness.runWorkflow(workflow, nodeName, items, mode);
+		this.concurrency.now++;
+		this.concurrency.max = Math.max(this.concurrency.max, this.concurrency.now);
+		const run = await this.harness
+			.runWorkflow(workflow, nodeName, items, mode)
+			.finally(() => this.concurrency.now--);
 		const emitted = run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
 		this.executions.push({ mode, items: emitted, run });
 		return run;

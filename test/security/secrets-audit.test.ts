@@ -557,10 +557,11 @@ describe('secrets audit: the client secret, access tokens and signing secrets ne
 			);
 			expect(otherTopic.headers['x-svc-signature-v2']).toMatch(/^[0-9a-f]{64}$/);
 			expect(await post('other topic secret', otherTopic.rawBody, otherTopic.headers)).toBe(401);
+			// the event is accepted all the same; its run waits and logs why (observed below)
 			sim.control.setFaults('GET /leads/:id', { rate5xx: 1 });
-			expect(await post('lead fetch fails', good.rawBody, good.headers)).toBe(503);
+			expect(await post('lead fetch fails', good.rawBody, good.headers)).toBe(200);
 			sim.control.setFaults('GET /leads/:id', { dropRate: 1 });
-			expect(await post('lead fetch dropped', good.rawBody, good.headers)).toBe(503);
+			expect(await post('lead fetch dropped', good.rawBody, good.headers)).toBe(200);
 			sim.control.clearFaults();
 			expect(await post('accepted', good.rawBody, good.headers)).toBe(200);
 			expect(await post('duplicate', good.rawBody, good.headers)).toBe(200);

@@ -50,7 +50,16 @@ export interface Personality {
 	 * listHints); false answers every subscription at once (the default, as before personalities).
 	 */
 	pagesSubscriptions: boolean;
+	/**
+	 * Added: how the service retries a delivery that got no 200 when the caller does not say:
+	 * exponential backoff from 1 s, 6 attempts (the simulator's guess), or briefly, 5 retries
+	 * over about 6 seconds, then it gives up (a service that sheds its backlog quickly).
+	 */
+	deliveryRetries: 'backoff' | 'brief';
 }
+
+/** The 'brief' retry schedule: 5 retries over about 6 seconds. */
+export const BRIEF_DELIVERY_RETRY_DELAYS_MS: readonly number[] = [500, 800, 1_200, 1_500, 2_000];
 
 export const DEFAULT_PERSONALITY: Personality = Object.freeze({
 	name: 'default',
@@ -70,6 +79,7 @@ export const DEFAULT_PERSONALITY: Personality = Object.freeze({
 	leadCreateStatus: 201,
 	listOrder: 'oldestFirst',
 	pagesSubscriptions: false,
+	deliveryRetries: 'backoff',
 });
 
 export const PERSONALITIES: readonly Personality[] = Object.freeze([
@@ -92,6 +102,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		leadCreateStatus: 200,
 		listOrder: 'newestFirst',
 		pagesSubscriptions: true,
+		deliveryRetries: 'brief',
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-20-hasmore-html',
@@ -111,6 +122,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		leadCreateStatus: 201,
 		listOrder: 'oldestFirst',
 		pagesSubscriptions: true,
+		deliveryRetries: 'backoff',
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-30-next-empty-patch',
@@ -130,6 +142,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		leadCreateStatus: 200,
 		listOrder: 'newestFirst',
 		pagesSubscriptions: true,
+		deliveryRetries: 'backoff',
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-7-next-partial-uuid',
@@ -149,6 +162,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		leadCreateStatus: 201,
 		listOrder: 'oldestFirst',
 		pagesSubscriptions: true,
+		deliveryRetries: 'backoff',
 	}),
 ]);
 

@@ -14,7 +14,7 @@ import { ApiError, assignRequestId, errorHandler, jsonBody } from './errors';
 import { FaultInjector, trafficMiddleware } from './faults';
 import { HEX24, Prng, randomSeed } from './ids';
 import { leadsRouter } from './leads';
-import { resolvePersonality, usePersonality } from './personality';
+import { BRIEF_DELIVERY_RETRY_DELAYS_MS, resolvePersonality, usePersonality } from './personality';
 import { RateLimiter } from './rate-limit';
 import { AUTH_PATH, CONTROL_PATH, ENVIRONMENT_PATHS } from './routes';
 import { DEFAULT_LEAD_SCHEMA, cloneSchema } from './schema';
@@ -32,7 +32,15 @@ import type { Environment, Simulator, SimulatorControl, SimulatorOptions } from 
  */
 
 function resolveOptions(options: SimulatorOptions): ResolvedOptions {
+	const chosen = options.delivery ?? {};
+	// The personality's retry schedule where the caller chose none.
+	const brief =
+		resolvePersonality(options.personality).deliveryRetries === 'brief' &&
+		chosen.maxAttempts === undefined &&
+		chosen.retryDelaysMs === undefined &&
+		chosen.baseDelayMs === undefined;
 	const delivery = {
+		...(brief ? { retryDelaysMs: [...BRIEF_DELIVERY_RETRY_DELAYS_MS] } : {}),
 		maxAttempts: 6,
 		baseDelayMs: 1000,
 		timeoutMs: 10_000,

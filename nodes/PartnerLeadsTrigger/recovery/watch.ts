@@ -5,7 +5,6 @@ import { isNewActivation } from '../../shared/changes/activation';
 import { watchedFieldIds } from '../../shared/changes/watchedFields';
 import type { RunExecutor } from '../runs/executor';
 import { registerRunExecutor, unregisterRunExecutor } from '../runs/executor';
-import { rerunInterrupted } from '../runs/rerun';
 import { takeTestEvent } from '../testEvent';
 import { baselineDue, openLedger, recoverMissedEvents, takeBaselineIfDue } from './recover';
 import { RECOVERY_TIMING } from './timing';
@@ -87,8 +86,8 @@ function startChecks(
 			await waitUntil(due, closing.signal);
 			if (isClosed()) return;
 			try {
-				// runs left in flight that could not be prepared at the start are tried again
-				await rerunInterrupted(context, executor, isClosed);
+				// runs left in flight that could not be prepared yet are tried again
+				executor.wake();
 				const check = recoverMissedEvents.call(context, executor, isClosed);
 				checking = check;
 				const outcome = await check;
@@ -121,9 +120,9 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 	const executor = registerRunExecutor(this);
 	if (newActivation) executor.records().inFlight.clear();
 	const closing = new AbortController();
-	const isClosed = () => closing.signal.aborted;
-	// Runs n8n was stopped in the middle of run again at once, marked.
-	const reruns = newActivation ? undefined : rerunInterrupted(this, executor, isClosed);
+	// Events accepted and not run when n8n stopped run now; runs it stopped in the middle run
+	// again, marked.
+	if (!newActivation) executor.wake();
 	let checkInProgress: (() => Promise<unknown>) | undefined;
 	const recover = this.getNodeParameter('recoverMissedEvents', true) !== false;
 	// Watched fields need every lead's values, recovery or not: listed now when newly chosen.
@@ -137,7 +136,6 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 		closeFunction: async () => {
 			closing.abort();
 			unregisterRunExecutor(executor);
-			await reruns?.catch(() => undefined);
 			await checkInProgress?.();
 		},
 	};

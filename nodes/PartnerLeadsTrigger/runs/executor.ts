@@ -6,22 +6,23 @@ import type { LeadVersion } from '../../shared/changes/versions';
 import { productionScope } from '../scope';
 import type { WatchedRecord } from '../watchedLeads';
 import type { InFlightRun } from './inFlight';
-import { MAX_IN_FLIGHT } from './inFlight';
 import { RunRecords } from './records';
+import { RUN_CONCURRENCY, RunQueue } from './queue';
 
 /**
  * Runs started through the trigger's own `trigger()`, where n8n says when each execution has
  * finished (emit's done promise; a webhook never learns it). `trigger()` lives in the process
  * that runs triggers: the one main process, or the leader in queue mode. A delivery reaching
- * that process hands its event here and waits for the execution to finish before it answers,
- * so the service's 200 always follows a finished execution saved as run; a hard kill before
- * that leaves the run in flight in static data, and it runs again (marked) when n8n is back.
+ * that process is accepted into the runs in flight (saved before its 200) and run from here,
+ * a few at a time (RUN_CONCURRENCY): a burst is taken in as fast as n8n saves, and run at the
+ * pace n8n can take. A hard kill leaves the runs in flight in static data; those not started
+ * run when n8n is back, those started run again, marked.
  */
 
 /** How the trigger marks a run of an event it ran before: its execution was interrupted. */
 export const RERUN_MARK = { recovered: true, recoveryReason: 'interrupted' } as const;
 
-export type RunOutcome = 'finished' | 'notStarted' | 'busy';
+export type RunOutcome = 'finished' | 'notStarted';
 
 export interface RunRequest {
 	run: Omit<InFlightRun, 'attempts'>;
@@ -29,8 +30,6 @@ export interface RunRequest {
 	json: IDataObject;
 	/** recorded as run once the execution finished */
 	version: LeadVersion;
-	/** a run again of one left in flight: nothing to do once that finished meanwhile */
-	onlyIfInFlight?: boolean;
 	/** the lead's watched values, kept from the start of the run */
 	watch?: WatchedRecord;
 }
@@ -38,11 +37,18 @@ export interface RunRequest {
 export class RunExecutor {
 	private readonly running = new Map<string, Promise<RunOutcome>>();
 
+	private readonly slots: Array<() => void> = [];
+
+	private executing = 0;
+
 	private readonly maxAgeSeconds: number;
+
+	readonly queue: RunQueue;
 
 	constructor(private readonly context: ITriggerFunctions) {
 		const options = context.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
 		this.maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
+		this.queue = new RunQueue(context, this);
 	}
 
 	get scope(): string {
@@ -58,47 +64,92 @@ export class RunExecutor {
 		);
 	}
 
+	/** How many runs are under way here (being prepared, waiting for a place, or executing). */
+	get underWay(): number {
+		return this.running.size;
+	}
+
 	/** The run of this key if it is under way here. */
 	joined(key: string): Promise<RunOutcome> | undefined {
 		return this.running.get(key);
 	}
 
+	/** Runs accepted or left in flight are taken up (a delivery was accepted, n8n started). */
+	wake(): void {
+		this.queue.wake();
+	}
+
+	/** Stops taking up runs (the trigger closes); runs under way still finish. */
+	close(): void {
+		this.queue.close();
+	}
+
 	/**
-	 * Starts the run, or joins the one of the same key under way. A run that was in flight
-	 * before (n8n stopped while it ran) runs again, marked: it may have run in part or in full.
+	 * Starts a run decided elsewhere (a recovered event), or joins the one of the same key under
+	 * way. It is in flight from now on (saved with the next save, its emit at the latest), and
+	 * its execution starts once one of the RUN_CONCURRENCY places is free.
 	 */
 	async start(request: RunRequest): Promise<RunOutcome> {
 		const key = request.run.key;
 		const underWay = this.running.get(key);
 		if (underWay) return await underWay;
 		const records = this.records();
-		const inFlight = records.inFlight.get(key);
-		if (!inFlight && request.onlyIfInFlight) return 'finished';
-		if (!inFlight && records.inFlight.size >= MAX_IN_FLIGHT) return 'busy';
-		const running = this.execute(records, request).finally(() => this.running.delete(key));
+		const attempts = records.inFlight.get(key)?.attempts ?? 0;
+		records.queued({ ...request.run, attempts }, request.watch);
+		const running = this.execute(request).finally(() => this.running.delete(key));
 		this.running.set(key, running);
 		return await running;
 	}
 
-	private async execute(records: RunRecords, request: RunRequest): Promise<RunOutcome> {
-		const attempts = (records.inFlight.get(request.run.key)?.attempts ?? 0) + 1;
-		const run: InFlightRun = { ...request.run, attempts };
-		const json = attempts > 1 ? { ...request.json, ...RERUN_MARK } : request.json;
-		records.started(run, request.watch);
-		// saved by n8n with this emit, before the execution exists
-		records.writeBack();
-		const done = this.context.helpers.createDeferredPromise<IRun>();
-		this.context.emit([[{ json }]], undefined, done, this.deduplicationKey(run));
+	/** Runs a run the queue prepared (it is in flight already), holding its key meanwhile. */
+	runPrepared(key: string, prepared: () => Promise<RunOutcome>): Promise<RunOutcome> {
+		const running = prepared().finally(() => this.running.delete(key));
+		this.running.set(key, running);
+		return running;
+	}
+
+	/** Emits the run's execution once a place is free, and records how it ended. */
+	async execute(request: RunRequest): Promise<RunOutcome> {
+		await this.slot();
 		try {
-			// resolved with the run, or with nothing when n8n refused a second execution of the key
-			await done.promise;
-		} catch {
-			// n8n did not start the execution (the error is in n8n's log)
-			this.records().notStarted(run.key, request.watch);
-			return 'notStarted';
+			const records = this.records();
+			const attempts = (records.inFlight.get(request.run.key)?.attempts ?? 0) + 1;
+			const run: InFlightRun = { ...request.run, attempts };
+			const json = attempts > 1 ? { ...request.json, ...RERUN_MARK } : request.json;
+			records.started(run, request.watch);
+			// saved by n8n with this emit, before the execution exists
+			records.writeBack();
+			const done = this.context.helpers.createDeferredPromise<IRun>();
+			this.context.emit([[{ json }]], undefined, done, this.deduplicationKey(run));
+			try {
+				// resolved with the run, or with nothing when n8n refused a second execution of the key
+				await done.promise;
+			} catch {
+				// n8n did not start the execution (the error is in n8n's log)
+				this.records().notStarted(run.key, request.watch);
+				return 'notStarted';
+			}
+			this.records().finished(run, request.version);
+			return 'finished';
+		} finally {
+			this.release();
 		}
-		this.records().finished(run, request.version);
-		return 'finished';
+	}
+
+	private async slot(): Promise<void> {
+		if (this.executing < RUN_CONCURRENCY.runs) {
+			this.executing++;
+			return;
+		}
+		await new Promise<void>((resolve) => this.slots.push(resolve));
+	}
+
+	/** Hands the place to the next run waiting for one, or frees it. */
+	private release(): void {
+		const next = this.slots.shift();
+		if (next) next();
+		else this.executing--;
+		this.queue.wake();
 	}
 
 	/**
@@ -132,6 +183,7 @@ export function registerRunExecutor(context: ITriggerFunctions): RunExecutor {
 
 /** Stops handing events to this executor (the trigger closes); runs under way still finish. */
 export function unregisterRunExecutor(executor: RunExecutor): void {
+	executor.close();
 	if (executors.get(executor.scope) === executor) executors.delete(executor.scope);
 }
 

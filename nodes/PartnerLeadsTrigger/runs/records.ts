@@ -6,6 +6,8 @@ import type { LeadVersion } from '../../shared/changes/versions';
 import { RecoveryLedger } from '../recovery/ledger';
 import type { WatchedRecord } from '../watchedLeads';
 import { WatchedLeads } from '../watchedLeads';
+import type { WatchedOutcome } from '../watchedOutcome';
+import { applyWatchedOutcome } from '../watchedOutcome';
 import type { InFlightRun } from './inFlight';
 import { RunsInFlight } from './inFlight';
 
@@ -24,17 +26,38 @@ export class RunRecords {
 
 	readonly watched: WatchedLeads;
 
-	constructor(nodeData: IDataObject, scope: string, maxAgeSeconds: number) {
+	constructor(
+		nodeData: IDataObject,
+		readonly scope: string,
+		maxAgeSeconds: number,
+	) {
 		this.inFlight = new RunsInFlight(nodeData, scope);
 		this.seen = new SeenEvents(nodeData, scope, { maxAgeSeconds });
 		this.ledger = new RecoveryLedger(nodeData, scope, { maxAgeSeconds });
 		this.watched = new WatchedLeads(nodeData, scope);
 	}
 
-	/** A run starts: it is in flight, and its lead's watched values are kept from now on. */
-	started(run: InFlightRun, watch: WatchedRecord | undefined): void {
+	/**
+	 * A run is in flight: accepted from a delivery (judged when it starts), or decided and
+	 * waiting for a place (a recovered change: its lead's watched values are kept from now on).
+	 */
+	queued(run: InFlightRun, watch: WatchedRecord | undefined): void {
 		this.inFlight.start(run);
 		if (watch) this.watched.record(watch.leadId, watch.kept);
+	}
+
+	/** A run starts: it is in flight, and its lead's watched values are kept from now on. */
+	started(run: InFlightRun, watch: WatchedRecord | undefined): void {
+		this.queued(run, watch);
+	}
+
+	/**
+	 * A run that starts nothing after all (no watched field changed, a creation seen only for its
+	 * values, a change a recovery ran meanwhile): its values are kept and it counts as run.
+	 */
+	doneWithoutRun(run: InFlightRun, version: LeadVersion, watched: WatchedOutcome | undefined) {
+		if (watched) applyWatchedOutcome(this.watched, run.leadId, watched);
+		this.finished(run, version);
 	}
 
 	/** n8n did not start the run: it leaves the runs in flight, the values before come back. */

@@ -4,7 +4,7 @@ import { sleep } from 'n8n-workflow';
 import { TriggerHost } from '../../harness/webhooks';
 import { LogCapture } from '../../security/capture';
 import { forgetTriggerNode } from '../../../nodes/PartnerLeadsTrigger/processMemory';
-import { MAX_RUN_ATTEMPTS } from '../../../nodes/PartnerLeadsTrigger/runs/rerun';
+import { MAX_RUN_ATTEMPTS } from '../../../nodes/PartnerLeadsTrigger/runs/queue';
 import type { Setup } from './helpers';
 import { post, setUp, signed, storedSecret } from './helpers';
 import { created, eventually, outputs, quickTimings, restartAfterKill } from './recovery-helpers';
@@ -19,7 +19,7 @@ import { created, eventually, outputs, quickTimings, restartAfterKill } from './
 describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 	let setup: Setup;
 
-	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10 }, 1_000);
+	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10 });
 
 	it('a delivery is answered 200 only once its execution finished, and that is saved before the answer', async () => {
 		setup = await setUp({ events: ['lead/create'], fetchFullLead: true });

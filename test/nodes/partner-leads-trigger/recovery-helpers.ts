@@ -6,7 +6,7 @@ import type { Lead } from '../../simulator';
 import { forgetTriggerNode } from '../../../nodes/PartnerLeadsTrigger/processMemory';
 import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
 import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
-import { DELIVERY_HOLD } from '../../../nodes/PartnerLeadsTrigger/runs/heldDelivery';
+import { PREPARE_RETRY } from '../../../nodes/PartnerLeadsTrigger/runs/queue';
 import type { Setup } from './helpers';
 
 /** What recovery and restart tests share: n8n stopped and started, and what ran. */
@@ -103,23 +103,22 @@ export async function restartAfterKill(setup: Setup): Promise<TriggerHost> {
 }
 
 /**
- * For one describe: the trigger's recovery timings (and how long it holds a delivery) short
- * enough for a test, put back afterwards; after each test its setup closed and the ledgers'
- * process memory forgotten.
+ * For one describe: the trigger's recovery timings (and how long a run whose lead could not be
+ * read waits to be tried again) short enough for a test, put back afterwards; after each test
+ * its setup closed and the ledgers' process memory forgotten.
  */
 export function quickTimings(
 	setupNow: () => Setup | undefined,
 	timing: Partial<typeof RECOVERY_TIMING>,
-	holdMs?: number,
 ): void {
-	const defaults = { timing: { ...RECOVERY_TIMING }, hold: { ...DELIVERY_HOLD } };
+	const defaults = { timing: { ...RECOVERY_TIMING }, retry: { ...PREPARE_RETRY } };
 	beforeAll(() => {
 		Object.assign(RECOVERY_TIMING, timing);
-		if (holdMs !== undefined) DELIVERY_HOLD.ms = holdMs;
+		Object.assign(PREPARE_RETRY, { firstMs: 50, maxMs: 400 });
 	});
 	afterAll(() => {
 		Object.assign(RECOVERY_TIMING, defaults.timing);
-		Object.assign(DELIVERY_HOLD, defaults.hold);
+		Object.assign(PREPARE_RETRY, defaults.retry);
 	});
 	afterEach(async () => {
 		await setupNow()?.close();

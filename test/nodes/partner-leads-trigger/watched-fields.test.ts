@@ -70,7 +70,7 @@ function storedEntryOf(setup: Setup, leadId: string): string | undefined {
 describe('PartnerLeadsTrigger with Fields to Watch', () => {
 	let setup: Setup;
 
-	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10 }, 2_000);
+	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10 });
 
 	it('a status change runs once with its old and new value; a notes change runs nothing and is acknowledged', async () => {
 		setup = await setUp(watching(['status']));
@@ -242,11 +242,7 @@ describe('PartnerLeadsTrigger with Fields to Watch', () => {
 describe('PartnerLeadsTrigger with Fields to Watch, across stops of n8n', () => {
 	let setup: Setup;
 
-	quickTimings(
-		() => setup,
-		{ firstCheckDelayMs: 50, settleMs: 0, tickMs: 10, retryDelayMs: 200 },
-		1_000,
-	);
+	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10, retryDelayMs: 200 });
 
 	/** n8n started again: a new process with what the database holds. */
 	async function restart(): Promise<TriggerHost> {

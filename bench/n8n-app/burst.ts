@@ -1,0 +1,331 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- bench code: runs in Node next to n8n, never inside it, never shipped */
+/**
+ * The burst case of `npm run bench:n8n` (`--only burst`): the trigger against what a user would
+ * build instead, n8n's own Webhook node with an HTTP Request node that fetches the lead with our
+ * credential, answering after the last node or on receipt; then a bulk import the service fans
+ * out at once.
+ *
+ * 1. Side by side, rounds rotated: 200 signed lead/update deliveries 16 at a time to each
+ *    workflow; deliveries per second from the first send until every execution finished (read
+ *    from n8n's executions count), and until the last answer.
+ * 2. The burst: 1,000 leads created in the portal at once; the service (its own process, the
+ *    'brief' retry schedule: 5 retries over about 6 seconds, then it gives up) sends the
+ *    deliveries 64 at a time. Reported: the share answered 200 at the first attempt, the share
+ *    the service gave up on, seconds until every event ran, n8n's peak RSS above its start, its
+ *    readiness endpoint probed every second, and the static data after it.
+ *
+ * Both at each portal size (the trigger's static data grows with it: ids kept for deletes).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+import { httpRequest } from '../../test/e2e/lib/http';
+import type { N8nRest } from '../../test/e2e/lib/n8n-rest';
+import { pollUntil, sleep } from '../../test/e2e/lib/wait';
+import type { CredentialRef } from '../../test/e2e/workflows';
+import { BRIEF_DELIVERY_RETRY_DELAYS_MS } from '../../test/simulator/personality';
+import { RemoteSimulator } from '../sim';
+import { postSigned } from './signed-deliveries';
+import { staticDataBytes } from './trigger-state';
+import { triggerOnly, webhook, type BenchWorkflow } from './workflows';
+
+export const BURST_SIZES = [0, 50_000];
+
+export interface BurstOptions {
+	/** leads in the portal besides the ones the deliveries name */
+	sizes: number[];
+	/** leads the bulk import creates */
+	burst: number;
+	/** deliveries per side and round of the side-by-side part */
+	deliveries: number;
+	runs: number;
+}
+
+export interface BurstSetting {
+	version: string;
+	baseUrl: string;
+	rest: N8nRest;
+	pid: number;
+	credentialFor(sim: RemoteSimulator): Promise<CredentialRef>;
+	log(message: string): void;
+}
+
+export interface BurstRow {
+	version: string;
+	figure: string;
+	unit: string;
+	values: number[];
+}
+
+const SETTINGS = {
+	executionOrder: 'v1',
+	saveDataSuccessExecution: 'all',
+	saveDataErrorExecution: 'all',
+};
+
+const IN_FLIGHT = 16;
+
+/** n8n's Webhook node, then an HTTP Request node reading the lead with our credential. */
+function webhookWorkflow(
+	credential: CredentialRef,
+	leadsUrl: string,
+	responseMode: 'lastNode' | 'onReceived',
+) {
+	const path = `bench-burst-${responseMode}-${randomUUID().slice(0, 8)}`;
+	const workflow: BenchWorkflow = {
+		name: `bench burst webhook ${responseMode}`,
+		nodes: [
+			webhook(path, responseMode),
+			{
+				id: randomUUID(),
+				name: 'Get Lead',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [220, 0],
+				credentials: { partnerLeadsApi: credential },
+				parameters: {
+					method: 'GET',
+					url: `=${leadsUrl}/{{ $json.body.id }}`,
+					authentication: 'predefinedCredentialType',
+					nodeCredentialType: 'partnerLeadsApi',
+					options: {},
+				},
+			},
+		],
+		connections: { Webhook: { main: [[{ node: 'Get Lead', type: 'main', index: 0 }]] } },
+		settings: SETTINGS,
+	};
+	return { workflow, path };
+}
+
+interface Side {
+	label: string;
+	id: string;
+	url: string;
+	/** the signing secret (ours); the Webhook node checks none */
+	secret: string;
+}
+
+async function publish(rest: N8nRest, workflow: BenchWorkflow): Promise<string> {
+	const created = await rest.createWorkflow(workflow);
+	await rest.activateWorkflow(created);
+	return created.id;
+}
+
+/** Waits until the workflow has `count` executions that are no longer running. */
+async function executionsDone(rest: N8nRest, side: Side, count: number, what: string) {
+	await pollUntil(async () => ((await rest.executionCount(side.id)) >= count ? true : undefined), {
+		timeoutMs: 15 * 60_000,
+		intervalMs: 250,
+		what,
+	});
+	await pollUntil(
+		async () => {
+			const newest = await rest.listExecutions(side.id);
+			const ended = newest.every((execution) => !['new', 'running'].includes(execution.status));
+			return ended ? true : undefined;
+		},
+		{ timeoutMs: 5 * 60_000, intervalMs: 250, what: `${what}: the last runs to end` },
+	);
+}
+
+/** One round of one side: deliveries sent 16 at a time; per second until answered and until run. */
+async function round(rest: N8nRest, side: Side, leadIds: string[], count: number) {
+	const before = await rest.executionCount(side.id);
+	const started = performance.now();
+	const body = (index: number) =>
+		JSON.stringify({
+			id: leadIds[index % leadIds.length],
+			topic: 'lead/update',
+			timestamp: new Date(Date.now() - 1_000 + (index % 1_000)).toISOString(),
+		});
+	const refused = await postSigned(side.url, side.secret, count, IN_FLIGHT, body);
+	const answeredS = (performance.now() - started) / 1000;
+	await executionsDone(rest, side, before + count - refused.length, `${side.label}: its runs`);
+	const ranS = (performance.now() - started) / 1000;
+	return { answered: count / answeredS, ran: count / ranS, refused: refused.length };
+}
+
+/** Probes n8n's readiness every second until stopped; counts the failed probes. */
+function healthProbe(baseUrl: string): { stop(): Promise<{ probes: number; failed: number }> } {
+	let stopped = false;
+	const counts = { probes: 0, failed: 0 };
+	const loop = (async () => {
+		while (!stopped) {
+			counts.probes++;
+			const answer = await httpRequest(`${baseUrl}/healthz/readiness`, {
+				method: 'GET',
+				timeoutMs: 1_000,
+			}).catch(() => undefined);
+			if (answer?.status !== 200) counts.failed++;
+			await sleep(1_000);
+		}
+	})();
+	return {
+		stop: async () => {
+			stopped = true;
+			await loop;
+			return counts;
+		},
+	};
+}
+
+function rssMiB(pid: number): number {
+	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+	return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** The bulk import: `count` leads created at once; the service sends each creation to ours. */
+async function bulkImport(setting: BurstSetting, sim: RemoteSimulator, side: Side, count: number) {
+	const { rest, pid } = setting;
+	const executionsBefore = await rest.executionCount(side.id);
+	const attemptsBefore = (await sim.deliveries()).length;
+	const startRss = rssMiB(pid);
+	let peakRss = startRss;
+	const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMiB(pid))), 100);
+	const health = healthProbe(setting.baseUrl);
+	const started = performance.now();
+	const batch = randomUUID().slice(0, 8);
+	for (let created = 0; created < count; created += 50)
+		await Promise.all(
+			Array.from({ length: Math.min(50, count - created) }, (_, index) =>
+				sim.portalCreateLead({
+					firstName: `Bulk${created + index}`,
+					lastName: 'Import',
+					email: `bulk${created + index}.${batch}@example.com`,
+				}),
+			),
+		);
+	await executionsDone(rest, side, executionsBefore + count, `the ${count} runs of the burst`);
+	const allRanS = (performance.now() - started) / 1000;
+	await sim.waitForDeliveries(5 * 60_000);
+	clearInterval(sampler);
+	const probes = await health.stop();
+	const attempts = (await sim.deliveries())
+		.slice(attemptsBefore)
+		.filter((attempt) => attempt.url === side.url && !attempt.duplicate);
+	const byDelivery = new Map<string, typeof attempts>();
+	for (const attempt of attempts)
+		byDelivery.set(attempt.deliveryId, [...(byDelivery.get(attempt.deliveryId) ?? []), attempt]);
+	const deliveries = [...byDelivery.values()];
+	const firstAttempt = deliveries.filter((tries) => tries[0].status === 200).length;
+	const gaveUp = deliveries.filter((tries) => !tries.some((attempt) => attempt.acknowledged));
+	return {
+		deliveries: deliveries.length,
+		attempts: attempts.length,
+		firstAttemptShare: firstAttempt / Math.max(1, deliveries.length),
+		gaveUpShare: gaveUp.length / Math.max(1, deliveries.length),
+		allRanS,
+		executions: (await rest.executionCount(side.id)) - executionsBefore,
+		peakRssMiB: peakRss - startRss,
+		probes,
+	};
+}
+
+export async function burstCase(
+	setting: BurstSetting,
+	options: BurstOptions,
+	rows: BurstRow[],
+): Promise<void> {
+	const { rest, version, log } = setting;
+	// The service of this case: brief retries, 64 deliveries at once.
+	const sim = await RemoteSimulator.start(11, undefined, [
+		'--delivery-retry-delays',
+		BRIEF_DELIVERY_RETRY_DELAYS_MS.join(','),
+		'--delivery-concurrency',
+		'64',
+	]);
+	const row = (figure: string, unit: string, values: number[]) =>
+		rows.push({ version, figure, unit, values });
+	try {
+		const credential = await setting.credentialFor(sim);
+		const leadsUrl = `${sim.info.url}/1.0/api/company/${sim.info.companyId}/leads`;
+		const leadIds = await sim.seedLeads(200);
+		for (const size of [...options.sizes].sort((a, b) => a - b)) {
+			const missing = size - (await sim.leadCount()) + 200;
+			for (let seeded = 0; seeded < missing; seeded += 5_000)
+				await sim.seedLeads(Math.min(5_000, missing - seeded));
+			const where = size === 0 ? '200 leads' : `${size.toLocaleString('en')} leads`;
+			const sides: Side[] = [];
+			for (const fetchFullLead of [true, false]) {
+				const { workflow, webhookId } = triggerOnly('ours', credential, '', {
+					events: ['lead/create', 'lead/update', 'lead/delete'],
+					fetchFullLead,
+				});
+				const id = await publish(rest, workflow);
+				const url = `${setting.baseUrl}/webhook/${webhookId}/webhook`;
+				const secret = await pollUntil(() => sim.signingSecret(url, 'lead/update'), {
+					timeoutMs: 300_000,
+					intervalMs: 250,
+					what: 'the trigger to subscribe',
+				});
+				const label = `ours, Fetch Full Lead ${fetchFullLead ? 'on' : 'off'}`;
+				sides.push({ label, id, url, secret });
+			}
+			for (const mode of ['lastNode', 'onReceived'] as const) {
+				const { workflow, path } = webhookWorkflow(credential, leadsUrl, mode);
+				const id = await publish(rest, workflow);
+				const label = `Webhook node + HTTP Request, answering ${mode === 'lastNode' ? 'after the last node' : 'on receipt'}`;
+				sides.push({ label, id, url: `${setting.baseUrl}/webhook/${path}`, secret: 'none' });
+			}
+			// the baselines (listings) of our triggers are done before anything is measured
+			await sleep(5_000);
+			const ran = new Map<string, number[]>();
+			const answered = new Map<string, number[]>();
+			for (const side of sides) await round(rest, side, leadIds, 20);
+			for (let run = 0; run < options.runs; run++) {
+				const shift = run % sides.length;
+				for (const side of [...sides.slice(shift), ...sides.slice(0, shift)]) {
+					const figures = await round(rest, side, leadIds, options.deliveries);
+					ran.set(side.label, [...(ran.get(side.label) ?? []), figures.ran]);
+					answered.set(side.label, [...(answered.get(side.label) ?? []), figures.answered]);
+					log(
+						`${version} burst, ${where}, run ${run + 1}: ${side.label}: ${figures.ran.toFixed(1)} ran/s, ${figures.answered.toFixed(1)} answered/s, ${figures.refused} not answered 200`,
+					);
+				}
+			}
+			const baseline = ran.get(sides[2].label) ?? [];
+			for (const side of sides) {
+				const values = ran.get(side.label) ?? [];
+				row(
+					`${where}: ${side.label}: ${options.deliveries} deliveries 16 at a time, until every run ended`,
+					'deliveries/s',
+					values,
+				);
+				row(
+					`${where}: ${side.label}: until the last answer`,
+					'deliveries/s',
+					answered.get(side.label) ?? [],
+				);
+				if (side !== sides[2])
+					row(
+						`${where}: ${side.label} / Webhook node answering after the last node`,
+						'ratio',
+						values.map((value, index) => value / baseline[index]),
+					);
+			}
+			for (const side of sides.slice(1))
+				await rest.deactivateWorkflow({ id: side.id, active: true });
+			const ours = sides[0];
+			const burst = await bulkImport(setting, sim, ours, options.burst);
+			log(`${version} burst, ${where}: ${JSON.stringify(burst)}`);
+			const bytes = await staticDataBytes(rest, ours.id);
+			row(`${where}: bulk import of ${options.burst}: answered 200 at the first attempt`, 'share', [
+				burst.firstAttemptShare,
+			]);
+			row(`${where}: bulk import: deliveries the service gave up on`, 'share', [burst.gaveUpShare]);
+			row(`${where}: bulk import: delivery attempts per event`, 'attempts', [
+				burst.attempts / Math.max(1, burst.deliveries),
+			]);
+			row(`${where}: bulk import: seconds until every event ran`, 's', [burst.allRanS]);
+			row(`${where}: bulk import: executions (one per event)`, 'executions', [burst.executions]);
+			row(`${where}: bulk import: n8n peak RSS above its start`, 'MiB', [burst.peakRssMiB]);
+			row(`${where}: bulk import: readiness probes failed`, 'probes', [burst.probes.failed]);
+			row(`${where}: static data after it (each save writes it whole)`, 'bytes', [bytes]);
+			await rest.deactivateWorkflow({ id: ours.id, active: true });
+		}
+	} finally {
+		await sim.close();
+	}
+}

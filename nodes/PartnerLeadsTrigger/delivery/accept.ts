@@ -1,0 +1,93 @@
+import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import type { RunExecutor, RunOutcome } from '../runs/executor';
+import { MAX_IN_FLIGHT } from '../runs/inFlight';
+import { RunRecords } from '../runs/records';
+import type { ClaimedEvent } from './classify';
+import { rejected, reply } from './answers';
+
+/**
+ * A delivery reaching the process where the trigger's `trigger()` runs: its event is accepted
+ * into the runs in flight and run from `trigger()` (runs/queue.ts), at the pace n8n takes.
+ *
+ * - n8n not busy with this trigger: the run starts at once and the delivery waits for it (up
+ *   to DELIVERY_HOLD.ms), so the run is saved as finished with this answer, as it always was.
+ * - a burst (runs wait for a place), or a run longer than that: the delivery does not wait.
+ *
+ * Either way the records are written into this request's static data and the webhook returns
+ * a response and no execution: n8n saves static data and only then answers 200. The 200 says
+ * the event is in n8n's database; a hard kill from then on runs it when n8n is back. A delivery
+ * of an event in flight already (the service's retry) is answered the same way and adds nothing.
+ */
+
+/** How long a delivery waits for a run that started at once: below senders' timeouts. */
+export const DELIVERY_HOLD = { ms: 5_000 };
+
+const BUSY = {
+	status: 503,
+	error: 'busy',
+	message: 'Too many events of this trigger are waiting to run; retry later',
+};
+
+async function withinHold(run: Promise<RunOutcome>): Promise<RunOutcome | 'stillRunning'> {
+	const stop = new AbortController();
+	const expired = sleep(DELIVERY_HOLD.ms, stop.signal).then(
+		() => 'stillRunning' as const,
+		() => 'stillRunning' as const,
+	);
+	try {
+		return await Promise.race([run, expired]);
+	} finally {
+		stop.abort();
+	}
+}
+
+/**
+ * Waits for the run the delivery started. Its finish needs no save of its own while another
+ * delivery still waits for its run: that one's answer saves both (n8n's saves are whole), and
+ * the last one saves. Until then a hard kill runs it again, marked; it is never lost.
+ */
+async function heldAnswer(
+	context: IWebhookFunctions,
+	executor: RunExecutor,
+	underWay: Promise<RunOutcome>,
+): Promise<IWebhookResponseData | undefined> {
+	executor.queue.held++;
+	let outcome: RunOutcome | 'stillRunning';
+	try {
+		outcome = await withinHold(underWay);
+	} finally {
+		executor.queue.held--;
+	}
+	return outcome === 'finished' && executor.queue.held > 0
+		? reply(context, 200, { received: true })
+		: undefined;
+}
+
+export async function acceptDelivery(
+	context: IWebhookFunctions,
+	claimed: ClaimedEvent,
+	executor: RunExecutor,
+): Promise<IWebhookResponseData> {
+	const { event, mark } = claimed;
+	if (!claimed.interrupted) {
+		const records = executor.records();
+		if (records.inFlight.size >= MAX_IN_FLIGHT) return rejected(context, BUSY);
+		const run = {
+			...{ key: mark.key, topic: event.topic, leadId: event.id, timestamp: event.timestamp },
+			...{ attempts: 0, origin: 'delivered' as const },
+		};
+		records.queued(run, undefined);
+		const underWay = executor.queue.takeUpNow(run);
+		// Its emit saves it in flight: until then no 200 was given, and the service retries.
+		const answered = underWay && (await heldAnswer(context, executor, underWay));
+		if (answered) return answered;
+		// Otherwise it is taken up once n8n has saved it with this answer.
+		if (!underWay)
+			context.getResponseObject().once('close', executor.queue.holdUntilSaved(mark.key));
+	}
+	const nodeData = context.getWorkflowStaticData('node');
+	new RunRecords(nodeData, executor.scope, claimed.maxAgeSeconds).writeBack();
+	return { webhookResponse: { received: true } };
+}

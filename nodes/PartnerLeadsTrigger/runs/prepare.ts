@@ -1,0 +1,96 @@
+import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
+
+import type { LeadVersion } from '../../shared/changes/versions';
+import { fetchesFullLead, watchSettingsOf, withChanges } from '../../shared/changes/watchedFields';
+import { isoTimeMs } from '../../shared/isoTime';
+import { getLead } from '../../shared/leads';
+import { selectedTopics } from '../../shared/topics';
+import { httpCodeOf } from '../../shared/transport/errors';
+import { unpackKeptLead, WatchedLeads } from '../watchedLeads';
+import type { WatchedOutcome } from '../watchedOutcome';
+import { watchedOutcome } from '../watchedOutcome';
+import type { InFlightRun } from './inFlight';
+import type { RunRecords } from './records';
+
+/**
+ * A run the trigger holds in flight, turned into its item and its decision, just before it
+ * starts: the event, the lead read now (or that it is gone), and what Fields to Watch says. A
+ * delivery's first run is judged here; a run decided before (a recovered change, or any run
+ * again after a kill) starts, with the changes from the values kept before it (the same `from`).
+ * A failure to read the lead throws: the run stays in flight and is tried again.
+ */
+
+/** How a run found by listing is marked, as the recovery gives it. */
+export const MISSED_MARK = { recovered: true, recoveryReason: 'missed' } as const;
+
+export interface PreparedRun {
+	start: boolean;
+	/** decided before this run (recovered, or a run again): it starts whatever is kept now */
+	decided: boolean;
+	json: IDataObject;
+	/** recorded as run once it finished */
+	version: LeadVersion;
+	watched?: WatchedOutcome;
+}
+
+type LeadRead = { lead?: IDataObject; notFound?: true };
+
+async function readLead(context: ITriggerFunctions, run: InFlightRun): Promise<LeadRead> {
+	if (!fetchesFullLead(context) || run.topic === 'lead/delete') return {};
+	// A longer 429 wait would hold a place other runs could use: the run waits in the queue.
+	const lead = await getLead
+		.call(context, run.leadId, { rateLimitBudgetMs: 5_000 })
+		.catch((error: unknown) => {
+			if (httpCodeOf(error) === '404') return undefined;
+			throw error;
+		});
+	return lead ? { lead } : { notFound: true };
+}
+
+/** The event's item as a delivery gives it, marked as the run's origin says. */
+function eventJson(run: InFlightRun, read: LeadRead): IDataObject {
+	const json: IDataObject = {
+		event: { id: run.leadId, topic: run.topic, timestamp: run.timestamp },
+	};
+	if (run.origin === 'recovered') Object.assign(json, MISSED_MARK);
+	if (read.lead) json.lead = read.lead;
+	else if (read.notFound) json.leadNotFound = true;
+	return json;
+}
+
+export async function prepareRun(
+	context: ITriggerFunctions,
+	run: InFlightRun,
+	records: RunRecords,
+): Promise<PreparedRun> {
+	const decided = run.attempts > 0 || run.origin === 'recovered';
+	const read = await readLead(context, run);
+	const json = eventJson(run, read);
+	const eventMs = isoTimeMs(run.timestamp) ?? 0;
+	const updatedMs = read.lead ? isoTimeMs(read.lead.updatedAt) : undefined;
+	const version: LeadVersion =
+		updatedMs !== undefined
+			? { ms: updatedMs, exact: true }
+			: { ms: eventMs, exact: run.origin === 'recovered' };
+	// The service's late retry of a change a recovery ran meanwhile: the lead says exactly.
+	const { ledger } = records;
+	if (!decided && updatedMs !== undefined && ledger.mayBeRecovered(run.leadId, eventMs)) {
+		if (ledger.hasRun(run.leadId, updatedMs)) return { start: false, decided, json, version };
+	}
+	const settings = watchSettingsOf(context);
+	const watched = new WatchedLeads(
+		context.getWorkflowStaticData('node'),
+		records.scope,
+		settings.fields,
+	);
+	const outcome = await watchedOutcome(context, watched, settings, {
+		leadId: run.leadId,
+		topic: run.topic,
+		lead: read.lead,
+		fallbackMs: eventMs,
+		selected: selectedTopics(context.getNodeParameter('events', [])).includes(run.topic),
+		rerun: decided ? { before: unpackKeptLead(run.watchedBefore) } : undefined,
+	});
+	if (outcome.start && outcome.changes) withChanges(json, outcome.changes);
+	return { start: outcome.start, decided, json, version, watched: outcome };
+}

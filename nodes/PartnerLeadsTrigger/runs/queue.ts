@@ -1,0 +1,180 @@
+import type { ITriggerFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import type { RunExecutor, RunOutcome } from './executor';
+import type { InFlightRun } from './inFlight';
+import { prepareRun } from './prepare';
+import { packKeptLead } from '../watchedLeads';
+
+/**
+ * The runs in flight that wait to be run in this process: deliveries accepted and not started,
+ * and runs a hard kill interrupted (run again, marked). Taken up oldest first, RUN_CONCURRENCY
+ * at a time, never two of one lead at once, so a lead's events run in the order they were
+ * accepted and each is judged against the values its predecessor kept. A run whose lead cannot
+ * be read now stays in flight and is tried again later, waiting longer each time.
+ */
+
+/**
+ * Executions of one trigger node under way at once. n8n itself starts every execution at once
+ * unless its concurrency limit is set; under a burst of hundreds that starves its event loop
+ * and its database. A few at a time keep n8n's CPU busy without queueing behind each other.
+ */
+export const RUN_CONCURRENCY = { runs: 16 };
+
+/**
+ * A run interrupted this many times is given up with an error in n8n's log, so that an event
+ * whose execution stops n8n every time (memory) cannot keep it restarting.
+ */
+export const MAX_RUN_ATTEMPTS = 3;
+
+/** Waits before a run whose preparation failed is tried again: doubling, up to a minute. */
+export const PREPARE_RETRY = { firstMs: 2_000, maxMs: 60_000 };
+
+export class RunQueue {
+	private closing = new AbortController();
+
+	private wakeQueued = false;
+
+	private active = 0;
+
+	private readonly leadsUnderWay = new Set<string>();
+
+	/** accepted by a delivery whose answer (after n8n's save) has not gone out yet */
+	private readonly unsaved = new Set<string>();
+
+	private readonly retries = new Map<string, { failures: number; dueMs: number }>();
+
+	private retryWakeMs = Infinity;
+
+	/** deliveries waiting for the run they started (delivery/accept.ts) */
+	held = 0;
+
+	constructor(
+		private readonly context: ITriggerFunctions,
+		private readonly executor: RunExecutor,
+	) {}
+
+	/** Looks for runs to take up, once the code running now is done. */
+	wake(): void {
+		if (this.closing.signal.aborted || this.wakeQueued) return;
+		this.wakeQueued = true;
+		void Promise.resolve().then(() => {
+			this.wakeQueued = false;
+			this.takeUp();
+		});
+	}
+
+	close(): void {
+		this.closing.abort();
+	}
+
+	/**
+	 * Takes up this accepted run at once when nothing waits before it and a place is free (n8n
+	 * is not busy with this trigger): the delivery can wait for it. Otherwise undefined.
+	 */
+	takeUpNow(run: InFlightRun): Promise<RunOutcome> | undefined {
+		if (this.closing.signal.aborted || this.active >= RUN_CONCURRENCY.runs) return undefined;
+		if (this.leadsUnderWay.has(run.leadId) || this.executor.joined(run.key)) return undefined;
+		const waiting = this.executor.records().inFlight.size - this.executor.underWay;
+		if (waiting > 1) return undefined;
+		this.take(run);
+		return this.executor.joined(run.key);
+	}
+
+	/** A delivery accepted this run: it is taken up only once n8n saved it and answered. */
+	holdUntilSaved(key: string): () => void {
+		this.unsaved.add(key);
+		return () => {
+			this.unsaved.delete(key);
+			this.wake();
+		};
+	}
+
+	private takeUp(): void {
+		if (this.closing.signal.aborted) return;
+		const nowMs = Date.now();
+		let nextDueMs = Infinity;
+		for (const run of this.executor.records().inFlight.all()) {
+			if (this.active >= RUN_CONCURRENCY.runs) return;
+			if (this.executor.joined(run.key) || this.leadsUnderWay.has(run.leadId)) continue;
+			if (this.unsaved.has(run.key)) continue;
+			const dueMs = this.retries.get(run.key)?.dueMs ?? 0;
+			if (dueMs > nowMs) {
+				nextDueMs = Math.min(nextDueMs, dueMs);
+				continue;
+			}
+			this.take(run);
+		}
+		if (nextDueMs < Infinity) this.wakeAt(nextDueMs);
+	}
+
+	private wakeAt(dueMs: number): void {
+		if (dueMs >= this.retryWakeMs) return;
+		this.retryWakeMs = dueMs;
+		void sleep(Math.max(0, dueMs - Date.now()), this.closing.signal)
+			.catch(() => undefined)
+			.then(() => {
+				if (this.retryWakeMs === dueMs) this.retryWakeMs = Infinity;
+				this.wake();
+			});
+	}
+
+	private take(run: InFlightRun): void {
+		this.active++;
+		this.leadsUnderWay.add(run.leadId);
+		void this.executor
+			.runPrepared(run.key, async () => await this.run(run))
+			.finally(() => {
+				this.active--;
+				this.leadsUnderWay.delete(run.leadId);
+				this.wake();
+			});
+	}
+
+	private async run(run: InFlightRun): Promise<RunOutcome> {
+		if (run.attempts >= MAX_RUN_ATTEMPTS) {
+			this.giveUp(run);
+			return 'finished';
+		}
+		let prepared;
+		try {
+			prepared = await prepareRun(this.context, run, this.executor.records());
+		} catch (error) {
+			this.retryLater(run, error as Error);
+			return 'notStarted';
+		}
+		this.retries.delete(run.key);
+		if (!prepared.start) {
+			this.executor.records().doneWithoutRun(run, prepared.version, prepared.watched);
+			return 'finished';
+		}
+		const before = prepared.decided
+			? run.watchedBefore
+			: packKeptLead(prepared.watched?.record?.before);
+		const { key, topic, leadId, timestamp, origin } = run;
+		return await this.executor.execute({
+			run: { key, topic, leadId, timestamp, origin, watchedBefore: before },
+			json: prepared.json,
+			version: prepared.version,
+			watch: prepared.watched?.record,
+		});
+	}
+
+	private retryLater(run: InFlightRun, error: Error): void {
+		const failures = (this.retries.get(run.key)?.failures ?? 0) + 1;
+		const waitMs = Math.min(PREPARE_RETRY.maxMs, PREPARE_RETRY.firstMs * 2 ** (failures - 1));
+		this.retries.set(run.key, { failures, dueMs: Date.now() + waitMs });
+		this.context.logger.warn(
+			`Partner Referral Service Trigger could not read lead ${run.leadId} for its ${run.topic} event, trying again in ${Math.round(waitMs / 1000)} s: ${error.message}`,
+			{ node: this.context.getNode().name, topic: run.topic },
+		);
+	}
+
+	private giveUp(run: InFlightRun): void {
+		this.executor.records().inFlight.finish(run.key);
+		this.context.logger.error(
+			`Partner Referral Service Trigger gave up an event: its run was interrupted ${run.attempts} times (n8n stopped while it ran each time, e.g. out of memory). Lead ${run.leadId}, ${run.topic} at ${run.timestamp}: run it by hand if it matters.`,
+			{ node: this.context.getNode().name, topic: run.topic },
+		);
+	}
+}

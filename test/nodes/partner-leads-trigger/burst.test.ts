@@ -1,0 +1,109 @@
+/* eslint-disable no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
+import { TriggerHost } from '../../harness/webhooks';
+import { RUN_CONCURRENCY } from '../../../nodes/PartnerLeadsTrigger/runs/queue';
+import type { Setup } from './helpers';
+import { ALL_TOPICS, setUp } from './helpers';
+import { created, eventually, outputs, quickTimings, restartAfterKill } from './recovery-helpers';
+
+/**
+ * A burst (a partner's bulk import): the service sends hundreds of deliveries at once and
+ * retries briefly. The trigger accepts each one as soon as n8n has saved it, runs them a few at
+ * a time, and a hard kill in the middle loses none of what it answered.
+ */
+
+/** The events of a host's executions, as `topic id timestamp`, with each run's mark. */
+function runsOf(host: TriggerHost): Array<{ event: string; reason?: string }> {
+	return outputs(host).map((output) => ({
+		event: `${output.event.topic} ${output.event.id} ${output.event.timestamp}`,
+		reason: output.recoveryReason,
+	}));
+}
+
+describe('PartnerLeadsTrigger under a burst of deliveries', () => {
+	let setup: Setup;
+
+	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10, retryDelayMs: 200 });
+
+	it('300 creates at once: each delivery answered 200 at its first attempt, each event run once, a few at a time', async () => {
+		// a service that sends 40 at once and gives up after 5 quick retries
+		setup = await setUp(
+			{ events: ALL_TOPICS, fetchFullLead: true },
+			{ delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } },
+		);
+		await setup.host.activate();
+		const leads = Array.from({ length: 300 }, (_, index) => created(setup, `burst${index}`));
+		await setup.sim.control.waitForDeliveries(60_000);
+		await setup.host.settle();
+
+		const deliveries = setup.sim.control.deliveries();
+		const firstAttempts = deliveries.filter((delivery) => delivery.attempt === 1);
+		expect(firstAttempts).toHaveLength(300);
+		expect(firstAttempts.filter((delivery) => delivery.status === 200)).toHaveLength(300);
+		expect(deliveries).toHaveLength(300);
+		const ran = outputs(setup.host).map((output) => output.event.id);
+		expect(ran.sort()).toEqual(leads.map((lead) => lead.id).sort());
+		expect(setup.host.concurrency.max).toBeLessThanOrEqual(RUN_CONCURRENCY.runs);
+		expect(setup.host.runsInFlight()).toBe(0);
+	});
+
+	it('a hard kill in the middle of a burst: every event answered 200 runs after the restart, none twice unless marked', async () => {
+		setup = await setUp(
+			{ events: ALL_TOPICS, fetchFullLead: true, recoverMissedEvents: false },
+			{ delivery: { concurrency: 20, retryDelaysMs: [50, 100, 200, 400, 800] } },
+		);
+		await setup.host.activate();
+		// each run reads its lead for 100 ms: the deliveries are answered faster than they run
+		setup.sim.control.setFaults('GET /leads/:id', { latencyMs: 100 });
+		setup.host.dieAfterEmits = 25;
+		for (let index = 0; index < 120; index++) created(setup, `killed${index}`);
+		await eventually(() => setup.host.dead, 'the kill');
+		const killed = setup.host;
+		await setup.sim.control.waitForDeliveries(60_000);
+		const answered = new Set(
+			setup.sim.control
+				.deliveries()
+				.filter((delivery) => delivery.status === 200)
+				.map((delivery) => `${delivery.topic} ${delivery.leadId} ${delivery.timestamp}`),
+		);
+		expect(answered.size).toBeGreaterThan(25);
+
+		setup.sim.control.setFaults('GET /leads/:id', {});
+		const host = await restartAfterKill(setup);
+		await host.settle();
+		const runs = [...runsOf(killed), ...runsOf(host)];
+		const ranEvents = new Set(runs.map((run) => run.event));
+		const lost = [...answered].filter((event) => !ranEvents.has(event));
+		expect(lost).toEqual([]);
+		const unmarked = runs.filter((run) => run.reason !== 'interrupted').map((run) => run.event);
+		expect(unmarked.length).toBe(new Set(unmarked).size);
+		// accepted and not started at the kill: run after the restart as first runs, unmarked
+		expect(runsOf(host).filter((run) => run.reason === undefined).length).toBeGreaterThan(0);
+		expect(host.runsInFlight()).toBe(0);
+	});
+});
+
+describe('PartnerLeadsTrigger: what a stream of deliveries writes', () => {
+	let setup: Setup;
+
+	quickTimings(() => setup, { firstCheckDelayMs: 60_000, settleMs: 0, tickMs: 10 });
+
+	it('16 deliveries at a time, each waited for: about one save of static data per event, and the last one saves every finish', async () => {
+		setup = await setUp(
+			{ events: ALL_TOPICS, fetchFullLead: true },
+			{ delivery: { concurrency: 16 } },
+		);
+		await setup.host.activate();
+		const savesBefore = setup.host.store.saves;
+		for (let index = 0; index < 200; index++) created(setup, `stream${index}`);
+		await setup.sim.control.waitForDeliveries(60_000);
+		await setup.host.settle();
+		expect(outputs(setup.host)).toHaveLength(200);
+		const saves = setup.host.store.saves - savesBefore;
+		console.log(`a stream of 200 deliveries, 16 at a time: ${saves} saves of static data`);
+		// one save per run (its emit), fewer answers' saves: never the two saves per event of before
+		expect(saves).toBeLessThan(200 * 1.5);
+		// what the database holds: every run finished, none left to run again after a kill
+		const stored = setup.host.store.nodeData(setup.host.node.name);
+		expect((stored.inFlight as { runs: unknown[] }).runs).toEqual([]);
+	});
+});
