@@ -614,7 +614,7 @@ async function triggerStateCaseIn(setting: Setting, rows: Row[]): Promise<void> 
 		const where = size === 0 ? 'an empty portal' : `${size.toLocaleString('en')} leads`;
 		rows.push({
 			version: n8n.version,
-			figure: `Trigger on ${where} (lead ids kept, ledger full): ${options.deliveries} deliveries, 8 in flight, each answered once its run finished`,
+			figure: `Trigger on ${where} (lead ids kept, ledger full): ${options.deliveries} deliveries, 8 in flight, until the last answer`,
 			unit: 'deliveries/s',
 			values,
 		});
