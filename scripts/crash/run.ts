@@ -128,7 +128,7 @@ function printTotals(outcomes: Outcomes, windows: Map<string, number[]>): number
 		console.log(
 			`  ${label}: ${results.length} kills, ${sum((outcome) => outcome.expected)} events, ` +
 				`${sum((outcome) => outcome.answeredBeforeKill)} answered before a kill; lost ${lost}, ` +
-				`doubled ${doubled}, re-runs marked ${sum((outcome) => outcome.reruns)}, ` +
+				`doubled ${doubled}, re-runs marked ${sum((outcome) => outcome.reruns)} (of finished runs ${sum((outcome) => outcome.rerunsOfFinished)}), ` +
 				`recovered ${sum((outcome) => outcome.recovered)}, other leads run ${unexpected}`,
 		);
 		const window = windows.get(label);

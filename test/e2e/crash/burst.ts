@@ -30,7 +30,7 @@ export function describeOutcome(outcome: BurstOutcome): string {
 		`${outcome.answeredBeforeKill} answered before the kill`,
 		`lost ${outcome.lost.length}`,
 		`doubled ${outcome.doubled.length}`,
-		`re-runs marked ${outcome.reruns}`,
+		`re-runs marked ${outcome.reruns} (of finished runs ${outcome.rerunsOfFinished})`,
 		`recovered ${outcome.recovered}`,
 		`crashed executions ${outcome.crashed}`,
 		`finished without data ${outcome.withoutData}`,
@@ -86,6 +86,8 @@ export interface BurstOutcome {
 	doubled: string[];
 	/** runs marked as a re-run of an interrupted execution */
 	reruns: number;
+	/** events whose marked re-run followed a run of theirs that had finished (its finish not saved yet) */
+	rerunsOfFinished: number;
 	/** runs marked as recovered (missed while down) */
 	recovered: number;
 	/** executions n8n marked crashed (the ones the kill interrupted) */
@@ -302,6 +304,9 @@ async function settle(
 			.filter(([, items]) => items.filter((item) => !isRerun(item)).length > 1)
 			.map(([event]) => event),
 		reruns: runs.filter((run) => isRerun(run.item)).length,
+		rerunsOfFinished: [...byEvent.values()].filter(
+			(items) => items.some(isRerun) && items.some((item) => !isRerun(item)),
+		).length,
 		recovered: runs.filter((run) => run.item.recovered === true && !isRerun(run.item)).length,
 		crashed: runs.filter((run) => run.status === 'crashed').length,
 		withoutData: withoutData.length,

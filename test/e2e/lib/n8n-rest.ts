@@ -256,21 +256,6 @@ export class N8nRest {
 		return results.filter(isRecord).map(executionSummary);
 	}
 
-	/** Every execution of the workflow, newest first, read 100 at a time (`lastId` pages on). */
-	async allExecutions(workflowId: string): Promise<ExecutionSummary[]> {
-		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-		const all: ExecutionSummary[] = [];
-		for (let page = 0; page < 1_000; page++) {
-			const after = all.length > 0 ? `&lastId=${all[all.length - 1].id}` : '';
-			const answer = await this.call('GET', `/rest/executions?filter=${filter}&limit=100${after}`);
-			const results = isRecord(answer) && Array.isArray(answer.results) ? answer.results : [];
-			const summaries = results.filter(isRecord).map(executionSummary);
-			all.push(...summaries.filter((summary) => !all.some((known) => known.id === summary.id)));
-			if (summaries.length < 100) break;
-		}
-		return all;
-	}
-
 	/** How many executions the workflow has (`count` of the executions list), whatever their status. */
 	async executionCount(workflowId: string): Promise<number> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
