@@ -10,7 +10,7 @@ import { RECOVERY_TIMING } from './timing';
 
 /**
  * Deletes the trigger missed (n8n down or unreachable when the service delivered them): the
- * leads listed last time and not now. Each runs once as `lead/delete` with the lead id and no
+ * leads known (listed last time, or run since) and not listed now. Each runs once as `lead/delete` with the lead id and no
  * lead, marked `recovered: true, recoveryReason: 'missed'`; a lead is deleted once, so a delete
  * that ran (delivered or recovered) never runs again. A lead gone only moments ago may still be
  * on its way as a delivery: it waits the settle (n8n's clock) for a follow-up check first.
@@ -28,7 +28,7 @@ function goneLeads(
 	waiting: Map<string, number>,
 	nowMs: number,
 ): { ready: string[]; deferred: string[] } {
-	const previous = ledger.listedIds();
+	const previous = ledger.knownIds();
 	const gone = { ready: [] as string[], deferred: [] as string[] };
 	const stillWaiting = new Map<string, number>();
 	for (const id of goneIds(listed, previous)) {

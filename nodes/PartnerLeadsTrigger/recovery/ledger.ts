@@ -205,6 +205,7 @@ export class RecoveryLedger {
 
 	recordDelivered(leadId: string, version: LeadVersion): void {
 		if (this.withinAge(version.ms)) this.memory.delivered.raise(leadKey(leadId), version);
+		this.memory.listed.ran(leadId);
 		this.save();
 	}
 
@@ -219,14 +220,14 @@ export class RecoveryLedger {
 		this.save();
 	}
 
-	/** The ids the last listing found, for deletes; undefined when they are not kept. */
-	listedIds(): ReadonlySet<string> | undefined {
+	/** The ids known (the last listing's and those run since), for deletes; undefined when not kept. */
+	knownIds(): ReadonlySet<string> | undefined {
 		return this.memory.listed.ids();
 	}
 
 	/** Keeps a listing's ids (undefined: lead/delete not chosen). False: too many to keep. */
 	rememberListedIds(ids: string[] | undefined): boolean {
-		const kept = this.memory.listed.replace(ids, this.nowMs());
+		const kept = this.memory.listed.replace(ids, this.nowMs(), (id) => this.hasDeleted(id));
 		this.save();
 		return kept;
 	}
@@ -235,6 +236,7 @@ export class RecoveryLedger {
 	recordRecovered(leadId: string, updatedMs: number): void {
 		if (this.withinAge(updatedMs))
 			this.memory.recovered.raise(leadKey(leadId), { ms: updatedMs, exact: true });
+		this.memory.listed.ran(leadId);
 		this.save();
 	}
 

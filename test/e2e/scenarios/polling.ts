@@ -80,7 +80,8 @@ export async function nextPoll(sim: Simulator): Promise<void> {
 
 /**
  * Activated with leads in the portal, a create, an update and a delete run once at the next
- * poll; n8n restarted with changes made while it was stopped: they run once when it is back;
+ * poll; n8n restarted with changes made while it was stopped (one the delete of a lead created
+ * since the baseline): they run once when it is back;
  * a later poll runs nothing again. Returns the workflow, still active, and two leads it left alone.
  */
 export async function expectEachChangeRunsOnce({
@@ -95,6 +96,8 @@ export async function expectEachChangeRunsOnce({
 	await sleep(2_500); // past the baseline's second (lead times may be whole seconds) and the settle margin
 
 	const a = sim.control.portalCreateLead({ firstName: 'Polled', lastName: 'A' });
+	// created since the baseline, known from its polled create only, deleted while n8n is stopped
+	const c = sim.control.portalCreateLead({ firstName: 'Polled', lastName: 'C' });
 	sim.control.portalUpdateLead(seeded[0]!.id, { value: 21 });
 	sim.control.portalDeleteLead(seeded[1]!.id);
 	const changedAt = Date.now();
@@ -107,6 +110,7 @@ export async function expectEachChangeRunsOnce({
 			b = sim.control.portalCreateLead({ firstName: 'Polled', lastName: 'B' }).id;
 			sim.control.portalUpdateLead(a.id, { value: 22 });
 			sim.control.portalDeleteLead(seeded[2]!.id);
+			sim.control.portalDeleteLead(c.id);
 			await sleep(2_500);
 		},
 	});
@@ -115,8 +119,18 @@ export async function expectEachChangeRunsOnce({
 	// One more poll runs nothing again.
 	await nextPoll(sim);
 	assert.deepEqual(await polledEvents(rest, created.id), [
-		[`lead/create ${a.id}`, `lead/delete ${seeded[1]!.id}`, `lead/update ${seeded[0]!.id}`],
-		[`lead/create ${b}`, `lead/delete ${seeded[2]!.id}`, `lead/update ${a.id}`],
+		[
+			`lead/create ${a.id}`,
+			`lead/create ${c.id}`,
+			`lead/delete ${seeded[1]!.id}`,
+			`lead/update ${seeded[0]!.id}`,
+		].sort(),
+		[
+			`lead/create ${b}`,
+			`lead/delete ${c.id}`,
+			`lead/delete ${seeded[2]!.id}`,
+			`lead/update ${a.id}`,
+		].sort(),
 	]);
 	process.stdout.write(
 		`      n8n ${n8n.version}: first polled execution ${firstAfterMs} ms after the changes\n`,

@@ -1,8 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * n8n stopped for longer than the service retried: the portal changed meanwhile (creates,
- * updates, a delete) and every delivery was given up. When n8n is back the trigger recovers
- * each missed create, update and delete once, the unchanged leads do not run, a late retry of
+ * updates, deletes: one of a lead created since the trigger last listed the leads) and every
+ * delivery was given up. When n8n is back the trigger recovers each missed create, update and
+ * delete once, the unchanged leads do not run, a late retry of
  * a recovered event does not run again, and a live event afterwards runs once.
  */
 import assert from 'node:assert/strict';
@@ -20,7 +21,9 @@ export const recoveryAfterDowntime: Scenario = {
 		const onCreate = subscriptions.find((subscription) => subscription.topic === 'lead/create')!;
 		await sleep(1_100); // lead times have whole seconds under some services: past the activation's
 		const live = sim.control.portalCreateLead({ firstName: 'Live', lastName: 'Lead' });
-		await waitForExecutions(rest, created.id, 1, 60_000);
+		// created after the trigger last listed the leads, so known only from its create's run
+		const liveThenGone = sim.control.portalCreateLead({ firstName: 'Live', lastName: 'Gone' });
+		await waitForExecutions(rest, created.id, 2, 60_000);
 
 		let missed: string[] = [];
 		let lostCreate: { leadId: string; timestamp: string } | undefined;
@@ -32,10 +35,11 @@ export const recoveryAfterDowntime: Scenario = {
 				sim.control.portalUpdateLead(updatedWhileDown!.id, { value: 11 });
 				sim.control.portalUpdateLead(live.id, { value: 12 });
 				sim.control.portalDeleteLead(deletedWhileDown!.id);
+				sim.control.portalDeleteLead(liveThenGone.id);
 				await sim.control.waitForDeliveries(60_000);
 				const lost = sim.control.deliveries().filter((attempt) => !before.has(attempt.deliveryId));
 				assert.ok(
-					lost.length >= 5 && lost.every((attempt) => !attempt.acknowledged),
+					lost.length >= 6 && lost.every((attempt) => !attempt.acknowledged),
 					'the service should have given up on every delivery while n8n was stopped',
 				);
 				lostCreate = lost.find((attempt) => attempt.leadId === a.id);
@@ -45,11 +49,12 @@ export const recoveryAfterDowntime: Scenario = {
 					`lead/update ${updatedWhileDown!.id}`,
 					`lead/update ${live.id}`,
 					`lead/delete ${deletedWhileDown!.id}`,
+					`lead/delete ${liveThenGone.id}`,
 				];
 			},
 		});
 		const backAt = Date.now();
-		await waitForExecutions(rest, created.id, 6, 180_000);
+		await waitForExecutions(rest, created.id, 8, 180_000);
 		const recoveredAfterMs = Date.now() - backAt;
 		await sleep(3_000); // give a wrongly started run time to show up
 
@@ -66,16 +71,16 @@ export const recoveryAfterDowntime: Scenario = {
 		const late = await signedDelivery(onCreate, lostCreate!.leadId, lostCreate!.timestamp);
 		assert.equal(late.status, 200, `the late retry got ${late.status}`);
 		await sleep(3_000);
-		assert.equal((await rest.listExecutions(created.id)).length, 6, 'the late retry ran');
+		assert.equal((await rest.listExecutions(created.id)).length, 8, 'the late retry ran');
 
 		// A live change afterwards runs once.
 		sim.control.portalUpdateLead(lostCreate!.leadId, { value: 13 });
 		await sim.control.waitForDeliveries(60_000);
-		await waitForExecutions(rest, created.id, 7, 60_000);
+		await waitForExecutions(rest, created.id, 9, 60_000);
 		await sleep(2_000);
 		const all = await outputs();
-		assert.equal(all.length, 7, `expected 7 executions, got ${all.length}`);
-		assert.equal(all.filter((output) => output.recovered === true).length, 5);
+		assert.equal(all.length, 9, `expected 9 executions, got ${all.length}`);
+		assert.equal(all.filter((output) => output.recovered === true).length, 6);
 
 		await rest.deactivateWorkflow(created);
 		process.stdout.write(

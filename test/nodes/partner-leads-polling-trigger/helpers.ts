@@ -32,9 +32,16 @@ export async function expectRestartBetweenPollsLosesNothing(
 	const second = portalLead(sim, 'second');
 	sim.control.portalUpdateLead(leads[0].id, { value: 5 });
 	sim.control.portalDeleteLead(leads[1].id);
+	// created since the baseline, known only from the poll that ran its create
+	sim.control.portalDeleteLead(first.id);
 	await poller.activate('init');
 	expect(poller.events().sort()).toEqual(
-		[`lead/create ${second.id}`, `lead/update ${leads[0].id}`, `lead/delete ${leads[1].id}`].sort(),
+		[
+			`lead/create ${second.id}`,
+			`lead/update ${leads[0].id}`,
+			`lead/delete ${leads[1].id}`,
+			`lead/delete ${first.id}`,
+		].sort(),
 	);
 	await poller.poll();
 	expect(poller.executions).toHaveLength(1);

@@ -77,6 +77,35 @@ describe('PartnerLeadsTrigger recovery of deletes by lead id', () => {
 		expect(setup.host.executions).toHaveLength(0);
 	});
 
+	it('a lead created since the last listing (its create ran live) and deleted while n8n was down runs its delete once, marked', async () => {
+		setup = await setUp({ events: ALL_TOPICS }, { delivery: { maxAttempts: 1 } });
+		const listed = created(setup, 'listedAtBaseline');
+		await setup.host.activate();
+		await checkEnded(setup);
+		await nextSecond();
+		const fresh = created(setup, 'createdSinceListing');
+		await setup.sim.control.waitForDeliveries(10_000);
+		await setup.host.settle();
+		expect(ran(setup.host)).toEqual([`lead/create ${fresh.id}`]);
+
+		const persisted = await stopN8n(setup);
+		setup.sim.control.portalDeleteLead(fresh.id);
+		await setup.sim.control.waitForDeliveries(10_000);
+		await startN8n(setup, persisted);
+		await eventually(() => setup.host.executions.length >= 1, 'the recovered delete');
+		await checkEnded(setup);
+		expect(ran(setup.host)).toEqual([`lead/delete ${fresh.id} recovered`]);
+		expect(outputs(setup.host)[0]).toEqual(
+			expect.objectContaining({ recovered: true, recoveryReason: 'missed' }),
+		);
+		expect(ran(setup.host).join()).not.toContain(listed.id);
+
+		// once run, it is settled: another restart and its checks run nothing
+		await startN8n(setup, await stopN8n(setup));
+		await checkEnded(setup);
+		expect(setup.host.executions).toHaveLength(0);
+	});
+
 	it('n8n 1.x (no deduplication keys): a recovered run that finished with nothing saved after it runs again after a restart, marked', async () => {
 		setup = await setUp(
 			{ events: ['lead/delete'] },

@@ -4,6 +4,7 @@ import {
 	forgetLedgerMemory,
 	RecoveryLedger,
 } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
+import { MAX_IDS_RUN_SINCE_LISTING } from '../../../nodes/PartnerLeadsTrigger/recovery/listedIds';
 import { LEDGER_ENTRY_BYTES } from '../../../nodes/shared/changes/versions';
 
 /**
@@ -117,5 +118,44 @@ describe('recovery ledger', () => {
 		expect(ledger.since).toBe(NOW - 10_000);
 		expect(ledger.hasRun('present', NOW - 5_000)).toBe(true);
 		expect(ledger.hasRun('present', NOW - 4_000)).toBe(false);
+	});
+
+	describe('lead ids known for deletes', () => {
+		const hex = (n: number) => n.toString(16).padStart(24, '0');
+
+		it('are the last listing and every lead run since, from any process; a new listing keeps only those it does not hold', () => {
+			const database = { saved: '{}' };
+			const trigger = processAt('trigger', database);
+			const webhook = processAt('webhook', database);
+			trigger.write((ledger) => ledger.rememberListedIds([hex(1), hex(2)]));
+			webhook.write((ledger) => ledger.recordDelivered(hex(3), { ms: NOW - 1000, exact: true }));
+			trigger.write((ledger) => ledger.recordRecovered(hex(4), NOW - 500));
+			expect([...(trigger.read().knownIds() ?? [])].sort()).toEqual([1, 2, 3, 4].map(hex));
+			// a listing that holds 1 and 3; 4 was created while it was read; 2's delete ran
+			trigger.write((ledger) => {
+				ledger.recordDeleted(hex(2), NOW);
+				ledger.rememberListedIds([hex(1), hex(3)]);
+			});
+			expect([...(trigger.read().knownIds() ?? [])].sort()).toEqual([1, 3, 4].map(hex));
+			// without lead/delete chosen nothing is kept, not even the leads run since
+			trigger.write((ledger) => ledger.rememberListedIds(undefined));
+			webhook.write((ledger) => ledger.recordDelivered(hex(5), { ms: NOW, exact: true }));
+			expect(trigger.read().knownIds()).toBeUndefined();
+			expect(database.saved).not.toContain('idsRunSince');
+		});
+
+		it(`keep at most ${MAX_IDS_RUN_SINCE_LISTING.toLocaleString('en')} leads run since the listing, the newest`, () => {
+			const database = { saved: '{}' };
+			const trigger = processAt('trigger', database);
+			const total = MAX_IDS_RUN_SINCE_LISTING + 5;
+			trigger.write((ledger) => {
+				ledger.rememberListedIds([]);
+				for (let n = 1; n <= total; n++) ledger.recordRecovered(hex(n), NOW);
+			});
+			const known = trigger.read().knownIds() ?? new Set();
+			expect(known.size).toBe(MAX_IDS_RUN_SINCE_LISTING);
+			expect(known.has(hex(total))).toBe(true);
+			expect(known.has(hex(5))).toBe(false);
+		});
 	});
 });
