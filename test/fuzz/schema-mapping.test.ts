@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { coerceFieldValue, isEmptyValue } from '../../nodes/PartnerLeads/helpers/fieldTypes';
+import { coerceFieldValue, isEmptyValue } from '../../nodes/shared/schema/fieldTypes';
 import { STANDARD_LEAD_FIELD_IDS } from '../simulator/schema';
 import {
 	readLeadFields,

@@ -5,7 +5,7 @@ import { leadFullName } from '../../shared/leads';
 import { asRecord } from '../../shared/record';
 import type { LeadField } from '../../shared/schema/leadField';
 import { fieldName } from '../../shared/schema/leadField';
-import { coerceFieldValue, isEmptyValue } from './fieldTypes';
+import { coerceFieldValue, isEmptyValue } from '../../shared/schema/fieldTypes';
 import type { LeadWritePurpose } from './schema';
 import { CREDIT_FIELD_IDS, isWritableFor, writableLeadFields } from './schema';
 

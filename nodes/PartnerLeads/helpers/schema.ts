@@ -1,7 +1,7 @@
 import type { ResourceMapperField } from 'n8n-workflow';
 
 import type { LeadField } from '../../shared/schema/leadField';
-import { n8nTypeOf } from './fieldTypes';
+import { n8nTypeOf } from '../../shared/schema/fieldTypes';
 
 /**
  * The lead schema as the action node writes leads: which fields a create or an update offers,

@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
 import { leadSchemaForEditor } from '../../shared/schema/leadSchema';
-import { canIdentifyLead } from '../helpers/fieldTypes';
+import { canIdentifyLead } from '../../shared/schema/fieldTypes';
 
 /** Fields Create or Update can find an existing lead by. */
 export async function getMatchFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {

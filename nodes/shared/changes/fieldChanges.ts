@@ -2,12 +2,15 @@ import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { isRecord } from '../record';
+import { comparableValue } from '../schema/fieldTypes';
+import type { LeadField } from '../schema/leadField';
 
 /**
  * Per-field old values: the values a trigger kept of a lead's watched fields, compared with the
- * lead as it is now, give each changed field its previous and current value. Pure: the caller
- * keeps the values, says how long a value may be before only its fingerprint is kept, and gives
- * the picklist labels it knows.
+ * lead as it is now, give each changed field its previous and current value. Values are kept
+ * as the service wrote them and compared by their schema type (fieldTypes.ts), so values kept
+ * by any release read the same. Pure: the caller keeps the values, says how long a value may be
+ * before only its fingerprint is kept, and gives the schema's fields and labels it knows.
  */
 
 /** A field's value as compared: empty is null, a multi-select its values sorted (a set). */
@@ -44,6 +47,8 @@ export interface CompareOptions {
 	maxKeptChars: number;
 	/** per field id, the label of each of its picklist values */
 	labels?: ReadonlyMap<string, ReadonlyMap<string, string>>;
+	/** per field id, the field as the schema has it: values are compared by its type */
+	fields?: ReadonlyMap<string, LeadField>;
 }
 
 /** A field's raw value in a lead: custom fields sit under `customFields`, standard ones on top. */
@@ -94,8 +99,10 @@ export function keptRowOf(lead: IDataObject, fields: readonly string[], maxChars
 	return fields.map((fieldId) => keptValueOf(leadValueOf(fieldValueOf(lead, fieldId)), maxChars));
 }
 
-function sameKept(a: KeptValue | undefined, b: KeptValue): boolean {
-	return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+function sameKept(a: KeptValue | undefined, b: KeptValue, field: LeadField | undefined): boolean {
+	if (a === undefined) return false;
+	if (isFingerprint(a) || isFingerprint(b)) return JSON.stringify(a) === JSON.stringify(b);
+	return JSON.stringify(comparableValue(field, a)) === JSON.stringify(comparableValue(field, b));
 }
 
 function labelOf(
@@ -138,7 +145,7 @@ export function compareWatchedFields(
 		const now = keptValueOf(to, options.maxKeptChars);
 		result.row.push(now);
 		const before = kept?.[index];
-		if (kept !== undefined && sameKept(before, now)) return;
+		if (kept !== undefined && sameKept(before, now, options.fields?.get(fieldId))) return;
 		result.changes[fieldId] = changeOf(before, to, options.labels?.get(fieldId));
 		result.changedFields.push(fieldId);
 	});

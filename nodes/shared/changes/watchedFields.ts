@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { isoTimeMs } from '../isoTime';
 import { recentLeadSchema } from '../schema/leadSchema';
+import type { LeadField } from '../schema/leadField';
 import type { LeadTopic } from '../topics';
 import type { PartnerLeadsFunctions } from '../transport/request';
 import type { CompareOptions, FieldChanges } from './fieldChanges';
@@ -73,29 +74,33 @@ export function keptVersionOf(lead: IDataObject, fallbackMs: number): number {
 const LABELS_MAX_AGE_MS = 10 * 60_000;
 
 /**
- * The options a comparison needs: per watched picklist field its labels, from a recent copy of
- * the schema. Without one (the schema cannot be read now) the changes carry no labels.
+ * The options a comparison needs: per watched field its schema entry (values are compared by
+ * its type) and a picklist's labels, from a recent copy of the schema. Without one (the schema
+ * cannot be read now) the changes carry no labels and values are compared without types.
  */
 export async function compareOptionsFor(
 	context: PartnerLeadsFunctions,
 	fields: readonly string[],
 ): Promise<CompareOptions> {
 	const labels = new Map<string, Map<string, string>>();
+	const typed = new Map<string, LeadField>();
 	try {
 		const schema = await recentLeadSchema.call(context, LABELS_MAX_AGE_MS, {
 			repeatable: false,
 			rateLimitBudgetMs: 1_000,
 		});
 		for (const field of schema) {
-			if (!fields.includes(field.fieldId) || !field.options) continue;
-			labels.set(field.fieldId, new Map(field.options.map((o) => [o.value, o.label])));
+			if (!fields.includes(field.fieldId)) continue;
+			typed.set(field.fieldId, field);
+			if (field.options)
+				labels.set(field.fieldId, new Map(field.options.map((o) => [o.value, o.label])));
 		}
 	} catch (error) {
 		context.logger.debug('Partner Referral Service: no picklist labels for the changes', {
 			reason: (error as Error).message,
 		});
 	}
-	return { maxKeptChars: MAX_KEPT_VALUE_CHARS, labels };
+	return { maxKeptChars: MAX_KEPT_VALUE_CHARS, labels, fields: typed };
 }
 
 /** The changes in the item: `changes` per field (`from`, `to`, labels) and `changedFields`. */

@@ -141,6 +141,33 @@ describe('PartnerLeadsTrigger with Fields to Watch', () => {
 		expect(['Salesforce', 'salesforce']).toContain(output.changes?.platform.toLabel);
 	});
 
+	it('a value the service writes again in another form is no change (by its schema type); a real change runs from the value kept', async () => {
+		setup = await setUp(watching(['closeDate', 'interests', 'value']));
+		const [lead] = setup.sim.control.seedLeads([
+			{
+				value: 100,
+				closeDate: '2025-06-30',
+				customFields: { interests: ['analytics', 'security'] },
+			},
+		]);
+		await setup.host.activate();
+		// currency as text, the date as a date-time of that day, the multi-select in another order
+		await update(setup, lead, {
+			value: '100' as unknown as number,
+			closeDate: '2025-06-30T00:00:00.000Z',
+			customFields: { interests: ['security', 'analytics'] },
+		});
+		await delivered(setup);
+		expect(setup.host.executions).toHaveLength(0);
+		expect(setup.sim.control.deliveries().every((attempt) => attempt.acknowledged)).toBe(true);
+
+		await update(setup, lead, { value: 120 });
+		await delivered(setup);
+		expect(outputs(setup.host).map((output) => output.changes)).toEqual([
+			{ value: { from: '100', to: 120 } },
+		]);
+	});
+
 	it('Only When Changed To: a change to another value runs nothing, the next one to a chosen value runs from it', async () => {
 		const conditions = [{ field: 'status', values: [], otherValues: 'Won, closed won' }];
 		setup = await setUp(watching(['status', 'value'], { changedTo: { conditions } }));

@@ -1,6 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { KeptRow } from '../../../nodes/shared/changes/fieldChanges';
+import type { LeadFieldType } from '../../../nodes/shared/schema/fieldTypeNames';
+import type { LeadField } from '../../../nodes/shared/schema/leadField';
 import {
 	compareWatchedFields,
 	fieldValueOf,
@@ -41,7 +43,8 @@ describe('compareWatchedFields: every field type', () => {
 		['number', 'value', 100, 250.5, false, { from: 100, to: 250.5 }],
 		['number unchanged', 'value', 100, 100, false, undefined],
 		['number to zero', 'value', 100, 0, false, { from: 100, to: 0 }],
-		['number sent as text', 'value', 100, '100', false, { from: 100, to: '100' }],
+		// the same number written again as text: no change (issue 41), with or without the schema
+		['number sent as text: unchanged', 'value', 100, '100', false, undefined],
 		['picklist', 'platform', 'hubspot', 'salesforce', false, { from: 'hubspot', to: 'salesforce' }],
 		[
 			'picklist as { value, label }',
@@ -189,6 +192,117 @@ describe('compareWatchedFields: several fields, unknown leads, labels', () => {
 				toLabel: ['Analytics', 'unknown'],
 			},
 			platform: { from: 'hubspot', to: 'salesforce', fromLabel: 'HubSpot', toLabel: 'Salesforce' },
+		});
+	});
+});
+
+describe('compareWatchedFields: values compared by their schema type', () => {
+	function field(fieldId: string, type: LeadFieldType, options?: string[][]): LeadField {
+		return {
+			fieldId,
+			label: fieldId,
+			type,
+			serviceType: type,
+			required: false,
+			creatable: true,
+			updateable: true,
+			custom: false,
+			...(options ? { options: options.map(([value, label]) => ({ value, label })) } : {}),
+		};
+	}
+	const schema = [
+		field('closedAt', 'datetime'),
+		field('startDate', 'date'),
+		field('amount', 'number'),
+		field('stage', 'picklist', [
+			['won', 'Won'],
+			['lost', 'Lost'],
+		]),
+		field('tags', 'multipicklist', [
+			['a', 'Alpha'],
+			['b', 'Beta'],
+		]),
+		field('phone', 'phone'),
+	];
+	const fields = schema.map((entry) => entry.fieldId);
+	const typed = { ...OPTIONS, fields: new Map(schema.map((entry) => [entry.fieldId, entry])) };
+	const before = keptRowOf(
+		{
+			closedAt: '2026-01-01T00:00:00Z',
+			startDate: '2026-01-01',
+			amount: '10',
+			stage: 'won',
+			tags: ['b', 'a'],
+			phone: '0123',
+		},
+		fields,
+		MAX,
+	);
+
+	it.each<[string, IDataObject, boolean]>([
+		// [what the service writes again, the values now, whether typed values see a change]
+		['the same instant with milliseconds', { closedAt: '2026-01-01T00:00:00.000Z' }, false],
+		['the same instant in another zone', { closedAt: '2026-01-01T01:00:00+01:00' }, false],
+		['a later instant', { closedAt: '2026-01-01T00:00:01Z' }, true],
+		['a date as a date-time of that day', { startDate: '2026-01-01T00:00:00Z' }, false],
+		['another date', { startDate: '2026-01-02' }, true],
+		['a number written as text, then as a number', { amount: 10 }, false],
+		['10.0 for 10', { amount: '10.0' }, false],
+		['another number', { amount: 11 }, true],
+		['a picklist label for its value', { stage: 'Won' }, false],
+		['another picklist value', { stage: 'lost' }, true],
+		['a multi-select in another order, by label', { tags: ['Alpha', 'b'] }, false],
+		['a multi-select that gained a value', { tags: ['a'] }, true],
+		['a phone without its leading 0', { phone: '123' }, true],
+	])('%s', (_what, change, changed) => {
+		const now = {
+			closedAt: '2026-01-01T00:00:00Z',
+			startDate: '2026-01-01',
+			amount: '10',
+			stage: 'won',
+			tags: ['b', 'a'],
+			phone: '0123',
+			...change,
+		};
+		const result = compareWatchedFields(before, now, fields, typed);
+		expect(result.changedFields).toEqual(changed ? Object.keys(change) : []);
+		// the value kept from now on is the one the service wrote
+		expect(result.row).toEqual(keptRowOf(now, fields, MAX));
+	});
+
+	it('without the schema at hand, an instant and a number written as text still compare as such; other text as text', () => {
+		const untyped = keptRowOf(
+			{ closedAt: '2026-01-01T00:00:00Z', amount: '10', phone: '0123' },
+			['closedAt', 'amount', 'phone'],
+			MAX,
+		);
+		const same = { closedAt: '2026-01-01T00:00:00.000Z', amount: 10, phone: '0123' };
+		expect(
+			compareWatchedFields(untyped, same, ['closedAt', 'amount', 'phone'], OPTIONS).changedFields,
+		).toEqual([]);
+		const changed = { closedAt: '2026-01-01T00:00:00.000Z', amount: '10', phone: '123' };
+		expect(
+			compareWatchedFields(untyped, changed, ['closedAt', 'amount', 'phone'], OPTIONS)
+				.changedFields,
+		).toEqual(['phone']);
+	});
+
+	it('values kept by the previous release (as the service wrote them, no type kept) read the same', () => {
+		// the row as 0.1.0 stored it in static data: plain JSON values, a multi-select sorted
+		const stored = JSON.parse(
+			'["2026-01-01T00:00:00Z","2026-01-01","10","won",["a","b"],"0123"]',
+		) as KeptRow;
+		const now = {
+			closedAt: '2026-01-01T00:00:00.000Z',
+			startDate: '2026-01-01',
+			amount: 10,
+			stage: 'Won',
+			tags: ['a', 'b'],
+			phone: '0123',
+		};
+		expect(compareWatchedFields(stored, now, fields, typed).changedFields).toEqual([]);
+		expect(compareWatchedFields(stored, { ...now, amount: 12 }, fields, typed).changes).toEqual({
+			amount: { from: '10', to: 12 },
 		});
 	});
 });

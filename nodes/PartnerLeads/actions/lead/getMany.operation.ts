@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { isRecord } from '../../../shared/record';
 import { pagesOf } from '../../../shared/transport/paging';
-import { utcInstant } from '../../helpers/fieldTypes';
+import { utcInstant } from '../../../shared/schema/fieldTypes';
 import { simplifyLead } from '../../helpers/leadValues';
 import { returnAllOrLimit, simplifyOption } from '../common.descriptions';
 import { defineOperation } from '../defineOperation';

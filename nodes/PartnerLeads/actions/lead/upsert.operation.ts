@@ -13,7 +13,7 @@ import type { LeadField } from '../../../shared/schema/leadField';
 import { fieldName } from '../../../shared/schema/leadField';
 import { httpCodeOf } from '../../../shared/transport/errors';
 import { pagesOf } from '../../../shared/transport/paging';
-import { canIdentifyLead, isEmptyValue } from '../../helpers/fieldTypes';
+import { canIdentifyLead, isEmptyValue } from '../../../shared/schema/fieldTypes';
 import {
 	invalidLeadError,
 	missingRequiredFields,
