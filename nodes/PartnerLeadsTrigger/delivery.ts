@@ -3,9 +3,8 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import type { LeadVersion } from '../shared/changes/versions';
 import { withChanges } from '../shared/changes/watchedFields';
 import { isoTimeMs } from '../shared/isoTime';
-import { getLead } from '../shared/leads';
+import { leadItem, readLeadFor } from '../shared/leadItem';
 import { isRecord } from '../shared/record';
-import { httpCodeOf } from '../shared/transport/errors';
 import { rejected, reply } from './delivery/answers';
 import type { ClaimedEvent } from './delivery/classify';
 import { classifyDelivery } from './delivery/classify';
@@ -25,11 +24,13 @@ import { applyWatchedOutcome, watchedOutcome } from './watchedOutcome';
  * means "done with this event" and is only sent once the event is saved to run (or needs none).
  */
 
-type LeadFetch = { lead: IDataObject } | { notFound: true } | { failed: string };
-
-async function fetchLead(context: IWebhookFunctions, id: string): Promise<LeadFetch> {
+/** The execution's item: the event, and the lead as fetched (or that it was not found). */
+async function eventItem(
+	context: IWebhookFunctions,
+	{ event, fetchFullLead }: ClaimedEvent,
+): Promise<{ json: IDataObject } | { response: IWebhookResponseData }> {
 	try {
-		const lead = await getLead.call(context, id, {
+		const read = await readLeadFor(context, event, fetchFullLead, {
 			// The service redelivers what is not acknowledged: answering at once lets its
 			// retries do the waiting instead of holding the delivery open.
 			repeatable: false,
@@ -37,27 +38,11 @@ async function fetchLead(context: IWebhookFunctions, id: string): Promise<LeadFe
 			// only make it give up on this attempt and send the delivery again anyway.
 			rateLimitBudgetMs: 3_000,
 		});
-		return { lead };
+		return { json: leadItem(event, read) };
 	} catch (error) {
-		if (httpCodeOf(error) === '404') return { notFound: true };
-		return { failed: (error as Error).message };
-	}
-}
-
-/** The execution's item: the event, and the lead as fetched (or that it was not found). */
-async function eventItem(
-	context: IWebhookFunctions,
-	{ event, fetchFullLead }: ClaimedEvent,
-): Promise<{ json: IDataObject } | { response: IWebhookResponseData }> {
-	const json: IDataObject = {
-		event: { id: event.id, topic: event.topic, timestamp: event.timestamp },
-	};
-	if (!fetchFullLead || event.topic === 'lead/delete') return { json };
-	const fetched = await fetchLead(context, event.id);
-	if ('failed' in fetched) {
 		// Not acknowledged and not remembered: the service's retry gets another chance.
 		context.logger.warn(
-			`Partner Referral Service Trigger: could not fetch lead ${event.id}, asking the service to retry: ${fetched.failed}`,
+			`Partner Referral Service Trigger: could not fetch lead ${event.id}, asking the service to retry: ${(error as Error).message}`,
 		);
 		return {
 			response: rejected(context, {
@@ -67,10 +52,6 @@ async function eventItem(
 			}),
 		};
 	}
-	// Deleted before it could be fetched: the event still happened, so it runs.
-	if ('notFound' in fetched) json.leadNotFound = true;
-	else json.lead = fetched.lead;
-	return { json };
 }
 
 /** The watched values a delivery compares with; a test event reads those stored, keeps nothing. */

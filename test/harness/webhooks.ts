@@ -157,6 +157,9 @@ export class TriggerHost {
 	 */
 	dieAfterEmits?: number;
 
+	/** the items of each emit, also of one the process died at (n8n never ran it) */
+	readonly emitted: INodeExecutionData[][] = [];
+
 	/** executions n8n 2.20+ holds a deduplication key of (kept across restarts, as its database) */
 	readonly deduplicationKeys: Set<string>;
 
@@ -284,6 +287,7 @@ export class TriggerHost {
 		) => {
 			if (this.store.frozen) return;
 			this.store.saveIfChanged(workflow);
+			this.emitted.push(data[0] ?? []);
 			this.emits++;
 			if (this.emits === this.crashAfterEmits) this.store.frozen = true;
 			if (this.emits === this.dieAfterEmits) return this.die();

@@ -3,9 +3,8 @@ import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import type { LeadVersion } from '../../shared/changes/versions';
 import { fetchesFullLead, watchSettingsOf, withChanges } from '../../shared/changes/watchedFields';
 import { isoTimeMs } from '../../shared/isoTime';
-import { getLead } from '../../shared/leads';
+import { leadItem, readLeadFor } from '../../shared/leadItem';
 import { selectedTopics } from '../../shared/topics';
-import { httpCodeOf } from '../../shared/transport/errors';
 import { unpackKeptLead, WatchedLeads } from '../watchedLeads';
 import type { WatchedOutcome } from '../watchedOutcome';
 import { watchedOutcome } from '../watchedOutcome';
@@ -33,41 +32,22 @@ export interface PreparedRun {
 	watched?: WatchedOutcome;
 }
 
-type LeadRead = { lead?: IDataObject; notFound?: true };
-
-async function readLead(context: ITriggerFunctions, run: InFlightRun): Promise<LeadRead> {
-	if (!fetchesFullLead(context) || run.topic === 'lead/delete') return {};
-	// A longer 429 wait would hold a place other runs could use: the run waits in the queue.
-	const lead = await getLead
-		.call(context, run.leadId, { rateLimitBudgetMs: 5_000 })
-		.catch((error: unknown) => {
-			if (httpCodeOf(error) === '404') return undefined;
-			throw error;
-		});
-	return lead ? { lead } : { notFound: true };
-}
-
-/** The event's item as a delivery gives it, marked as the run's origin says. */
-function eventJson(run: InFlightRun, read: LeadRead): IDataObject {
-	const json: IDataObject = {
-		event: { id: run.leadId, topic: run.topic, timestamp: run.timestamp },
-	};
-	if (run.origin === 'recovered') Object.assign(json, MISSED_MARK);
-	if (read.lead) json.lead = read.lead;
-	else if (read.notFound) json.leadNotFound = true;
-	return json;
-}
-
 export async function prepareRun(
 	context: ITriggerFunctions,
 	run: InFlightRun,
 	records: RunRecords,
 ): Promise<PreparedRun> {
 	const decided = run.attempts > 0 || run.origin === 'recovered';
-	const read = await readLead(context, run);
-	const json = eventJson(run, read);
+	const event = { id: run.leadId, topic: run.topic, timestamp: run.timestamp };
+	// A longer 429 wait would hold a place other runs could use: the run waits in the queue.
+	const read = await readLeadFor(context, event, fetchesFullLead(context), {
+		rateLimitBudgetMs: 5_000,
+	});
+	// the item as a delivery gives it, marked as the run's origin says
+	const json = leadItem(event, read, run.origin === 'recovered' ? MISSED_MARK : {});
+	const lead = 'lead' in read ? read.lead : undefined;
 	const eventMs = isoTimeMs(run.timestamp) ?? 0;
-	const updatedMs = read.lead ? isoTimeMs(read.lead.updatedAt) : undefined;
+	const updatedMs = lead ? isoTimeMs(lead.updatedAt) : undefined;
 	const version: LeadVersion =
 		updatedMs !== undefined
 			? { ms: updatedMs, exact: true }
@@ -86,7 +66,7 @@ export async function prepareRun(
 	const outcome = await watchedOutcome(context, watched, settings, {
 		leadId: run.leadId,
 		topic: run.topic,
-		lead: read.lead,
+		lead,
 		fallbackMs: eventMs,
 		selected: selectedTopics(context.getNodeParameter('events', [])).includes(run.topic),
 		rerun: decided ? { before: unpackKeptLead(run.watchedBefore) } : undefined,

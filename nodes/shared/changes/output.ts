@@ -1,15 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isoTimeMs } from '../isoTime';
-import { getLead } from '../leads';
-import { httpCodeOf } from '../transport/errors';
+import { leadItem, readLeadFor } from '../leadItem';
 import type { PartnerLeadsFunctions } from '../transport/request';
 import type { LeadChange } from './judge';
 
 /**
- * A change found by listing, as the item a delivery of it gives: `event` (id, topic, the
- * lead's time) and, with Fetch Full Lead, the lead; marked by the caller (`mark: true`), so
- * a workflow can tell how it came. Also the version that ran: the fetched lead may be newer.
+ * A change found by listing, as the item a delivery of it gives (leadItem.ts), with the lead's
+ * time as the event's and marked by the caller (`mark: true`), so a workflow can tell how it
+ * came. Also the version that ran: the fetched lead may be newer than the one listed.
  */
 export async function outputFor(
 	context: PartnerLeadsFunctions,
@@ -17,27 +16,19 @@ export async function outputFor(
 	fetchFullLead: boolean,
 	mark: string,
 ): Promise<{ json: IDataObject; version: number }> {
-	const timestamp = String(change.lead.updatedAt ?? change.lead.createdAt);
-	const json: IDataObject = {
-		event: { id: change.id, topic: change.topic, timestamp },
-		[mark]: true,
+	const event = {
+		id: change.id,
+		topic: change.topic,
+		timestamp: String(change.lead.updatedAt ?? change.lead.createdAt),
 	};
-	if (!fetchFullLead) return { json, version: change.version };
-	// The same full lead a delivery gives (a listed lead may carry fewer fields); a lead
-	// deleted since it was listed still runs, as a delivery's would.
-	const lead = await getLead.call(context, change.id).catch((error: unknown) => {
-		if (httpCodeOf(error) === '404') return undefined;
-		throw error;
-	});
-	if (!lead) {
-		json.leadNotFound = true;
-		return { json, version: change.version };
-	}
-	json.lead = lead;
-	return { json, version: Math.max(change.version, isoTimeMs(lead.updatedAt) ?? 0) };
+	// The same full lead a delivery gives (a listed lead may carry fewer fields).
+	const read = await readLeadFor(context, event, fetchFullLead);
+	const json = leadItem(event, read, { [mark]: true });
+	const readMs = 'lead' in read ? (isoTimeMs(read.lead.updatedAt) ?? 0) : 0;
+	return { json, version: Math.max(change.version, readMs) };
 }
 
 /** A lead gone from the list, as the item a delete delivery gives, marked by the caller. */
 export function deleteOutputFor(id: string, timestamp: string, mark: string): IDataObject {
-	return { event: { id, topic: 'lead/delete', timestamp }, [mark]: true };
+	return leadItem({ id, topic: 'lead/delete', timestamp }, { notRead: true }, { [mark]: true });
 }

@@ -51,6 +51,7 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 		const [lost] = setup.sim.control.deliveries();
 		expect(lost.acknowledged).toBe(false);
 
+		const [[interrupted]] = setup.host.emitted;
 		const host = await restartAfterKill(setup);
 		await eventually(() => host.executions.length === 1, 'the re-run');
 		expect(outputs(host)).toEqual([
@@ -61,6 +62,12 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 				recoveryReason: 'interrupted',
 			}),
 		]);
+		// the run again gives the item of the run the kill interrupted, marked
+		expect(outputs(host)[0]).toEqual({
+			...interrupted.json,
+			recovered: true,
+			recoveryReason: 'interrupted',
+		});
 		// The service's retry of the event (it never got a 200) runs nothing more.
 		const retry = signed(
 			storedSecret(setup, 'lead/create'),

@@ -1,0 +1,50 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { getLead } from './leads';
+import { httpCodeOf } from './transport/errors';
+import type { ItemRequestOptions, PartnerLeadsFunctions } from './transport/request';
+
+/**
+ * The item a trigger gives for a lead event, built here for every path (a delivery, the
+ * editor's test event, a run again after a kill, a recovered change or delete, a poll, Fetch
+ * Test Event): `event` (id, topic, time), the marks of how it came (`recovered`, `polled`),
+ * then the lead as read now, or `leadNotFound` when it was deleted before it could be read.
+ */
+
+export interface LeadEvent {
+	id: string;
+	topic: string;
+	timestamp: string;
+}
+
+/** The lead as read for an item: read, gone (the service answered 404), or not read. */
+export type LeadRead = { lead: IDataObject } | { notFound: true } | { notRead: true };
+
+/**
+ * Reads the event's lead when the item carries it (Fetch Full Lead on, not a delete). A lead
+ * gone meanwhile is `notFound`: the event still happened, so it runs. Other failures throw.
+ */
+export async function readLeadFor(
+	context: PartnerLeadsFunctions,
+	event: Pick<LeadEvent, 'id' | 'topic'>,
+	fetchFullLead: boolean,
+	options: ItemRequestOptions = {},
+): Promise<LeadRead> {
+	if (!fetchFullLead || event.topic === 'lead/delete') return { notRead: true };
+	// getLead's errors are NodeApiErrors already: passed on as they are
+	const lead = await getLead.call(context, event.id, options).catch((error: unknown) => {
+		if (httpCodeOf(error) === '404') return undefined;
+		throw error;
+	});
+	return lead ? { lead } : { notFound: true };
+}
+
+export function leadItem(event: LeadEvent, read: LeadRead, marks: IDataObject = {}): IDataObject {
+	const json: IDataObject = {
+		event: { id: event.id, topic: event.topic, timestamp: event.timestamp },
+		...marks,
+	};
+	if ('lead' in read) json.lead = read.lead;
+	else if ('notFound' in read) json.leadNotFound = true;
+	return json;
+}
