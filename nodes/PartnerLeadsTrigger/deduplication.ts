@@ -1,8 +1,10 @@
-import { createHash, randomUUID } from 'crypto';
+import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { LeadEvent } from './events';
-import { registerNodeMemory } from './processMemory';
+import type { NodeStore } from '../shared/state/nodeStore';
+import { StoreKind } from '../shared/state/nodeStore';
+import { registerNodeMemory } from '../shared/state/processMemory';
 
 /**
  * Duplicate and replay suppression for the events a trigger node turned into executions.
@@ -20,7 +22,6 @@ export const SEEN_EVENTS_CAPACITY = 10_000;
 /** One remembered event in static data: 16 hex key, 8 hex event time (seconds), one separator. */
 const KEY_LENGTH = 16;
 const SEPARATOR = ' ';
-const STORE_KEY = 'recentEvents';
 
 /** A processed event as remembered: its deduplication key and its event time. */
 export interface EventMark {
@@ -60,10 +61,6 @@ const ENTRY = /^[0-9a-f]{24}$/;
 
 /** One trigger node's remembered events, in process memory. */
 class RecentEvents {
-	/** marks what this memory saved, so its own saves need no re-reading */
-	readonly id = randomUUID();
-	private saves = 0;
-
 	/** packed entries sorted by event time, oldest first */
 	private order: string[] = [];
 	private readonly keys = new Set<string>();
@@ -124,54 +121,30 @@ class RecentEvents {
 		this.packed ??= this.order.join(SEPARATOR);
 		return this.packed;
 	}
-
-	nextWriter(): string {
-		this.saves++;
-		return `${this.id}:${this.saves}`;
-	}
-}
-
-interface StoredEvents {
-	entries: string;
-	forgottenUpTo: number;
-	/** `<process id>:<counter>` of the save */
-	writer: string;
-}
-
-function readStored(raw: unknown): StoredEvents | undefined {
-	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-	const { entries, forgottenUpTo, writer } = raw as IDataObject;
-	return {
-		entries: typeof entries === 'string' ? entries : '',
-		forgottenUpTo:
-			typeof forgottenUpTo === 'number' && Number.isFinite(forgottenUpTo) ? forgottenUpTo : 0,
-		writer: typeof writer === 'string' ? writer : '',
-	};
 }
 
 /*
- * Process memory, per trigger node (and per test/production mode, which get separate
- * deliveries of the same events). n8n loads static data for every delivery and saves it
- * whole afterwards, so two deliveries handled at the same time each save a copy missing
- * the other's event. What this process remembers closes that gap and is written back with
- * every save; static data alone carries it across restarts.
+ * Per trigger node and mode (the editor's test URL gets its own deliveries of the same events),
+ * kept by the state layer (nodes/shared/state/nodeStore.ts): two deliveries handled at the same
+ * time each save a copy missing the other's event; process memory closes that gap.
  */
-const memories = new Map<string, RecentEvents>();
-const inProgress = new Map<string, Set<string>>();
-
-/** The scopes of one trigger node (eventScope in delivery.ts): its test URL apart. */
-function scopesOf(workflowId: string, nodeId: string): string[] {
-	return [`${workflowId}:${nodeId}:production`, `${workflowId}:${nodeId}:test`];
-}
-
-registerNodeMemory('recentEvents', {
-	get size() {
-		return memories.size;
+const SEEN_EVENTS = new StoreKind<RecentEvents>({
+	key: 'recentEvents',
+	name: 'recentEvents',
+	modes: ['production', 'test'],
+	create: () => new RecentEvents(),
+	takeIn(memory, stored) {
+		const entries = typeof stored.entries === 'string' ? stored.entries : '';
+		const forgottenUpTo = stored.forgottenUpTo;
+		memory.merge(
+			entries === '' ? [] : entries.split(SEPARATOR),
+			typeof forgottenUpTo === 'number' && Number.isFinite(forgottenUpTo) ? forgottenUpTo : 0,
+		);
 	},
-	forget: (workflowId, nodeId) => {
-		for (const scope of scopesOf(workflowId, nodeId)) memories.delete(scope);
-	},
+	stored: (memory) => ({ entries: memory.pack(), forgottenUpTo: memory.forgottenUpTo }),
 });
+
+const inProgress = new Map<string, Set<string>>();
 // Emptied by the deliveries themselves (release); a delivery still running keeps its claim.
 registerNodeMemory('deliveriesInProgress', {
 	get size() {
@@ -190,6 +163,8 @@ export interface SeenEventsOptions {
 
 /** The events a trigger node has already turned into executions. */
 export class SeenEvents {
+	private readonly store: NodeStore<RecentEvents>;
+
 	private readonly memory: RecentEvents;
 
 	private readonly capacity: number;
@@ -197,31 +172,14 @@ export class SeenEvents {
 	private readonly nowMs: () => number;
 
 	constructor(
-		private readonly nodeData: IDataObject,
+		nodeData: IDataObject,
 		private readonly scope: string,
 		private readonly options: SeenEventsOptions,
 	) {
 		this.capacity = options.capacity ?? SEEN_EVENTS_CAPACITY;
 		this.nowMs = options.nowMs ?? Date.now;
-		let memory = memories.get(scope);
-		if (!memory) {
-			memory = new RecentEvents();
-			memories.set(scope, memory);
-		}
-		this.memory = memory;
-		this.sync();
-	}
-
-	/** Takes in what static data holds beyond this process's memory. */
-	private sync(): void {
-		const stored = readStored(this.nodeData[STORE_KEY]);
-		// What this memory saved is still in it (or was forgotten since, which raised
-		// forgottenUpTo): nothing to read back.
-		if (!stored || stored.writer.startsWith(`${this.memory.id}:`)) return;
-		this.memory.merge(
-			stored.entries === '' ? [] : stored.entries.split(SEPARATOR),
-			stored.forgottenUpTo,
-		);
+		this.store = SEEN_EVENTS.open(nodeData, scope);
+		this.memory = this.store.memory;
 	}
 
 	/**
@@ -260,11 +218,7 @@ export class SeenEvents {
 	 * about to have it saved whole (a recovery), and must not save an older copy.
 	 */
 	writeBack(): void {
-		this.nodeData[STORE_KEY] = {
-			entries: this.memory.pack(),
-			forgottenUpTo: this.memory.forgottenUpTo,
-			writer: this.memory.nextWriter(),
-		};
+		this.store.save();
 	}
 
 	/** Records the event as executed, in process memory and in static data. */
@@ -272,11 +226,6 @@ export class SeenEvents {
 		this.memory.add(mark);
 		const cutoff = Math.floor(this.nowMs() / 1000) - this.options.maxAgeSeconds;
 		this.memory.trim(cutoff, this.capacity);
-		// A fresh object every time: n8n saves static data only when it sees an assignment.
-		this.nodeData[STORE_KEY] = {
-			entries: this.memory.pack(),
-			forgottenUpTo: this.memory.forgottenUpTo,
-			writer: this.memory.nextWriter(),
-		};
+		this.store.save();
 	}
 }

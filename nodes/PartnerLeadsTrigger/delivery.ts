@@ -11,7 +11,7 @@ import { classifyDelivery } from './delivery/classify';
 import type { DeliveryOptions } from './delivery/verify';
 import { verifyDelivery } from './delivery/verify';
 import { acceptDelivery } from './delivery/accept';
-import { productionScope } from './scope';
+import { nodeScope } from '../shared/state/scope';
 import { handOverTestEvent } from './testEvent';
 import { WatchedLeads } from './watchedLeads';
 import type { WatchedOutcome } from './watchedOutcome';
@@ -56,7 +56,7 @@ async function eventItem(
 
 /** The watched values a delivery compares with; a test event reads those stored, keeps nothing. */
 function watchedLeadsFor(context: IWebhookFunctions, claimed: ClaimedEvent): WatchedLeads {
-	const scope = claimed.isTest ? undefined : productionScope(context);
+	const scope = claimed.isTest ? undefined : nodeScope(context);
 	return new WatchedLeads(context.getWorkflowStaticData('node'), scope, claimed.watch.fields);
 }
 

@@ -7,7 +7,7 @@ import { apiRequest } from '../shared/transport/request';
 import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from '../shared/topics';
 import { observedTopics, watchedFieldIds } from '../shared/changes/watchedFields';
-import { forgetTriggerNode } from './processMemory';
+import { forgetTriggerNode } from '../shared/state/processMemory';
 import { freshSecretBox } from './secretBox';
 import type { StoredSubscription, StoredSubscriptions } from './state';
 import {

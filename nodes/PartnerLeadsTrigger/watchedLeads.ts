@@ -1,4 +1,3 @@
-import { randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { KeptLead } from '../shared/changes/watchVerdict';
@@ -8,46 +7,39 @@ import { leadKey } from '../shared/changes/versions';
 import type { WatchedState } from '../shared/changes/watchedValues';
 import {
 	MAX_KEPT_VALUE_CHARS,
-	mergeWatchedValues,
-	storedWatchedWriter,
+	storedWatchedValues,
+	takeInWatchedValues,
+	WATCHED_KEY,
 	WatchedValues,
 	writeWatchedValues,
 } from '../shared/changes/watchedValues';
 import { watchedFieldIds } from '../shared/changes/watchedFields';
 import type { PartnerLeadsFunctions } from '../shared/transport/request';
-import { ProductionNodeMemories } from './processMemory';
-import { productionScope } from './scope';
+import type { NodeStore } from '../shared/state/nodeStore';
+import { StoreKind } from '../shared/state/nodeStore';
+import { nodeScope } from '../shared/state/scope';
 
 /**
  * The watched fields' values per lead of one trigger node (Fields to Watch), in process memory
- * and in static data (the stored form: nodes/shared/changes/watchedValues.ts). Like the ledger,
- * every writer (a delivery's save, the emit of `trigger()`) first takes in the stored copies of
- * other writers (per lead the newer version) and writes the union back.
+ * and in static data (the stored form: nodes/shared/changes/watchedValues.ts), kept by the state
+ * layer (nodes/shared/state/nodeStore.ts): another writer's copy merges per lead the newer version.
  *
  * A run's values are kept when it starts, before the emit that saves them; the values they
  * replaced go with the run in flight (`watchedBefore`), so that its re-run after a hard kill
  * shows the same `from`, and they are put back if n8n does not start the run.
  */
 
-/** Stored copies of other writers remembered as taken in (queue mode has several writers). */
-const MERGED_COPIES_KEPT = 100;
+const WATCHED_LEADS = new StoreKind<WatchedState>({
+	key: WATCHED_KEY,
+	name: 'watchedLeads',
+	create: () => stateFor([]),
+	takeIn: takeInWatchedValues,
+	stored: storedWatchedValues,
+});
 
-class Memory {
-	readonly id = randomUUID();
-
-	saves = 0;
-
-	/** copies taken in once: a lead dropped since must not come back from them */
-	readonly merged = new Set<string>();
-
-	readonly state: WatchedState;
-
-	constructor(fields: readonly string[]) {
-		this.state = { values: new WatchedValues(fields), complete: false };
-	}
+function stateFor(fields: readonly string[]): WatchedState {
+	return { values: new WatchedValues(fields), complete: false };
 }
-
-const memories = new ProductionNodeMemories<Memory>('watchedLeads');
 
 /** The values a run keeps when it starts, and those they replace (for its re-run and a rollback). */
 export interface WatchedRecord {
@@ -61,7 +53,9 @@ function sameFields(a: readonly string[], b: readonly string[]): boolean {
 }
 
 export class WatchedLeads {
-	private readonly memory: Memory | undefined;
+	private readonly store: NodeStore<WatchedState> | undefined;
+
+	private readonly state: WatchedState | undefined;
 
 	/**
 	 * `fields`: the watched field ids (a new choice starts anew); omitted: those in memory.
@@ -73,79 +67,66 @@ export class WatchedLeads {
 		scope: string | undefined,
 		private readonly fields?: readonly string[],
 	) {
-		let memory = scope === undefined ? undefined : memories.get(scope);
-		if (fields && (!memory || !sameFields(memory.state.values.fields, fields))) {
-			memory = fields.length > 0 ? new Memory(fields) : undefined;
-			if (scope !== undefined && memory) memories.set(scope, memory);
-			else if (scope !== undefined) memories.delete(scope);
+		const shape = fields && {
+			create: () => stateFor(fields),
+			fits: (state: WatchedState) => sameFields(state.values.fields, fields),
+		};
+		if (fields?.length === 0) {
+			if (scope !== undefined) WATCHED_LEADS.forget(scope);
+		} else if (scope === undefined) {
+			this.state = shape && WATCHED_LEADS.read(nodeData, shape);
+		} else if (shape || WATCHED_LEADS.holds(scope)) {
+			this.store = WATCHED_LEADS.open(nodeData, scope, shape);
+			this.state = this.store.memory;
 		}
-		this.memory = memory;
-		this.sync();
-	}
-
-	private sync(): void {
-		const memory = this.memory;
-		const writer = storedWatchedWriter(this.nodeData) ?? '';
-		if (!memory || writer.startsWith(`${memory.id}:`) || memory.merged.has(writer)) return;
-		memory.merged.add(writer);
-		if (memory.merged.size > MERGED_COPIES_KEPT)
-			memory.merged.delete(memory.merged.values().next().value as string);
-		mergeWatchedValues(this.nodeData, memory.state);
 	}
 
 	get watching(): boolean {
-		return this.memory !== undefined;
+		return this.state !== undefined;
 	}
 
 	/** Whether the portal's leads are still to be listed for these fields' values. */
 	get baselineDue(): boolean {
-		return this.memory !== undefined && !this.memory.state.complete;
+		return this.state !== undefined && !this.state.complete;
 	}
 
 	kept(leadId: string): KeptLead | undefined {
-		return this.memory?.state.values.get(leadKey(leadId));
+		return this.state?.values.get(leadKey(leadId));
 	}
 
 	record(leadId: string, kept: KeptLead): void {
-		this.memory?.state.values.record(leadKey(leadId), kept);
+		this.state?.values.record(leadKey(leadId), kept);
 		this.save();
 	}
 
 	/** A run that did not start: its values are replaced by those before, unless newer came. */
 	restore(record: WatchedRecord): void {
-		this.memory?.state.values.restore(leadKey(record.leadId), record.kept, record.before);
+		this.state?.values.restore(leadKey(record.leadId), record.kept, record.before);
 		this.save();
 	}
 
 	drop(leadId: string): void {
-		this.memory?.state.values.drop(leadKey(leadId));
+		this.state?.values.drop(leadKey(leadId));
 		this.save();
 	}
 
 	/** The values of the leads the portal holds now (a new activation, or new fields). */
 	takeBaseline(leads: ListedLead[]): void {
-		const memory = this.memory;
-		if (!memory) return;
-		const { values } = memory.state;
+		const state = this.state;
+		if (!state) return;
 		for (const { id, version, lead } of leads)
-			values.record(leadKey(id), {
+			state.values.record(leadKey(id), {
 				ms: version ?? 0,
-				row: keptRowOf(lead, values.fields, MAX_KEPT_VALUE_CHARS),
+				row: keptRowOf(lead, state.values.fields, MAX_KEPT_VALUE_CHARS),
 			});
-		memory.state.complete = true;
+		state.complete = true;
 		this.save();
 	}
 
 	/** Writes the process memory into static data; with no field watched, removes what was kept. */
 	save(): void {
-		const memory = this.memory;
-		if (!memory) {
-			if (this.fields?.length === 0)
-				writeWatchedValues(this.nodeData, { values: new WatchedValues([]), complete: false });
-			return;
-		}
-		memory.saves++;
-		writeWatchedValues(this.nodeData, memory.state, { writer: `${memory.id}:${memory.saves}` });
+		if (this.store) this.store.save();
+		else if (this.fields?.length === 0) writeWatchedValues(this.nodeData, stateFor([]));
 	}
 }
 
@@ -153,7 +134,7 @@ export class WatchedLeads {
 export function watchedLeadsOf(context: PartnerLeadsFunctions): WatchedLeads {
 	return new WatchedLeads(
 		context.getWorkflowStaticData('node'),
-		productionScope(context),
+		nodeScope(context),
 		watchedFieldIds(context),
 	);
 }

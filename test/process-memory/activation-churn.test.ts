@@ -1,4 +1,4 @@
-import { processMemorySizes } from '../../nodes/PartnerLeadsTrigger/processMemory';
+import { processMemorySizes } from '../../nodes/shared/state/processMemory';
 import { N8nHarness } from '../harness/harness';
 import { TriggerHost } from '../harness/webhooks';
 import { post, signed, storedSecret } from '../nodes/partner-leads-trigger/helpers';

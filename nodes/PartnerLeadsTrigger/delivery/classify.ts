@@ -16,7 +16,7 @@ import type { RunExecutor } from '../runs/executor';
 import { runExecutorFor } from '../runs/executor';
 import { RunsInFlight } from '../runs/inFlight';
 import { RunRecords } from '../runs/records';
-import { productionScope } from '../scope';
+import { nodeScope } from '../../shared/state/scope';
 import type { Rejection } from './answers';
 import { ignoredAsReplay, rejected, reply } from './answers';
 import type { DeliveryOptions } from './verify';
@@ -27,9 +27,8 @@ import type { DeliveryOptions } from './verify';
  */
 
 /** Whose events a memory holds: one trigger node of one workflow, its test URL apart. */
-export function eventScope(context: IWebhookFunctions): string {
-	const mode = context.getMode() === 'manual' ? 'test' : 'production';
-	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}:${mode}`;
+function eventScope(context: IWebhookFunctions): string {
+	return nodeScope(context, context.getMode() === 'manual' ? 'test' : 'production');
 }
 
 const INTERRUPTED: Rejection = {
@@ -77,13 +76,9 @@ function ranByRecovery(
 	options: { isTest: boolean; maxAgeSeconds: number; fetchFullLead: boolean },
 ): { ledger?: RecoveryLedger; mayBeRecovered: boolean; ran: boolean } {
 	if (options.isTest) return { mayBeRecovered: false, ran: false };
-	const ledger = new RecoveryLedger(
-		context.getWorkflowStaticData('node'),
-		productionScope(context),
-		{
-			maxAgeSeconds: options.maxAgeSeconds,
-		},
-	);
+	const ledger = new RecoveryLedger(context.getWorkflowStaticData('node'), nodeScope(context), {
+		maxAgeSeconds: options.maxAgeSeconds,
+	});
 	if (event.topic === 'lead/delete')
 		return { ledger, mayBeRecovered: false, ran: ledger.hasDeleted(event.id) };
 	const mayBeRecovered = ledger.mayBeRecovered(event.id, eventMs);

@@ -1,10 +1,10 @@
-import { randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { storedNumber } from '../../shared/changes/storedNumber';
 import type { LeadVersion } from '../../shared/changes/versions';
 import { LeadVersions, leadKey } from '../../shared/changes/versions';
-import { ProductionNodeMemories } from '../processMemory';
+import type { NodeStore } from '../../shared/state/nodeStore';
+import { StoreKind } from '../../shared/state/nodeStore';
 import { ListedIds } from './listedIds';
 
 /**
@@ -28,10 +28,9 @@ import { ListedIds } from './listedIds';
  * A lead forgotten early raises that list's `forgottenUpTo`: recovery then starts no earlier
  * than it, so a forgotten lead may be missed but never runs twice.
  *
- * Static data is saved whole, last writer wins, by webhook processes (deliveries) and by the
- * process running the trigger (recoveries). Every writer first merges what the stored copy
- * holds into its process memory (per lead the newest version, `since` the latest) and writes
- * the union back, so a copy saved by one writer does not erase what another already wrote.
+ * Kept by the state layer (nodes/shared/state/nodeStore.ts): a stored copy of another writer
+ * merges per lead the newest version, `since` the latest, the newer listing and the union of the
+ * leads run since it.
  */
 
 /** Leads remembered per list ('delivered', 'recovered'); like the event memory, 10,000. */
@@ -44,8 +43,6 @@ export const LEDGER_CAPACITY = 10_000;
  */
 export const VERSION_TOLERANCE_MS = 5_000;
 
-const STORE_KEY = 'recovery';
-
 /** Whether a change at this time (the lead's updatedAt) is covered by a version that ran. */
 function covers(version: LeadVersion | undefined, updatedMs: number): boolean {
 	if (!version) return false;
@@ -54,10 +51,6 @@ function covers(version: LeadVersion | undefined, updatedMs: number): boolean {
 
 /** One trigger node's ledger in process memory. */
 class Memory {
-	readonly id = randomUUID();
-
-	saves = 0;
-
 	since = 0;
 
 	activatedAt = 0;
@@ -74,7 +67,36 @@ class Memory {
 	readonly listed = new ListedIds();
 }
 
-const memories = new ProductionNodeMemories<Memory>('recoveryLedgers');
+const LEDGERS = new StoreKind<Memory>({
+	key: 'recovery',
+	name: 'recoveryLedgers',
+	create: () => new Memory(),
+	takeIn(memory, stored) {
+		memory.activatedAt = Math.max(memory.activatedAt, storedNumber(stored.activatedAt));
+		memory.baselineOf = Math.max(memory.baselineOf, storedNumber(stored.baselineOf));
+		// The earlier form kept n8n's clock in `since`: not comparable with lead times, so
+		// it is dropped and a baseline taken anew.
+		if (stored.activatedAt === undefined && typeof stored.since === 'number')
+			memory.activatedAt = Math.max(memory.activatedAt, memory.baselineOf + 1);
+		else memory.since = Math.max(memory.since, storedNumber(stored.since));
+		memory.delivered.merge(stored.delivered, stored.deliveredForgottenUpTo);
+		memory.recovered.merge(stored.recovered, stored.recoveredForgottenUpTo);
+		memory.deleted.merge(stored.deleted, stored.deletedForgottenUpTo);
+		memory.listed.merge(stored);
+	},
+	stored: (memory) => ({
+		since: memory.since,
+		activatedAt: memory.activatedAt,
+		baselineOf: memory.baselineOf,
+		delivered: memory.delivered.pack(),
+		deliveredForgottenUpTo: memory.delivered.forgottenUpTo,
+		recovered: memory.recovered.pack(),
+		recoveredForgottenUpTo: memory.recovered.forgottenUpTo,
+		deleted: memory.deleted.pack(),
+		deletedForgottenUpTo: memory.deleted.forgottenUpTo,
+		...memory.listed.stored(),
+	}),
+});
 
 export interface LedgerOptions {
 	maxAgeSeconds: number;
@@ -84,36 +106,20 @@ export interface LedgerOptions {
 
 /** The ledger of one trigger node (production deliveries only: test events are never recovered). */
 export class RecoveryLedger {
+	private readonly store: NodeStore<Memory>;
+
 	private readonly memory: Memory;
 
 	private readonly nowMs: () => number;
 
 	constructor(
-		private readonly nodeData: IDataObject,
+		nodeData: IDataObject,
 		scope: string,
 		private readonly options: LedgerOptions,
 	) {
 		this.nowMs = options.nowMs ?? Date.now;
-		this.memory = memories.of(scope, () => new Memory());
-		this.sync();
-	}
-
-	/** Takes in what static data holds beyond this process's memory. */
-	private sync(): void {
-		const stored = this.nodeData[STORE_KEY] as IDataObject | undefined;
-		if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return;
-		if (typeof stored.writer === 'string' && stored.writer.startsWith(`${this.memory.id}:`)) return;
-		this.memory.activatedAt = Math.max(this.memory.activatedAt, storedNumber(stored.activatedAt));
-		this.memory.baselineOf = Math.max(this.memory.baselineOf, storedNumber(stored.baselineOf));
-		// The earlier form kept n8n's clock in `since`: not comparable with lead times, so
-		// it is dropped and a baseline taken anew.
-		if (stored.activatedAt === undefined && typeof stored.since === 'number')
-			this.memory.activatedAt = Math.max(this.memory.activatedAt, this.memory.baselineOf + 1);
-		else this.memory.since = Math.max(this.memory.since, storedNumber(stored.since));
-		this.memory.delivered.merge(stored.delivered, stored.deliveredForgottenUpTo);
-		this.memory.recovered.merge(stored.recovered, stored.recoveredForgottenUpTo);
-		this.memory.deleted.merge(stored.deleted, stored.deletedForgottenUpTo);
-		this.memory.listed.merge(stored);
+		this.store = LEDGERS.open(nodeData, scope);
+		this.memory = this.store.memory;
 	}
 
 	/** Epoch ms from which the trigger has been listening; 0 when it never started. */
@@ -240,7 +246,7 @@ export class RecoveryLedger {
 		this.save();
 	}
 
-	/** Writes the process memory into static data (a fresh object: n8n saves only assignments). */
+	/** Writes the process memory into static data, versions beyond the bounds forgotten. */
 	save(): void {
 		const capacity = this.options.capacity ?? LEDGER_CAPACITY;
 		const now = this.nowMs();
@@ -248,25 +254,11 @@ export class RecoveryLedger {
 		this.memory.delivered.trim(cutoff, capacity, now);
 		this.memory.recovered.trim(cutoff, capacity, now);
 		this.memory.deleted.trim(cutoff, capacity, now);
-		this.memory.saves++;
-		this.nodeData[STORE_KEY] = {
-			since: this.memory.since,
-			activatedAt: this.memory.activatedAt,
-			baselineOf: this.memory.baselineOf,
-			delivered: this.memory.delivered.pack(),
-			deliveredForgottenUpTo: this.memory.delivered.forgottenUpTo,
-			recovered: this.memory.recovered.pack(),
-			recoveredForgottenUpTo: this.memory.recovered.forgottenUpTo,
-			deleted: this.memory.deleted.pack(),
-			deletedForgottenUpTo: this.memory.deleted.forgottenUpTo,
-			...this.memory.listed.stored(),
-			writer: `${this.memory.id}:${this.memory.saves}`,
-		};
+		this.store.save();
 	}
 }
 
 /** Forgets the process memory of a scope (deactivation, or a simulated restart in tests). */
 export function forgetLedgerMemory(scope?: string): void {
-	if (scope === undefined) memories.clear();
-	else memories.delete(scope);
+	LEDGERS.forget(scope);
 }

@@ -9,10 +9,10 @@ import { outputFor } from '../../shared/changes/output';
 import { observedTopics, watchSettingsOf } from '../../shared/changes/watchedFields';
 import { selectedTopics } from '../../shared/topics';
 import { maxEventAgeSeconds } from '../eventAge';
-import { ProductionNodeMemories } from '../processMemory';
+import { ProductionNodeMemories } from '../../shared/state/processMemory';
 import type { RunExecutor } from '../runs/executor';
 import { RunsInFlight } from '../runs/inFlight';
-import { productionScope } from '../scope';
+import { nodeScope } from '../../shared/state/scope';
 import { watchedLeadsOf } from '../watchedLeads';
 import { RecoveryLedger } from './ledger';
 import { keepListedIds, recoverDeletes } from './deletes';
@@ -39,7 +39,7 @@ export function openLedger(
 	nowMs: () => number = Date.now,
 ): RecoveryLedger {
 	const options = context.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
-	return new RecoveryLedger(context.getWorkflowStaticData('node'), productionScope(context), {
+	return new RecoveryLedger(context.getWorkflowStaticData('node'), nodeScope(context), {
 		maxAgeSeconds: maxEventAgeSeconds(options.maxEventAgeHours),
 		nowMs,
 	});
@@ -54,7 +54,7 @@ const firstListed = new ProductionNodeMemories<Map<string, number>>('recoveryFol
 
 /** Changes (`<id> <version>`) and gone leads (`gone <id>`) first listed, per trigger node. */
 function waitingOf(context: ITriggerFunctions): Map<string, number> {
-	return firstListed.of(productionScope(context), () => new Map());
+	return firstListed.of(nodeScope(context), () => new Map());
 }
 
 /**
@@ -155,10 +155,7 @@ async function recoverChanges(
 	outcome: RecoveryOutcome,
 	stopped: () => boolean,
 ): Promise<void> {
-	const inFlight = new RunsInFlight(
-		context.getWorkflowStaticData('node'),
-		productionScope(context),
-	);
+	const inFlight = new RunsInFlight(context.getWorkflowStaticData('node'), nodeScope(context));
 	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
 	const { changes, newestMs } = judgeListing(listed, knownTo(ledger, inFlight));
 	if (newestMs === undefined) return;

@@ -5,7 +5,7 @@ import { fetchesFullLead, watchSettingsOf, withChanges } from '../../shared/chan
 import { isRecord } from '../../shared/record';
 import { selectedTopics } from '../../shared/topics';
 import type { RunExecutor } from '../runs/executor';
-import { productionScope } from '../scope';
+import { nodeScope } from '../../shared/state/scope';
 import { packKeptLead, WatchedLeads } from '../watchedLeads';
 import { applyWatchedOutcome, watchedOutcome } from '../watchedOutcome';
 
@@ -20,7 +20,7 @@ export function recoveryRunsOf(context: ITriggerFunctions) {
 	const nodeData = context.getWorkflowStaticData('node');
 	return {
 		settings,
-		watched: new WatchedLeads(nodeData, productionScope(context), settings.fields),
+		watched: new WatchedLeads(nodeData, nodeScope(context), settings.fields),
 		topics: selectedTopics(context.getNodeParameter('events', [])),
 		fullLead: fetchesFullLead(context),
 	};

@@ -1,9 +1,9 @@
 import type { IDataObject, IRun, ITriggerFunctions } from 'n8n-workflow';
 
 import { maxEventAgeSeconds } from '../eventAge';
-import { registerNodeMemory } from '../processMemory';
+import { ProductionNodeMemories } from '../../shared/state/processMemory';
 import type { LeadVersion } from '../../shared/changes/versions';
-import { productionScope } from '../scope';
+import { nodeScope } from '../../shared/state/scope';
 import type { WatchedRecord } from '../watchedLeads';
 import type { InFlightRun } from './inFlight';
 import { RunRecords } from './records';
@@ -52,7 +52,7 @@ export class RunExecutor {
 	}
 
 	get scope(): string {
-		return productionScope(this.context);
+		return nodeScope(this.context);
 	}
 
 	/** The records, read through the static data of `trigger()`'s workflow (which emit saves). */
@@ -165,14 +165,7 @@ export class RunExecutor {
 	}
 }
 
-const executors = new Map<string, RunExecutor>();
-
-registerNodeMemory('runExecutors', {
-	get size() {
-		return executors.size;
-	},
-	forget: (workflowId, nodeId) => executors.delete(`${workflowId}:${nodeId}:production`),
-});
+const executors = new ProductionNodeMemories<RunExecutor>('runExecutors');
 
 /** Makes this `trigger()` the one that runs the node's events in this process. */
 export function registerRunExecutor(context: ITriggerFunctions): RunExecutor {

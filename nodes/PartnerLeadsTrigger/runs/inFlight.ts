@@ -1,9 +1,9 @@
-import { randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { LeadTopic } from '../../shared/topics';
 import { isLeadTopic } from '../../shared/topics';
-import { ProductionNodeMemories } from '../processMemory';
+import type { NodeStore } from '../../shared/state/nodeStore';
+import { StoreKind } from '../../shared/state/nodeStore';
 
 /**
  * The runs the trigger accepted or started that have not finished, in static data. A delivery's
@@ -35,11 +35,6 @@ export interface InFlightRun {
 	/** the watched fields' values before the run (watchedLeads.ts), so its re-run shows the same `from` */
 	watchedBefore?: string;
 }
-
-const STORE_KEY = 'inFlight';
-
-/** Stored copies of other writers remembered as taken in (queue mode has several writers). */
-const MERGED_COPIES_KEPT = 100;
 
 type StoredRun =
 	| [string, LeadTopic, string, string, number, 'd' | 'r']
@@ -76,98 +71,79 @@ function unpack(raw: unknown): InFlightRun | undefined {
 	};
 }
 
-/** One trigger node's runs in flight, in process memory. */
-class Memory {
-	readonly id = randomUUID();
+/** One trigger node's runs in flight, in process memory, by key. */
+type Memory = Map<string, InFlightRun>;
 
-	saves = 0;
-
-	readonly runs = new Map<string, InFlightRun>();
-
-	/** stored copies already taken in: taking one in again would bring back finished runs */
-	readonly merged = new Set<string>();
-}
-
-const memories = new ProductionNodeMemories<Memory>('runsInFlight');
-
-/** The production runs in flight of one trigger node. */
-export class RunsInFlight {
-	private readonly memory: Memory;
-
-	constructor(
-		private readonly nodeData: IDataObject,
-		scope: string,
-	) {
-		this.memory = memories.of(scope, () => new Memory());
-		this.sync();
-	}
-
-	/**
-	 * Takes in the runs a stored copy holds that this memory never saw: those of the process
-	 * that ran before a restart. A copy this memory wrote, or took in once, adds nothing.
-	 */
-	private sync(): void {
-		const stored = this.nodeData[STORE_KEY] as IDataObject | undefined;
-		if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return;
-		const writer = typeof stored.writer === 'string' ? stored.writer : '';
-		if (writer.startsWith(`${this.memory.id}:`) || this.memory.merged.has(writer)) return;
-		this.memory.merged.add(writer);
-		if (this.memory.merged.size > MERGED_COPIES_KEPT)
-			this.memory.merged.delete(this.memory.merged.values().next().value as string);
+const RUNS_IN_FLIGHT = new StoreKind<Memory>({
+	key: 'inFlight',
+	name: 'runsInFlight',
+	create: () => new Map(),
+	// The runs a copy holds that this memory never saw: those of the process that ran before
+	// a restart, or of another writer.
+	takeIn(runs, stored) {
 		for (const raw of Array.isArray(stored.runs) ? stored.runs : []) {
 			const run = unpack(raw);
 			if (!run) continue;
-			const known = this.memory.runs.get(run.key);
-			if (!known || known.attempts < run.attempts) this.memory.runs.set(run.key, run);
+			const known = runs.get(run.key);
+			if (!known || known.attempts < run.attempts) runs.set(run.key, run);
 		}
+	},
+	stored: (runs) => ({ runs: [...runs.values()].map(pack) }),
+});
+
+/** The production runs in flight of one trigger node. */
+export class RunsInFlight {
+	private readonly store: NodeStore<Memory>;
+
+	constructor(nodeData: IDataObject, scope: string) {
+		this.store = RUNS_IN_FLIGHT.open(nodeData, scope);
+	}
+
+	private get runs(): Memory {
+		return this.store.memory;
 	}
 
 	/** Whether the stored copy is older than what this process knows (a run finished since). */
 	get storedIsStale(): boolean {
-		const stored = this.nodeData[STORE_KEY] as IDataObject | undefined;
-		return stored?.writer !== `${this.memory.id}:${this.memory.saves}`;
+		return !this.store.storedIsCurrent;
 	}
 
 	get(key: string): InFlightRun | undefined {
-		return this.memory.runs.get(key);
+		return this.runs.get(key);
 	}
 
 	get size(): number {
-		return this.memory.runs.size;
+		return this.runs.size;
 	}
 
 	all(): InFlightRun[] {
-		return [...this.memory.runs.values()];
+		return [...this.runs.values()];
 	}
 
 	/** Whether some run of this lead is in flight (recovery leaves such a lead to it). */
 	hasLead(leadId: string): boolean {
-		for (const run of this.memory.runs.values()) if (run.leadId === leadId) return true;
+		for (const run of this.runs.values()) if (run.leadId === leadId) return true;
 		return false;
 	}
 
 	start(run: InFlightRun): void {
-		this.memory.runs.set(run.key, run);
+		this.runs.set(run.key, run);
 		this.save();
 	}
 
 	finish(key: string): void {
-		this.memory.runs.delete(key);
+		this.runs.delete(key);
 		this.save();
 	}
 
 	/** Drops every run (a new activation: nothing from before it runs). */
 	clear(): void {
-		this.memory.runs.clear();
+		this.runs.clear();
 		this.save();
 	}
 
-	/** Writes the process memory into static data (a fresh object: n8n saves only assignments). */
+	/** Writes the process memory into static data, to be saved whole by n8n. */
 	save(): void {
-		this.memory.saves++;
-		this.nodeData[STORE_KEY] = {
-			runs: [...this.memory.runs.values()].map(pack),
-			writer: `${this.memory.id}:${this.memory.saves}`,
-		};
+		this.store.save();
 	}
 }

@@ -18,7 +18,7 @@ import type { KeptLead } from './watchVerdict';
  * next change runs without `from` (docs/watched-fields.md has the figures).
  */
 
-export const STORE_KEY = 'watched';
+export const WATCHED_KEY = 'watched';
 
 /** Longer values (as JSON) are kept as their fingerprint. */
 export const MAX_KEPT_VALUE_CHARS = 64;
@@ -162,9 +162,13 @@ function sameFields(a: unknown, b: readonly string[]): boolean {
  * other fields do not count: a new choice starts anew): per lead the newer version.
  */
 export function mergeWatchedValues(nodeData: IDataObject, state: WatchedState): void {
-	const stored = nodeData[STORE_KEY] as IDataObject | undefined;
-	if (!stored || typeof stored !== 'object' || !sameFields(stored.fields, state.values.fields))
-		return;
+	const stored = nodeData[WATCHED_KEY] as IDataObject | undefined;
+	if (stored && typeof stored === 'object') takeInWatchedValues(state, stored);
+}
+
+/** Takes in one stored copy (of the same fields: values kept for others do not count). */
+export function takeInWatchedValues(state: WatchedState, stored: IDataObject): void {
+	if (!sameFields(stored.fields, state.values.fields)) return;
 	state.values.merge(stored.leads);
 	if (stored.complete === true) state.complete = true;
 }
@@ -176,30 +180,24 @@ export function readWatchedValues(nodeData: IDataObject, fields: readonly string
 	return state;
 }
 
-/** The writer mark of the stored values, if any (a writer that merges copies tells them apart). */
-export function storedWatchedWriter(nodeData: IDataObject): string | undefined {
-	const stored = nodeData[STORE_KEY] as IDataObject | undefined;
-	return typeof stored?.writer === 'string' ? stored.writer : undefined;
-}
-
-/**
- * Writes the values (a fresh object: n8n saves only assignments), after forgetting the oldest
- * beyond the bound; `extra` carries a writer's own marks. With no field watched, nothing is kept.
- */
-export function writeWatchedValues(
-	nodeData: IDataObject,
-	state: WatchedState,
-	extra: IDataObject = {},
-): void {
-	if (state.values.fields.length === 0) {
-		if (nodeData[STORE_KEY] !== undefined) delete nodeData[STORE_KEY];
-		return;
-	}
+/** The stored form of the values, after forgetting the oldest beyond the bound. */
+export function storedWatchedValues(state: WatchedState): IDataObject {
 	state.values.forgetBeyond(MAX_WATCHED_BYTES);
-	nodeData[STORE_KEY] = {
+	return {
 		fields: [...state.values.fields],
 		complete: state.complete,
 		leads: state.values.pack(),
-		...extra,
 	};
+}
+
+/**
+ * Writes the values (a fresh object: n8n saves only assignments). With no field watched,
+ * nothing is kept.
+ */
+export function writeWatchedValues(nodeData: IDataObject, state: WatchedState): void {
+	if (state.values.fields.length === 0) {
+		if (nodeData[WATCHED_KEY] !== undefined) delete nodeData[WATCHED_KEY];
+		return;
+	}
+	nodeData[WATCHED_KEY] = storedWatchedValues(state);
 }

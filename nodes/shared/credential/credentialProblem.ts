@@ -1,9 +1,16 @@
+import { registerProcessCache } from '../state/processMemory';
+
 /**
  * Messages of recent credential problems, with their fixes. n8n 1.x drops the `cause` of an error it wraps
  * (ours, thrown in preAuthentication, comes back as a plain NodeApiError), so its message is
  * all that survives; this lets the transport still recognise it. Bounded: the oldest go first.
  */
 const recentProblems = new Map<string, { temporary: boolean; fix: string }>();
+registerProcessCache('credentialProblems', {
+	get size() {
+		return recentProblems.size;
+	},
+});
 const RECENT_PROBLEMS_LIMIT = 200;
 
 /**

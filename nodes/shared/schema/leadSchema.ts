@@ -8,6 +8,7 @@ import type { ItemRequestOptions, PartnerLeadsFunctions } from '../transport/req
 import { apiRequestRaw, connectionFor } from '../transport/request';
 import { fieldTypeOf } from './fieldTypeNames';
 import type { LeadField, PicklistOption } from './leadField';
+import { registerProcessCache } from '../state/processMemory';
 
 /**
  * The portal's lead schema: read tolerantly from whatever the schema endpoint sends (the
@@ -131,6 +132,11 @@ const EDITOR_CACHE_TTL_MS = 60_000;
 const EDITOR_CACHE_MAX_ENTRIES = 50;
 
 const editorCache = new Map<string, { fields: LeadField[]; fetchedAt: number }>();
+registerProcessCache('editorSchemaCopies', {
+	get size() {
+		return editorCache.size;
+	},
+});
 
 export interface LeadSchemaResponse {
 	/** the payload as the service sent it, without its envelope */

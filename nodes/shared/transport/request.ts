@@ -21,6 +21,7 @@ import { serviceError, readHttpFailure } from './errors';
 import type { HttpFailure } from './errors';
 import { decideRetry, isServerError, NO_RETRIES_YET, RETRY_POLICY } from './retry-policy';
 import { accessTokenRefused } from './token';
+import { registerProcessCache } from '../state/processMemory';
 
 export type PartnerLeadsFunctions =
 	| IExecuteFunctions
@@ -66,6 +67,11 @@ export type ItemRequestOptions = Pick<
  * of the run use it. A copy: the caller's data is not changed.
  */
 const credentialData = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
+registerProcessCache('decryptedCredentials', {
+	get size() {
+		return undefined;
+	},
+});
 
 function credentialDataFor(
 	context: PartnerLeadsFunctions,

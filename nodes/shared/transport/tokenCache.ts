@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 
 import type { ServiceConnection } from './connection';
+import { registerProcessCache } from '../state/processMemory';
 
 export interface IssuedToken {
 	accessToken: string;
@@ -27,6 +28,11 @@ interface CredentialTokens {
  * refused tokens each.
  */
 const tokensByCredential = new Map<string, CredentialTokens>();
+registerProcessCache('accessTokens', {
+	get size() {
+		return tokensByCredential.size;
+	},
+});
 
 export const TOKEN_CACHE_BOUNDS = { credentials: 100, refusedPerCredential: 8 } as const;
 

@@ -52,8 +52,8 @@ describe('PartnerLeadsTrigger under a burst of deliveries', () => {
 			{ delivery: { concurrency: 20, retryDelaysMs: [50, 100, 200, 400, 800] } },
 		);
 		await setup.host.activate();
-		// each run reads its lead for 100 ms: the deliveries are answered faster than they run
-		setup.sim.control.setFaults('GET /leads/:id', { latencyMs: 100 });
+		// each run reads its lead for 250 ms: the deliveries are answered faster than they run
+		setup.sim.control.setFaults('GET /leads/:id', { latencyMs: 250 });
 		setup.host.dieAfterEmits = 25;
 		for (let index = 0; index < 120; index++) created(setup, `killed${index}`);
 		await eventually(() => setup.host.dead, 'the kill');

@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import { TriggerHost } from '../../harness/webhooks';
 import { LogCapture } from '../../security/capture';
-import { forgetTriggerNode } from '../../../nodes/PartnerLeadsTrigger/processMemory';
+import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import { MAX_RUN_ATTEMPTS } from '../../../nodes/PartnerLeadsTrigger/runs/queue';
 import type { Setup } from './helpers';
 import { post, setUp, signed, storedSecret } from './helpers';

@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
-import { forgetTriggerNode } from '../../../nodes/PartnerLeadsTrigger/processMemory';
+import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
 import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import { PREPARE_RETRY } from '../../../nodes/PartnerLeadsTrigger/runs/queue';

@@ -4,7 +4,7 @@ import { sleep } from 'n8n-workflow';
 import { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
 import { leadKey } from '../../../nodes/shared/changes/versions';
-import { forgetTriggerNode } from '../../../nodes/PartnerLeadsTrigger/processMemory';
+import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp, subscriptionsAt } from './helpers';
 import { quickTimings } from './recovery-helpers';

@@ -7,7 +7,7 @@ import {
 	MAX_KEPT_VALUE_CHARS,
 	MAX_WATCHED_BYTES,
 	readWatchedValues,
-	STORE_KEY,
+	WATCHED_KEY,
 	WatchedValues,
 	writeWatchedValues,
 } from '../../../nodes/shared/changes/watchedValues';
@@ -52,7 +52,7 @@ function filled(fields: string[], leads: number): WatchedValues {
 /** The bytes of the state as n8n stores it (the node's static data as JSON), bound off. */
 function storedBytes(fields: string[], leads: number): number {
 	const values = filled(fields, leads);
-	return JSON.stringify({ [STORE_KEY]: { fields, complete: true, leads: values.pack() } }).length;
+	return JSON.stringify({ [WATCHED_KEY]: { fields, complete: true, leads: values.pack() } }).length;
 }
 
 describe('WatchedValues: what the state costs', () => {
@@ -153,7 +153,7 @@ describe('WatchedValues: versions and copies', () => {
 		const nodeData: IDataObject = {};
 		writeWatchedValues(nodeData, { values: filled(ONE_FIELD, 3), complete: true });
 		writeWatchedValues(nodeData, { values: new WatchedValues([]), complete: false });
-		expect(nodeData[STORE_KEY]).toBeUndefined();
+		expect(nodeData[WATCHED_KEY]).toBeUndefined();
 	});
 
 	it('values of any text survive the stored form', () => {

@@ -1,11 +1,17 @@
+import { scopeOf } from './scope';
+
 /**
- * Everything the trigger keeps in process memory beyond static data, listed in one place,
- * so that a deactivated trigger node leaves nothing behind in a long-running n8n that
- * activates and deactivates many workflows, and so the sizes can be reported.
+ * Everything the package keeps in process memory beyond static data, listed in one place, so
+ * that a deactivated trigger node leaves nothing behind in a long-running n8n that activates
+ * and deactivates many workflows, and so the sizes can be reported. Each module registers what
+ * it keeps when it is loaded; a source test (test/process-memory/registry.test.ts) finds every
+ * module-level map in nodes/ and checks that it is registered here.
+ *
+ * Per trigger node (forgotten at its deactivation):
  *
  * | What (module) | Per | Until |
  * |---|---|---|
- * | recent events (deduplication.ts) | trigger node and mode | deactivation |
+ * | events seen (deduplication.ts) | trigger node and mode | deactivation |
  * | deliveries in progress (deduplication.ts) | trigger node and mode | the delivery ends |
  * | recovery ledger (recovery/ledger.ts) | trigger node | deactivation |
  * | changes left to a follow-up check (recovery/recover.ts) | trigger node | deactivation |
@@ -14,6 +20,15 @@
  * | the executor of the node's trigger() (runs/executor.ts) | trigger node | its trigger() closes |
  * | secret boxes (secretBox.ts) | trigger node and credential | deactivation |
  * | test-event handovers (testEvent.ts) | trigger node | taken, or 5 minutes |
+ *
+ * Per process, bounded (shared by every node of the package):
+ *
+ * | What (module) | Bound |
+ * |---|---|
+ * | access tokens (transport/tokenCache.ts) | 100 credentials |
+ * | the editor's schema copies (schema/leadSchema.ts) | 50 credentials, 1 minute |
+ * | credential problems (credential/credentialProblem.ts) | 200 messages |
+ * | decrypted credential per execution (transport/request.ts) | goes with the execution (WeakMap) |
  */
 export interface NodeMemory {
 	/** entries held now */
@@ -50,7 +65,7 @@ export class ProductionNodeMemories<T> extends Map<string, T> implements NodeMem
 	}
 
 	forget(workflowId: string, nodeId: string): void {
-		this.delete(`${workflowId}:${nodeId}:production`);
+		this.delete(scopeOf(workflowId, nodeId, 'production'));
 	}
 
 	/** The memory of this scope, made by `create` the first time it is asked for. */
@@ -62,4 +77,22 @@ export class ProductionNodeMemories<T> extends Map<string, T> implements NodeMem
 		}
 		return memory;
 	}
+}
+
+/** A cache the whole process shares (not per trigger node): bounded by its own rules. */
+export interface ProcessCache {
+	/** entries held now (undefined: a WeakMap, which cannot tell) */
+	readonly size: number | undefined;
+}
+
+const caches = new Map<string, ProcessCache>();
+
+/** Called once by each module that keeps a process-wide cache, when it is loaded. */
+export function registerProcessCache(name: string, cache: ProcessCache): void {
+	caches.set(name, cache);
+}
+
+/** The process-wide caches and their sizes (for diagnostics and tests). */
+export function processCacheSizes(): Record<string, number | undefined> {
+	return Object.fromEntries([...caches].map(([name, cache]) => [name, cache.size]));
 }

@@ -1,0 +1,159 @@
+import { randomUUID } from 'crypto';
+import type { IDataObject } from 'n8n-workflow';
+
+import { registerNodeMemory } from './processMemory';
+import type { ScopeMode } from './scope';
+import { scopeOf } from './scope';
+
+/**
+ * The one way the triggers keep something across executions, processes and restarts, so that
+ * each store (events seen, versions run, lead ids known, runs in flight, watched values) is a
+ * thin typed use of these rules, written once:
+ *
+ * - **Where**: in the node's static data under the store's key, and in process memory per
+ *   node scope (scope.ts). n8n saves static data whole, last writer wins, from several writers
+ *   (deliveries in webhook processes, `trigger()`'s emits, a restart). Process memory closes
+ *   the gap: what this process wrote is never lost to another writer's older copy.
+ * - **Merging**: opening a store takes in the stored copy, unless this process wrote it or took
+ *   it in before (a copy taken in twice would bring back what was removed since); each store
+ *   says how a copy merges (per lead the newer version, a union, ...). Every save writes the
+ *   whole memory back with a writer stamp `<process id>:<save count>`.
+ * - **Saving**: `save()` assigns a fresh object (n8n saves only what was assigned); n8n writes
+ *   it with the execution, the webhook's answer or the poll that follows.
+ * - **Bounds**: each store trims before it writes (`stored`), oldest first, and says what it
+ *   forgot so that nothing forgotten can run twice.
+ * - **Forgetting**: a deactivated node's memory goes (processMemory.ts), as after a restart.
+ */
+
+/** Stored copies of other writers remembered as taken in (queue mode has several writers). */
+const MERGED_COPIES_KEPT = 100;
+
+export interface StoreRules<M> {
+	/** the static data key */
+	key: string;
+	/** its name in the list of process memory (processMemory.ts) */
+	name: string;
+	/** the modes kept apart; production alone unless said */
+	modes?: ScopeMode[];
+	/** a new, empty memory */
+	create(): M;
+	/** takes in a stored copy another writer saved */
+	takeIn(memory: M, stored: IDataObject): void;
+	/** the stored form of the memory, bounds applied */
+	stored(memory: M): IDataObject;
+}
+
+class Held<M> {
+	readonly id = randomUUID();
+
+	saves = 0;
+
+	readonly merged = new Set<string>();
+
+	constructor(readonly memory: M) {}
+
+	nextWriter(): string {
+		this.saves++;
+		return `${this.id}:${this.saves}`;
+	}
+
+	/** Whether a copy is new to this memory (and remembers it as taken in). */
+	takesIn(writer: string): boolean {
+		if (writer.startsWith(`${this.id}:`) || this.merged.has(writer)) return false;
+		this.merged.add(writer);
+		if (this.merged.size > MERGED_COPIES_KEPT)
+			this.merged.delete(this.merged.values().next().value as string);
+		return true;
+	}
+}
+
+function storedObject(raw: unknown): IDataObject | undefined {
+	return raw !== null && typeof raw === 'object' && !Array.isArray(raw)
+		? (raw as IDataObject)
+		: undefined;
+}
+
+/** A memory made for a node's settings, and whether a memory held fits them still. */
+export interface MemoryShape<M> {
+	create(): M;
+	fits(memory: M): boolean;
+}
+
+/** One store of one node, opened on the static data of the execution or delivery at hand. */
+export class NodeStore<M> {
+	constructor(
+		private readonly rules: StoreRules<M>,
+		private readonly held: Held<M>,
+		private readonly nodeData: IDataObject,
+	) {
+		const stored = storedObject(nodeData[rules.key]);
+		const writer = typeof stored?.writer === 'string' ? stored.writer : '';
+		if (stored && held.takesIn(writer)) rules.takeIn(held.memory, stored);
+	}
+
+	get memory(): M {
+		return this.held.memory;
+	}
+
+	/** Writes the memory into static data, to be saved whole by n8n. */
+	save(): void {
+		this.nodeData[this.rules.key] = {
+			...this.rules.stored(this.held.memory),
+			writer: this.held.nextWriter(),
+		};
+	}
+
+	/** Whether the stored copy is this memory's last save (nothing changed since). */
+	get storedIsCurrent(): boolean {
+		const stored = storedObject(this.nodeData[this.rules.key]);
+		return stored?.writer === `${this.held.id}:${this.held.saves}`;
+	}
+}
+
+/** A kind of store: its rules, and the memories of every node scope that uses it. */
+export class StoreKind<M> {
+	private readonly memories = new Map<string, Held<M>>();
+
+	constructor(private readonly rules: StoreRules<M>) {
+		const modes = rules.modes ?? ['production'];
+		const memories = this.memories;
+		registerNodeMemory(rules.name, {
+			get size() {
+				return memories.size;
+			},
+			forget: (workflowId, nodeId) => {
+				for (const mode of modes) memories.delete(scopeOf(workflowId, nodeId, mode));
+			},
+		});
+	}
+
+	/**
+	 * The store of this scope on this static data. `shape`: a memory made for the node's
+	 * settings (the fields it watches); one that no longer `fits` them is started anew.
+	 */
+	open(nodeData: IDataObject, scope: string, shape?: MemoryShape<M>): NodeStore<M> {
+		let held = this.memories.get(scope);
+		if (!held || (shape && !shape.fits(held.memory))) {
+			held = new Held(shape ? shape.create() : this.rules.create());
+			this.memories.set(scope, held);
+		}
+		return new NodeStore(this.rules, held, nodeData);
+	}
+
+	/** A copy of what static data holds, apart from process memory (the editor's test event). */
+	read(nodeData: IDataObject, shape?: MemoryShape<M>): M {
+		const memory = shape ? shape.create() : this.rules.create();
+		return new NodeStore(this.rules, new Held(memory), nodeData).memory;
+	}
+
+	/** Forgets every scope's memory, or one scope's (a simulated restart in tests). */
+	forget(scope?: string): void {
+		if (scope === undefined) this.memories.clear();
+		else this.memories.delete(scope);
+	}
+
+	/** Whether a memory is held for the scope. */
+	holds(scope: string): boolean {
+		return this.memories.has(scope);
+	}
+}
