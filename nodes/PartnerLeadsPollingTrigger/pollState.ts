@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { PackedIds } from '../shared/changes/leadIds';
-import { packIds, packedBytes, unpackIds } from '../shared/changes/leadIds';
+import { MAX_LEAD_ID_BYTES, packIds, packedBytes, unpackIds } from '../shared/changes/leadIds';
 import { storedNumber } from '../shared/changes/storedNumber';
 import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
 
@@ -20,7 +20,7 @@ import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
  * - `ran`: per lead (hashed id), the version (updatedAt) that ran above the watermark, so a
  *   change is not run again while it stays above it. Bounded: at most POLL_LEDGER_CAPACITY
  *   leads (29 bytes each), and the versions at or below the watermark are forgotten.
- * - `ids`: the leads seen at the last poll, for creates and deletes (left out above MAX_ID_BYTES).
+ * - `ids`: the leads seen at the last poll, for creates and deletes (left out above MAX_LEAD_ID_BYTES).
  * - `readAtMs`, `readRequests`: when the list was last read (n8n's clock) and what it cost,
  *   so polls are spaced to the List Requests per Minute.
  *
@@ -28,9 +28,6 @@ import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
  * the watched values per lead (nodes/shared/changes/watchedValues.ts), 29 bytes a lead plus the
  * values, at most MAX_WATCHED_BYTES (2,000,000).
  */
-
-/** The ids are kept only while they take at most this much: static data is saved whole. */
-export const MAX_ID_BYTES = 1_000_000;
 
 /** Leads whose version above the watermark is remembered; beyond it the watermark rises. */
 export const POLL_LEDGER_CAPACITY = 5_000;
@@ -75,7 +72,7 @@ export function writePollState(
 ): { idBytes: number; idsTracked: boolean } {
 	const packed: PackedIds = packIds(state.ids);
 	const idBytes = packedBytes(packed);
-	const idsTracked = idBytes <= MAX_ID_BYTES;
+	const idsTracked = idBytes <= MAX_LEAD_ID_BYTES;
 	state.ran.forget(state.since, POLL_LEDGER_CAPACITY);
 	nodeData[STORE_KEY] = {
 		clock: 'service',

@@ -18,10 +18,10 @@ import {
 	fetchFullLeadProperty,
 	watchedFieldsProperty,
 } from '../shared/triggerProperties';
-import { handleDelivery } from './delivery';
-import { DEFAULT_MAX_EVENT_AGE_HOURS } from './eventAge';
+import { handleDelivery } from './webhook';
+import { DEFAULT_MAX_EVENT_AGE_HOURS } from './state/eventAge';
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
-import { DEFAULT_CHECK_INTERVAL_MINUTES, watchForMissedEvents } from './recovery/watch';
+import { DEFAULT_CHECK_INTERVAL_MINUTES, watchForMissedEvents } from './trigger';
 import { createSubscriptions, deleteSubscriptions, subscriptionsExist } from './subscriptions';
 
 export class PartnerLeadsTrigger implements INodeType {

@@ -8,15 +8,15 @@ import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from '../shared/topics';
 import { observedTopics, watchedFieldIds } from '../shared/changes/watchedFields';
 import { forgetTriggerNode } from '../shared/state/processMemory';
-import { freshSecretBox } from './secretBox';
-import type { StoredSubscription, StoredSubscriptions } from './state';
+import { freshSecretBox } from './state/secretBox';
+import type { StoredSubscription, StoredSubscriptions } from './state/subscriptions';
 import {
 	clearStoredSubscriptions,
 	readStoredSubscriptions,
 	storedEntries,
 	storeSubscriptions,
 	unreadableIds,
-} from './state';
+} from './state/subscriptions';
 
 /**
  * The subscription lifecycle n8n drives on activation (checkExists, then create if it

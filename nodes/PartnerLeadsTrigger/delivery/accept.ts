@@ -2,7 +2,7 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import type { RunExecutor, RunOutcome } from '../runs/executor';
-import { MAX_IN_FLIGHT } from '../runs/inFlight';
+import { MAX_IN_FLIGHT } from '../state/runsInFlight';
 import { RunRecords } from '../runs/records';
 import type { ClaimedEvent } from './classify';
 import { rejected, reply } from './answers';

@@ -8,13 +8,13 @@ import {
 } from '../../shared/changes/watchedFields';
 import { isoTimeMs } from '../../shared/isoTime';
 import { selectedTopics } from '../../shared/topics';
-import { eventMark, SeenEvents } from '../deduplication';
-import { judgeEventAge, maxEventAgeSeconds } from '../eventAge';
-import type { LeadEvent } from '../events';
-import { RecoveryLedger } from '../recovery/ledger';
+import { eventMark, SeenEvents } from '../state/seenEvents';
+import { judgeEventAge, maxEventAgeSeconds } from '../state/eventAge';
+import type { LeadEvent } from './events';
+import { RecoveryLedger } from '../state/recoveryLedger';
 import type { RunExecutor } from '../runs/executor';
 import { runExecutorFor } from '../runs/executor';
-import { RunsInFlight } from '../runs/inFlight';
+import { RunsInFlight } from '../state/runsInFlight';
 import { RunRecords } from '../runs/records';
 import { nodeScope } from '../../shared/state/scope';
 import type { Rejection } from './answers';

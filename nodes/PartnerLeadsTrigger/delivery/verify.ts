@@ -1,16 +1,16 @@
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { LeadEvent } from '../events';
-import { parseLeadEvent } from '../events';
-import { freshSecretBox, rememberedSecretBox } from '../secretBox';
+import type { LeadEvent } from './events';
+import { parseLeadEvent } from './events';
+import { freshSecretBox, rememberedSecretBox } from '../state/secretBox';
 import {
 	singleHeaderValue,
 	LEGACY_SIGNATURE_HEADER,
 	V2_SIGNATURE_HEADER,
 	verifyLegacySignature,
 	verifyV2Signature,
-} from '../signature';
-import { readStoredSubscriptions, storedEntries, unreadableIds } from '../state';
+} from './signature';
+import { readStoredSubscriptions, storedEntries, unreadableIds } from '../state/subscriptions';
 import type { Rejection } from './answers';
 import { rejected } from './answers';
 

@@ -5,7 +5,7 @@ import { goneIds } from '../../shared/changes/judge';
 import type { ListedLead } from '../../shared/changes/listedLead';
 import { deleteOutputFor } from '../../shared/changes/output';
 import type { RunExecutor } from '../runs/executor';
-import type { RecoveryLedger } from './ledger';
+import type { RecoveryLedger } from '../state/recoveryLedger';
 import { RECOVERY_TIMING } from './timing';
 
 /**

@@ -6,8 +6,8 @@ import { isRecord } from '../../shared/record';
 import { selectedTopics } from '../../shared/topics';
 import type { RunExecutor } from '../runs/executor';
 import { nodeScope } from '../../shared/state/scope';
-import { packKeptLead, WatchedLeads } from '../watchedLeads';
-import { applyWatchedOutcome, watchedOutcome } from '../watchedOutcome';
+import { packKeptLead, WatchedLeads } from '../state/watchedLeads';
+import { applyWatchedOutcome, watchedOutcome } from '../runs/watchedOutcome';
 
 /**
  * A missed change found by listing, started as a run of the trigger, or with watched fields

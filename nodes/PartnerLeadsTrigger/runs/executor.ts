@@ -1,11 +1,11 @@
 import type { IDataObject, IRun, ITriggerFunctions } from 'n8n-workflow';
 
-import { maxEventAgeSeconds } from '../eventAge';
+import { maxEventAgeSeconds } from '../state/eventAge';
 import { ProductionNodeMemories } from '../../shared/state/processMemory';
 import type { LeadVersion } from '../../shared/changes/versions';
 import { nodeScope } from '../../shared/state/scope';
-import type { WatchedRecord } from '../watchedLeads';
-import type { InFlightRun } from './inFlight';
+import type { WatchedRecord } from '../state/watchedLeads';
+import type { InFlightRun } from '../state/runsInFlight';
 import { RunRecords } from './records';
 import { RUN_CONCURRENCY, RunQueue } from './queue';
 

@@ -5,10 +5,10 @@ import { fetchesFullLead, watchSettingsOf, withChanges } from '../../shared/chan
 import { isoTimeMs } from '../../shared/isoTime';
 import { leadItem, readLeadFor } from '../../shared/leadItem';
 import { selectedTopics } from '../../shared/topics';
-import { unpackKeptLead, WatchedLeads } from '../watchedLeads';
-import type { WatchedOutcome } from '../watchedOutcome';
-import { watchedOutcome } from '../watchedOutcome';
-import type { InFlightRun } from './inFlight';
+import { unpackKeptLead, WatchedLeads } from '../state/watchedLeads';
+import type { WatchedOutcome } from './watchedOutcome';
+import { watchedOutcome } from './watchedOutcome';
+import type { InFlightRun } from '../state/runsInFlight';
 import type { RunRecords } from './records';
 
 /**

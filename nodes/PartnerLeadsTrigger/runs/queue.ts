@@ -2,9 +2,9 @@ import type { ITriggerFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import type { RunExecutor, RunOutcome } from './executor';
-import type { InFlightRun } from './inFlight';
+import type { InFlightRun } from '../state/runsInFlight';
 import { prepareRun } from './prepare';
-import { packKeptLead } from '../watchedLeads';
+import { packKeptLead } from '../state/watchedLeads';
 
 /**
  * The runs in flight that wait to be run in this process: deliveries accepted and not started,

@@ -1,15 +1,15 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { eventMark, SeenEvents } from '../deduplication';
-import { eventTimeSeconds } from '../eventAge';
+import { eventMark, SeenEvents } from '../state/seenEvents';
+import { eventTimeSeconds } from '../state/eventAge';
 import type { LeadVersion } from '../../shared/changes/versions';
-import { RecoveryLedger } from '../recovery/ledger';
-import type { WatchedRecord } from '../watchedLeads';
-import { WatchedLeads } from '../watchedLeads';
-import type { WatchedOutcome } from '../watchedOutcome';
-import { applyWatchedOutcome } from '../watchedOutcome';
-import type { InFlightRun } from './inFlight';
-import { RunsInFlight } from './inFlight';
+import { RecoveryLedger } from '../state/recoveryLedger';
+import type { WatchedRecord } from '../state/watchedLeads';
+import { WatchedLeads } from '../state/watchedLeads';
+import type { WatchedOutcome } from './watchedOutcome';
+import { applyWatchedOutcome } from './watchedOutcome';
+import type { InFlightRun } from '../state/runsInFlight';
+import { RunsInFlight } from '../state/runsInFlight';
 
 /**
  * What the trigger records about its production runs, in one node's static data: the runs in

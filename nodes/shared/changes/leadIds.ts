@@ -6,6 +6,12 @@
  * 24-hex ids cost 16 bytes each, UUIDs 21.3, 6-digit numbers 7 (bench/README.md).
  */
 
+/**
+ * Lead ids are kept (for deletes, by both triggers) while they take at most this much: static
+ * data is saved whole, so every save carries them.
+ */
+export const MAX_LEAD_ID_BYTES = 1_000_000;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX = /^(?:[0-9a-f]{2}){1,64}$/;
 const TEXT_SEPARATOR = '\n';

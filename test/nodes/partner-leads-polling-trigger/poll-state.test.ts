@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 
 import type { IDataObject } from 'n8n-workflow';
 
+import { MAX_LEAD_ID_BYTES } from '../../../nodes/shared/changes/leadIds';
 import { LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
 import {
-	MAX_ID_BYTES,
 	MAX_LEDGER_BYTES,
 	POLL_LEDGER_CAPACITY,
 	readPollState,
@@ -24,7 +24,7 @@ describe('the poll state', () => {
 			readAtMs: 1,
 			readRequests: 1,
 		});
-		expect(idBytes).toBeGreaterThan(MAX_ID_BYTES);
+		expect(idBytes).toBeGreaterThan(MAX_LEAD_ID_BYTES);
 		expect(idsTracked).toBe(false);
 		expect(JSON.stringify(nodeData).length).toBeLessThan(1_000);
 		expect(readPollState(nodeData)?.ids).toBeUndefined();

@@ -3,17 +3,17 @@ import { randomUUID } from 'node:crypto';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import type { EventMark } from '../../../nodes/PartnerLeadsTrigger/deduplication';
+import type { EventMark } from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
 import {
 	eventMark,
 	SEEN_EVENTS_CAPACITY,
 	SeenEvents,
-} from '../../../nodes/PartnerLeadsTrigger/deduplication';
+} from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
 import {
 	DEFAULT_MAX_EVENT_AGE_HOURS,
 	FUTURE_ALLOWANCE_SECONDS,
 	judgeEventAge,
-} from '../../../nodes/PartnerLeadsTrigger/eventAge';
+} from '../../../nodes/PartnerLeadsTrigger/state/eventAge';
 import type { LeadTopic } from '../../simulator';
 
 const HOUR = 3600;

@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
-import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
+import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
 import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, post, setUp, storedSecret, signed } from './helpers';

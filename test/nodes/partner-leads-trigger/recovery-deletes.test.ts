@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
-import { MAX_LISTED_ID_BYTES } from '../../../nodes/PartnerLeadsTrigger/recovery/listedIds';
+import { MAX_LEAD_ID_BYTES, packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
 import { LogCapture } from '../../security/capture';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, post, setUp, signed, storedSecret } from './helpers';
@@ -157,14 +156,14 @@ describe('PartnerLeadsTrigger recovery of deletes by lead id', () => {
 		expect(stored.listedIds).toBeUndefined();
 	});
 
-	it(`lead ids beyond ${MAX_LISTED_ID_BYTES.toLocaleString('en')} bytes are not kept, and the log says deletes are not recovered`, async () => {
+	it(`lead ids beyond ${MAX_LEAD_ID_BYTES.toLocaleString('en')} bytes are not kept, and the log says deletes are not recovered`, async () => {
 		setup = await setUp({ events: ['lead/delete'] }, { delivery: { maxAttempts: 1 } });
 		// Just over the bound as the trigger packs them: the personality's id shape decides how
 		// many leads that is (24-hex ids take 16 bytes, UUIDs 21.3, numbers their digits and 1).
 		const ids: string[] = [];
-		for (let round = 0; round < 50 && packedBytes(packIds(ids)) <= MAX_LISTED_ID_BYTES; round++)
+		for (let round = 0; round < 50 && packedBytes(packIds(ids)) <= MAX_LEAD_ID_BYTES; round++)
 			ids.push(...setup.sim.control.seedLeads(10_000).map((lead) => lead.id));
-		expect(packedBytes(packIds(ids))).toBeGreaterThan(MAX_LISTED_ID_BYTES);
+		expect(packedBytes(packIds(ids))).toBeGreaterThan(MAX_LEAD_ID_BYTES);
 		const capture = new LogCapture();
 		capture.start();
 		await setup.host.activate();

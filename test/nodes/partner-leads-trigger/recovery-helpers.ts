@@ -4,7 +4,7 @@ import { sleep } from 'n8n-workflow';
 import { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
 import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
-import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
+import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
 import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import { PREPARE_RETRY } from '../../../nodes/PartnerLeadsTrigger/runs/queue';
 import type { Setup } from './helpers';

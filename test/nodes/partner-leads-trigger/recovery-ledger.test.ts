@@ -3,8 +3,8 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	forgetLedgerMemory,
 	RecoveryLedger,
-} from '../../../nodes/PartnerLeadsTrigger/recovery/ledger';
-import { MAX_IDS_RUN_SINCE_LISTING } from '../../../nodes/PartnerLeadsTrigger/recovery/listedIds';
+} from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
+import { MAX_IDS_RUN_SINCE_LISTING } from '../../../nodes/PartnerLeadsTrigger/state/knownLeadIds';
 import { LEDGER_ENTRY_BYTES } from '../../../nodes/shared/changes/versions';
 
 /**

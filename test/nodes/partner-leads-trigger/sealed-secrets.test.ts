@@ -1,5 +1,5 @@
-import { SecretBox } from '../../../nodes/PartnerLeadsTrigger/secretBox';
-import { storeSubscriptions } from '../../../nodes/PartnerLeadsTrigger/state';
+import { SecretBox } from '../../../nodes/PartnerLeadsTrigger/state/secretBox';
+import { storeSubscriptions } from '../../../nodes/PartnerLeadsTrigger/state/subscriptions';
 import { simulatorCredentialData } from '../../harness/simulator-credential';
 import { StaticDataStore, TriggerHost } from '../../harness/webhooks';
 import type { Setup } from './helpers';

@@ -1,10 +1,10 @@
 import { timingSafeEqual } from 'crypto';
 
-import { parseLeadEvent } from '../../../nodes/PartnerLeadsTrigger/events';
+import { parseLeadEvent } from '../../../nodes/PartnerLeadsTrigger/delivery/events';
 import {
 	verifyLegacySignature,
 	verifyV2Signature,
-} from '../../../nodes/PartnerLeadsTrigger/signature';
+} from '../../../nodes/PartnerLeadsTrigger/delivery/signature';
 import { signedDelivery } from '../../simulator';
 
 // The real comparison, watched: which buffers each verdict was compared with.

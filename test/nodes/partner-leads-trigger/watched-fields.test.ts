@@ -341,7 +341,7 @@ describe('PartnerLeadsTrigger with Fields to Watch, across stops of n8n', () => 
 
 describe("the webhook trigger's watched values at 10,000 leads", () => {
 	it("keeps every lead with 5 fields, under the bound, and merges another writer's copy", async () => {
-		const { WatchedLeads } = await import('../../../nodes/PartnerLeadsTrigger/watchedLeads');
+		const { WatchedLeads } = await import('../../../nodes/PartnerLeadsTrigger/state/watchedLeads');
 		const { MAX_WATCHED_BYTES } = await import('../../../nodes/shared/changes/watchedValues');
 		const fields = ['closeDate', 'industry', 'platform', 'status', 'value'];
 		const leads = Array.from({ length: 10_000 }, (_, n) => ({

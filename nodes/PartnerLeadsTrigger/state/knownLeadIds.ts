@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { PackedIds } from '../../shared/changes/leadIds';
-import { packIds, packedBytes, unpackIds } from '../../shared/changes/leadIds';
+import { MAX_LEAD_ID_BYTES, packIds, packedBytes, unpackIds } from '../../shared/changes/leadIds';
 import { storedNumber } from '../../shared/changes/storedNumber';
 
 /**
@@ -11,11 +11,8 @@ import { storedNumber } from '../../shared/changes/storedNumber';
  * a recovery ran since: a lead created after that listing and deleted while n8n was down is
  * found too. The listing is kept packed as read or written (leadIds.ts): deliveries carry it
  * through every save of static data without unpacking it; only a check unpacks it.
- * Above MAX_LISTED_ID_BYTES the ids are not kept and deletes are not recovered (logged).
+ * Above MAX_LEAD_ID_BYTES the ids are not kept and deletes are not recovered (logged).
  */
-
-/** The ids are kept while they take at most this much: static data is saved whole. */
-export const MAX_LISTED_ID_BYTES = 1_000_000;
 
 /**
  * Leads run since the last listing that are kept beside it, newest kept: far more than a
@@ -24,7 +21,7 @@ export const MAX_LISTED_ID_BYTES = 1_000_000;
  */
 export const MAX_IDS_RUN_SINCE_LISTING = 10_000;
 
-export class ListedIds {
+export class KnownLeadIds {
 	/** n8n's clock when listed (only tells two listings apart); 0: never listed */
 	listedAtMs = 0;
 
@@ -84,7 +81,7 @@ export class ListedIds {
 		this.listedAtMs = Math.max(this.listedAtMs + 1, nowMs);
 		this.unpacked = undefined;
 		const packed = ids && packIds(ids);
-		this.tracked = !packed || packedBytes(packed) <= MAX_LISTED_ID_BYTES;
+		this.tracked = !packed || packedBytes(packed) <= MAX_LEAD_ID_BYTES;
 		this.packed = packed && this.tracked ? packed : undefined;
 		const listed = new Set(this.packed ? ids : []);
 		for (const id of [...this.runSince])

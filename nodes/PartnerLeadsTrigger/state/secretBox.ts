@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'crypto';
 import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from '../shared/transport/connection';
-import { registerNodeMemory } from '../shared/state/processMemory';
+import { CREDENTIAL_TYPE } from '../../shared/transport/connection';
+import { registerNodeMemory } from '../../shared/state/processMemory';
 
 /**
  * Signing secrets are kept in the workflow's static data, which n8n shows to anyone who can

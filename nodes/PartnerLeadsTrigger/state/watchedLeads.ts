@@ -1,10 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { KeptLead } from '../shared/changes/watchVerdict';
-import type { ListedLead } from '../shared/changes/listedLead';
-import { keptRowOf } from '../shared/changes/fieldChanges';
-import { leadKey } from '../shared/changes/versions';
-import type { WatchedState } from '../shared/changes/watchedValues';
+import type { KeptLead } from '../../shared/changes/watchVerdict';
+import type { ListedLead } from '../../shared/changes/listedLead';
+import { keptRowOf } from '../../shared/changes/fieldChanges';
+import { leadKey } from '../../shared/changes/versions';
+import type { WatchedState } from '../../shared/changes/watchedValues';
 import {
 	MAX_KEPT_VALUE_CHARS,
 	storedWatchedValues,
@@ -12,12 +12,12 @@ import {
 	WATCHED_KEY,
 	WatchedValues,
 	writeWatchedValues,
-} from '../shared/changes/watchedValues';
-import { watchedFieldIds } from '../shared/changes/watchedFields';
-import type { PartnerLeadsFunctions } from '../shared/transport/request';
-import type { NodeStore } from '../shared/state/nodeStore';
-import { StoreKind } from '../shared/state/nodeStore';
-import { nodeScope } from '../shared/state/scope';
+} from '../../shared/changes/watchedValues';
+import { watchedFieldIds } from '../../shared/changes/watchedFields';
+import type { PartnerLeadsFunctions } from '../../shared/transport/request';
+import type { NodeStore } from '../../shared/state/nodeStore';
+import { StoreKind } from '../../shared/state/nodeStore';
+import { nodeScope } from '../../shared/state/scope';
 
 /**
  * The watched fields' values per lead of one trigger node (Fields to Watch), in process memory

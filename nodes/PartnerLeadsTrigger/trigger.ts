@@ -1,13 +1,18 @@
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { isNewActivation } from '../../shared/changes/activation';
-import { watchedFieldIds } from '../../shared/changes/watchedFields';
-import type { RunExecutor } from '../runs/executor';
-import { registerRunExecutor, unregisterRunExecutor } from '../runs/executor';
-import { takeTestEvent } from '../testEvent';
-import { baselineDue, openLedger, recoverMissedEvents, takeBaselineIfDue } from './recover';
-import { RECOVERY_TIMING } from './timing';
+import { isNewActivation } from '../shared/changes/activation';
+import { watchedFieldIds } from '../shared/changes/watchedFields';
+import type { RunExecutor } from './runs/executor';
+import { registerRunExecutor, unregisterRunExecutor } from './runs/executor';
+import { takeTestEvent } from './delivery/testEvent';
+import {
+	baselineDue,
+	openLedger,
+	recoverMissedEvents,
+	takeBaselineIfDue,
+} from './recovery/recover';
+import { RECOVERY_TIMING } from './recovery/timing';
 
 /**
  * The trigger's `trigger()`: n8n runs it only where it runs triggers and pollers (the one

@@ -12,10 +12,10 @@ import type { DeliveryOptions } from './delivery/verify';
 import { verifyDelivery } from './delivery/verify';
 import { acceptDelivery } from './delivery/accept';
 import { nodeScope } from '../shared/state/scope';
-import { handOverTestEvent } from './testEvent';
-import { WatchedLeads } from './watchedLeads';
-import type { WatchedOutcome } from './watchedOutcome';
-import { applyWatchedOutcome, watchedOutcome } from './watchedOutcome';
+import { handOverTestEvent } from './delivery/testEvent';
+import { WatchedLeads } from './state/watchedLeads';
+import type { WatchedOutcome } from './runs/watchedOutcome';
+import { applyWatchedOutcome, watchedOutcome } from './runs/watchedOutcome';
 
 /**
  * Handles one delivery of a lead event: verify, deduplicate, then either accept it for

@@ -5,7 +5,7 @@ import type { LeadVersion } from '../../shared/changes/versions';
 import { LeadVersions, leadKey } from '../../shared/changes/versions';
 import type { NodeStore } from '../../shared/state/nodeStore';
 import { StoreKind } from '../../shared/state/nodeStore';
-import { ListedIds } from './listedIds';
+import { KnownLeadIds } from './knownLeadIds';
 
 /**
  * What the trigger knows about each lead's changes, so that recovery (listing the portal's
@@ -64,7 +64,7 @@ class Memory {
 	/** per lead, when its delete ran (live or recovered): a lead is deleted once */
 	readonly deleted = new LeadVersions();
 
-	readonly listed = new ListedIds();
+	readonly known = new KnownLeadIds();
 }
 
 const LEDGERS = new StoreKind<Memory>({
@@ -82,7 +82,7 @@ const LEDGERS = new StoreKind<Memory>({
 		memory.delivered.merge(stored.delivered, stored.deliveredForgottenUpTo);
 		memory.recovered.merge(stored.recovered, stored.recoveredForgottenUpTo);
 		memory.deleted.merge(stored.deleted, stored.deletedForgottenUpTo);
-		memory.listed.merge(stored);
+		memory.known.merge(stored);
 	},
 	stored: (memory) => ({
 		since: memory.since,
@@ -94,7 +94,7 @@ const LEDGERS = new StoreKind<Memory>({
 		recoveredForgottenUpTo: memory.recovered.forgottenUpTo,
 		deleted: memory.deleted.pack(),
 		deletedForgottenUpTo: memory.deleted.forgottenUpTo,
-		...memory.listed.stored(),
+		...memory.known.stored(),
 	}),
 });
 
@@ -211,7 +211,7 @@ export class RecoveryLedger {
 
 	recordDelivered(leadId: string, version: LeadVersion): void {
 		if (this.withinAge(version.ms)) this.memory.delivered.raise(leadKey(leadId), version);
-		this.memory.listed.ran(leadId);
+		this.memory.known.ran(leadId);
 		this.save();
 	}
 
@@ -228,12 +228,12 @@ export class RecoveryLedger {
 
 	/** The ids known (the last listing's and those run since), for deletes; undefined when not kept. */
 	knownIds(): ReadonlySet<string> | undefined {
-		return this.memory.listed.ids();
+		return this.memory.known.ids();
 	}
 
 	/** Keeps a listing's ids (undefined: lead/delete not chosen). False: too many to keep. */
 	rememberListedIds(ids: string[] | undefined): boolean {
-		const kept = this.memory.listed.replace(ids, this.nowMs(), (id) => this.hasDeleted(id));
+		const kept = this.memory.known.replace(ids, this.nowMs(), (id) => this.hasDeleted(id));
 		this.save();
 		return kept;
 	}
@@ -242,7 +242,7 @@ export class RecoveryLedger {
 	recordRecovered(leadId: string, updatedMs: number): void {
 		if (this.withinAge(updatedMs))
 			this.memory.recovered.raise(leadKey(leadId), { ms: updatedMs, exact: true });
-		this.memory.listed.ran(leadId);
+		this.memory.known.ran(leadId);
 		this.save();
 	}
 

@@ -1,4 +1,4 @@
-import { isoTimeMs } from '../shared/isoTime';
+import { isoTimeMs } from '../../shared/isoTime';
 
 /**
  * Which event times the trigger accepts. A validly signed delivery can still be a replay

@@ -1,14 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { FieldChanges } from '../shared/changes/fieldChanges';
-import { compareWatchedFields, keptRowOf } from '../shared/changes/fieldChanges';
-import type { KeptLead, WatchSettings } from '../shared/changes/watchVerdict';
-import { judgeWatchedUpdate } from '../shared/changes/watchVerdict';
-import { compareOptionsFor, keptVersionOf } from '../shared/changes/watchedFields';
-import { MAX_KEPT_VALUE_CHARS } from '../shared/changes/watchedValues';
-import type { LeadTopic } from '../shared/topics';
-import type { PartnerLeadsFunctions } from '../shared/transport/request';
-import type { WatchedLeads, WatchedRecord } from './watchedLeads';
+import type { FieldChanges } from '../../shared/changes/fieldChanges';
+import { compareWatchedFields, keptRowOf } from '../../shared/changes/fieldChanges';
+import type { KeptLead, WatchSettings } from '../../shared/changes/watchVerdict';
+import { judgeWatchedUpdate } from '../../shared/changes/watchVerdict';
+import { compareOptionsFor, keptVersionOf } from '../../shared/changes/watchedFields';
+import { MAX_KEPT_VALUE_CHARS } from '../../shared/changes/watchedValues';
+import type { LeadTopic } from '../../shared/topics';
+import type { PartnerLeadsFunctions } from '../../shared/transport/request';
+import type { WatchedLeads, WatchedRecord } from '../state/watchedLeads';
 
 /**
  * What Fields to Watch decides for one lead event of the webhook trigger (a delivery, a

@@ -1,6 +1,6 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { registerNodeMemory } from '../shared/state/processMemory';
+import { registerNodeMemory } from '../../shared/state/processMemory';
 
 /**
  * "Listen for test event": n8n runs the test delivery's execution in manual mode, and in

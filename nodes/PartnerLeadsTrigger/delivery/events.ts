@@ -1,6 +1,6 @@
-import type { LeadTopic } from '../shared/topics';
-import { isRecord } from '../shared/record';
-import { isLeadTopic } from '../shared/topics';
+import type { LeadTopic } from '../../shared/topics';
+import { isRecord } from '../../shared/record';
+import { isLeadTopic } from '../../shared/topics';
 
 /** A webhook notification: the body carries only the lead's id, the topic and a time. */
 export interface LeadEvent {

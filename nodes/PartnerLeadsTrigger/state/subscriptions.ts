@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isRecord } from '../shared/record';
-import type { LeadTopic } from '../shared/topics';
-import { isLeadTopic } from '../shared/topics';
+import { isRecord } from '../../shared/record';
+import type { LeadTopic } from '../../shared/topics';
+import { isLeadTopic } from '../../shared/topics';
 import type { SecretBox } from './secretBox';
 
 /**

@@ -1,10 +1,10 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import type { LeadEvent } from './events';
-import type { NodeStore } from '../shared/state/nodeStore';
-import { StoreKind } from '../shared/state/nodeStore';
-import { registerNodeMemory } from '../shared/state/processMemory';
+import type { LeadEvent } from '../../shared/leadItem';
+import type { NodeStore } from '../../shared/state/nodeStore';
+import { StoreKind } from '../../shared/state/nodeStore';
+import { registerNodeMemory } from '../../shared/state/processMemory';
 
 /**
  * Duplicate and replay suppression for the events a trigger node turned into executions.
