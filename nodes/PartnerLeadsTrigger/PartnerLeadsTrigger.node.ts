@@ -58,7 +58,7 @@ export class PartnerLeadsTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'The service only delivers to HTTPS addresses: n8n must be reachable over HTTPS, with its public address set in the N8N_WEBHOOK_URL environment variable (WEBHOOK_URL on n8n 1.x). Without that (e.g. n8n on http://localhost), use the Partner Referral Service Polling Trigger.',
+					'The service only delivers to HTTPS addresses: n8n must be reachable over HTTPS, with its public address set in the N8N_WEBHOOK_URL environment variable (n8n 2.35 and later; WEBHOOK_URL before 2.35 and on n8n 1.x). Without that (e.g. n8n on http://localhost), use the Partner Referral Service Polling Trigger.',
 				name: 'httpsNotice',
 				type: 'notice',
 				default: '',
