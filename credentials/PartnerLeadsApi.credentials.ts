@@ -105,7 +105,7 @@ export class PartnerLeadsApi implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. 64b7f0c2a1d3e4f5a6b7c8d9',
 			description: 'Your portal’s identifier: 24 characters, letters and digits',
-			hint: '24 characters, e.g. 64b7f0c2a1d3e4f5a6b7c8d9. From the provider or your portal admin; a wrong one is named when the credential is tested.',
+			hint: '24 characters, e.g. 64b7f0c2a1d3e4f5a6b7c8d9. Given to you by the provider with API access, like the API base address; a wrong one is named when the credential is tested.',
 		},
 		{
 			displayName: 'Client ID',

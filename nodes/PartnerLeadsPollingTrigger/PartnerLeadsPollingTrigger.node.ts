@@ -7,6 +7,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
+import { figure, KEPT_LEAD_IDS, watchedValuesCost } from '../shared/figures';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
 import { WATCHED_FIELD_LOAD_OPTIONS } from '../shared/changes/watchedFieldOptions';
 import {
@@ -56,13 +57,13 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 				default: '',
 			},
 			eventsProperty(
-				'The lead changes that start the workflow. Deleted leads are found by comparing the IDs listed with those of the last poll (kept up to 1 MB of IDs: about 62,000 leads with 24-character IDs, 46,000 with UUIDs).',
+				`The lead changes that start the workflow. Deleted leads are found by comparing the IDs listed with those of the last poll, for up to ${figure(KEPT_LEAD_IDS.hex24)} leads with 24-character IDs (${figure(KEPT_LEAD_IDS.uuid)} with 36-character IDs like 123e4567-e89b-12d3-a456-426614174000).`,
 			),
 			fetchFullLeadProperty(
 				'Whether to fetch the whole lead for created and updated leads (one request per lead). Deleted leads cannot be fetched.',
 			),
 			watchedFieldsProperty(
-				'The trigger keeps these fields\' values for every lead in the workflow\'s static data: about 50 bytes a lead for one field, 90 for five, at most 2 MB (the leads changed longest ago are forgotten first). Values over 64 characters are kept as a fingerprint: their change shows "to" without "from". Each changed lead is fetched to compare its values.',
+				`${watchedValuesCost('at every poll that starts an execution')} Each changed lead is fetched to compare its values.`,
 			),
 			changedToProperty,
 			{

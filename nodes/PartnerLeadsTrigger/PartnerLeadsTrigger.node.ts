@@ -10,6 +10,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
+import { figure, KEPT_LEAD_IDS, watchedValuesCost } from '../shared/figures';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
 import { WATCHED_FIELD_LOAD_OPTIONS } from '../shared/changes/watchedFieldOptions';
 import {
@@ -58,7 +59,7 @@ export class PartnerLeadsTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'The service only delivers to HTTPS addresses: n8n must be reachable over HTTPS, with its public address set in the N8N_WEBHOOK_URL environment variable (WEBHOOK_URL on n8n 1.x). Without that (e.g. n8n on http://localhost), use the Partner Referral Service Polling Trigger.',
+					'The service only delivers to HTTPS addresses: n8n must be reachable over HTTPS, with its public address set in the N8N_WEBHOOK_URL environment variable (n8n 2.35 and later; WEBHOOK_URL before 2.35 and on n8n 1.x). Without that (e.g. n8n on http://localhost), use the Partner Referral Service Polling Trigger.',
 				name: 'httpsNotice',
 				type: 'notice',
 				default: '',
@@ -70,7 +71,7 @@ export class PartnerLeadsTrigger implements INodeType {
 				'Whether to fetch the whole lead for created and updated leads. Deliveries carry only the lead ID, the event and its time; deleted leads cannot be fetched.',
 			),
 			watchedFieldsProperty(
-				'The trigger keeps these fields\' values for every lead in the workflow\'s static data, saved with every delivery: about 50 bytes a lead for one field, 90 for five, at most 2 MB (the leads changed longest ago are forgotten first). Values over 64 characters are kept as a fingerprint: their change shows "to" without "from". The lead is always fetched, and Lead Created is subscribed to as well, to know a new lead\'s values.',
+				`${watchedValuesCost('at every delivery')} The lead is always fetched, and Lead Created is subscribed to as well, to know a new lead's values.`,
 			),
 			changedToProperty,
 			{
@@ -82,8 +83,7 @@ export class PartnerLeadsTrigger implements INodeType {
 					'Whether to run the workflow, once n8n is back, for leads created, updated or (with Lead Deleted among the Events) deleted while n8n was stopped or unreachable: the service does not send those events again. The trigger reads the list of leads about 20 seconds after n8n starts, then every "Missed Events Check Interval". Such items carry "recovered": true.',
 			},
 			{
-				displayName:
-					'Deleted leads are recovered only with Lead Deleted among the Events: the trigger compares the lead IDs it listed last with those listed now (up to about 62,500 leads with 24-character IDs). Deletes made while the workflow was unpublished are not seen.',
+				displayName: `Deleted leads are recovered only with Lead Deleted among the Events: the trigger compares the lead IDs it listed last with those listed now (up to ${figure(KEPT_LEAD_IDS.hex24)} leads with 24-character IDs). Deletes made while the workflow was unpublished are not seen.`,
 				name: 'recoveryNotice',
 				type: 'notice',
 				default: '',

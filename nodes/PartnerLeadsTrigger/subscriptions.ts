@@ -135,9 +135,9 @@ function subscriptionError(
 		return new NodeOperationError(
 			context.getNode(),
 			// n8n shows only the message of an activation error, so the fix stays in it
-			`The Partner Referral Service only delivers webhooks to HTTPS addresses and refused this trigger's URL ${url}. Set n8n's N8N_WEBHOOK_URL environment variable (WEBHOOK_URL on n8n 1.x) to n8n's public HTTPS address (for example N8N_WEBHOOK_URL=https://n8n.example.com/), restart n8n and publish the workflow again (activate it on n8n 1.x). Where n8n cannot be reached over HTTPS (e.g. http://localhost), use the Partner Referral Service Polling Trigger instead: it needs no public address.`,
+			`The Partner Referral Service only delivers webhooks to HTTPS addresses and refused this trigger's URL ${url}. Set n8n's N8N_WEBHOOK_URL environment variable (n8n 2.35 and later; WEBHOOK_URL before 2.35 and on n8n 1.x) to n8n's public HTTPS address (for example https://n8n.example.com/), restart n8n and publish the workflow again (activate it on n8n 1.x). Where n8n cannot be reached over HTTPS (e.g. http://localhost), use the Partner Referral Service Polling Trigger instead: it needs no public address.`,
 			{
-				description: `The service does not send events to plain-http or localhost addresses, so n8n must be reachable from the internet over HTTPS (directly, through a reverse proxy or a tunnel) and N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) must be that address. The service said: ${serviceSaid}`,
+				description: `The service does not send events to plain-http or localhost addresses, so n8n must be reachable from the internet over HTTPS (directly, through a reverse proxy or a tunnel) and N8N_WEBHOOK_URL (n8n 2.35 and later; WEBHOOK_URL before 2.35 and on n8n 1.x) must be that address. The service said: ${serviceSaid}`,
 			},
 		);
 	}

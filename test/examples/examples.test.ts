@@ -91,10 +91,11 @@ function connectedPairs(connections: IConnections): Array<[string, string]> {
 	);
 }
 
-it('there are the six documented examples, one for each trigger at least', () => {
+it('there are the seven documented examples, one for each trigger at least', () => {
 	expect(files).toEqual([
 		'agent-lead-intake.json',
 		'create-lead-from-form.json',
+		'credit-partner-when-won-polling.json',
 		'credit-partner-when-won.json',
 		'new-leads-polling.json',
 		'reconcile-leads-hourly.json',

@@ -267,7 +267,9 @@ describe('credential: failures say what to fix, and never show a secret', () => 
 		const harness = new N8nHarness(sim, { companyId: 'abc' });
 		const run = await probe(harness, [schemaRequest]);
 		expect(run.error?.message).toBe("'Company ID' has 3 characters instead of 24.");
-		expect(run.error?.description).toMatch(/^Copy the 24-character portal identifier/);
+		expect(run.error?.description).toMatch(
+			/^Copy the 24-character 'Company ID' that the provider gave you/,
+		);
 		expect(sim.control.stats().tokenRequests).toBe(0);
 	});
 

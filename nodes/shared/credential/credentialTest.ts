@@ -76,7 +76,7 @@ export async function partnerLeadsApiTest(
 		if (failure.status === 404) {
 			// The lead schema exists in every portal: a 404 means the portal is not there.
 			return failed(
-				`Unknown Company ID "${connection.companyId}": the service at ${connection.apiBaseUrl} has no portal with this ID. Copy the 24-character 'Company ID' from the portal, and check the API base address.`,
+				`Unknown Company ID "${connection.companyId}": the service at ${connection.apiBaseUrl} has no portal with this ID. Copy the 24-character 'Company ID' that the provider gave you with the API addresses, and check the API base address.`,
 				secrets,
 			);
 		}

@@ -114,7 +114,7 @@ export function connectionFromCredentials(
 	if (companyId.length !== COMPANY_ID_LENGTH) {
 		throw new CredentialProblemError(
 			`'Company ID' has ${companyId.length} characters instead of ${COMPANY_ID_LENGTH}.`,
-			`Copy the ${COMPANY_ID_LENGTH}-character portal identifier from the portal.`,
+			`Copy the ${COMPANY_ID_LENGTH}-character 'Company ID' that the provider gave you with the API addresses.`,
 		);
 	}
 	const clientId = readString(credentials, 'clientId');

@@ -260,7 +260,7 @@ function authMessage(
 		case 'company_not_found':
 			return [
 				subject.companyId ? `Unknown Company ID "${subject.companyId}"` : 'Unknown Company ID',
-				"The service has no portal with the Company ID in the credential. Copy the 24-character 'Company ID' from the portal.",
+				"The service has no portal with the Company ID in the credential. Copy the 24-character 'Company ID' that the provider gave you with the API addresses.",
 			];
 		default:
 			return [

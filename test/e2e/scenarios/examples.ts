@@ -3,7 +3,8 @@
  * The workflows in examples/, imported into the real n8n as a user imports them (our credential
  * chosen) and run: the form creates a lead, the sync workflow forwards updated leads (and a lead
  * deleted before it could be fetched), the reconciliation upserts recently changed leads, the
- * partner is credited when a lead becomes Won (and not for a notes change).
+ * partner is credited when a lead becomes Won (and not for a notes change), by the webhook trigger
+ * and by the Polling Trigger.
  * "Your system" is a loopback receiver; the schedule is replaced by a webhook to run it now.
  */
 import assert from 'node:assert/strict';
@@ -23,6 +24,7 @@ const FILES = {
 	polling: 'new-leads-polling.json',
 	reconcile: 'reconcile-leads-hourly.json',
 	won: 'credit-partner-when-won.json',
+	wonPolling: 'credit-partner-when-won-polling.json',
 };
 const EXTERNAL_CRM = 'https://crm.example.com';
 
@@ -130,7 +132,7 @@ async function creditedWhenWon(
 }
 
 export const examplesRun: Scenario = {
-	name: 'examples: imported with the credential chosen, and run (form → lead, polling → a new lead, sync incl. a deleted lead, reconciliation)',
+	name: 'examples: imported with the credential chosen, and run (form → lead, polling → a new lead, sync incl. a deleted lead, Won by webhook and by polling, reconciliation)',
 	async run(context) {
 		const { rest, sim, n8n } = context;
 		const receiver = await startReceiver();
@@ -266,8 +268,30 @@ export const examplesRun: Scenario = {
 
 			// Credit when Won: only the status change to won is sent, with the status before it.
 			const won = byFile(FILES.won);
-			active.push(await rest.activateWorkflow(won.stored));
+			const wonActive = await rest.activateWorkflow(won.stored);
+			active.push(wonActive);
 			await creditedWhenWon(context, receiver, won.example, created.id);
+			await rest.deactivateWorkflow(wonActive);
+
+			// Credit when Won, by polling: the lead polled above (status active when this workflow is
+			// published) becomes won; the next poll sends one credit, with the status before it.
+			const wonPolling = byFile(FILES.wonPolling);
+			active.push(await rest.activateWorkflow(wonPolling.stored));
+			await sleep(2_500); // past the baseline's second (lead times may be whole seconds)
+			sim.control.portalUpdateLead(polled.id, { notes: 'Only the notes' });
+			sim.control.portalUpdateLead(polled.id, { status: 'won' });
+			const polledCredit = await receivedWhere(
+				receiver,
+				'the polling won example to send a credit',
+				(request) =>
+					request.path.endsWith('/partner-credits') && bodyOf(request).partnerLeadId === polled.id,
+				POLL_WAIT_MS,
+			);
+			assert.equal(
+				bodyOf(polledCredit).previousStatus,
+				'active',
+				`the polling won example sent ${JSON.stringify(polledCredit.body)}`,
+			);
 
 			// Reconciliation: every lead changed in the last two hours is upserted.
 			const reconcile = byFile(FILES.reconcile);

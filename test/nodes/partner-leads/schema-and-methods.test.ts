@@ -289,7 +289,7 @@ describe('PartnerLeads: Lead Schema > Get and the editor methods', () => {
 			);
 			expect(thrown?.message).toBe("'Company ID' has 5 characters instead of 24.");
 			expect(thrown?.description).toMatch(
-				/^Copy the 24-character portal identifier from the portal\. Open the Partner Referral Service API credential/,
+				/^Copy the 24-character 'Company ID' that the provider gave you with the API addresses\. Open the Partner Referral Service API credential/,
 			);
 		});
 	});
