@@ -48,6 +48,9 @@ export interface CredentialTestResult {
 	message: string;
 }
 
+/** What `call` answers for a route this n8n line does not have (404), where another route is tried. */
+const NO_ROUTE = Symbol('no such route');
+
 export class N8nRest {
 	private cookie = '';
 
@@ -190,8 +193,9 @@ export class N8nRest {
 	}
 
 	/**
-	 * `POST /rest/workflows/:id/activate` {versionId}: the same route and body in 1.123.x and 2.x
-	 * (older 1.x lines used `PATCH /rest/workflows/:id` {active: true}). What differs is when the
+	 * `POST /rest/workflows/:id/activate` {versionId}: the same route and body in 1.123.x and 2.x.
+	 * Older 1.x lines (1.82.3, the floor) have no such route (404) and take
+	 * `PATCH /rest/workflows/:id` {active: true, versionId} instead. What differs is when the
 	 * webhooks exist: 1.x registers them (and runs the trigger's subscription code) before answering;
 	 * 2.x hands the activation to its workflow publication service and registers them a moment later.
 	 */
@@ -202,13 +206,16 @@ export class N8nRest {
 	): Promise<WorkflowSummary> {
 		if (!workflow.versionId)
 			throw new Error(`workflow ${workflow.id} has no versionId to activate`);
+		const body = { versionId: workflow.versionId };
+		const path = `/rest/workflows/${workflow.id}`;
+		const answer = await this.call('POST', `${path}/activate`, body, {
+			timeoutMs,
+			notFound: NO_ROUTE,
+		});
 		const activated = workflowSummary(
-			await this.call(
-				'POST',
-				`/rest/workflows/${workflow.id}/activate`,
-				{ versionId: workflow.versionId },
-				{ timeoutMs },
-			),
+			answer === NO_ROUTE
+				? await this.call('PATCH', path, { ...body, active: true }, { timeoutMs })
+				: answer,
 		);
 		await this.publicationSettled(workflow.id, timeoutMs);
 		return activated;
@@ -241,10 +248,17 @@ export class N8nRest {
 		}
 	}
 
-	/** `POST /rest/workflows/:id/deactivate` {} (2.x accepts an optional expectedChecksum; 1.x reads no body). */
+	/**
+	 * `POST /rest/workflows/:id/deactivate` {} (2.x accepts an optional expectedChecksum; 1.x reads
+	 * no body); lines without that route (1.82.3) take `PATCH /rest/workflows/:id` {active: false}.
+	 */
 	async deactivateWorkflow(workflow: WorkflowSummary): Promise<WorkflowSummary> {
+		const path = `/rest/workflows/${workflow.id}`;
+		const answer = await this.call('POST', `${path}/deactivate`, {}, { notFound: NO_ROUTE });
+		if (answer !== NO_ROUTE) return workflowSummary(answer);
+		const current = await this.getWorkflow(workflow.id);
 		return workflowSummary(
-			await this.call('POST', `/rest/workflows/${workflow.id}/deactivate`, {}),
+			await this.call('PATCH', path, { active: false, versionId: current.versionId }),
 		);
 	}
 
