@@ -4,8 +4,8 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { MAIN_CONNECTION } from '../shared/connectionTypes';
 import * as lead from './actions/lead';
 import * as leadSchema from './actions/leadSchema';
 import { router } from './actions/router';
@@ -31,8 +31,8 @@ export class PartnerLeads implements INodeType {
 			'Create, update, list and sync partner leads, read the lead schema and manage webhook subscriptions',
 		defaults: { name: 'Partner Referral Service' },
 		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		inputs: [MAIN_CONNECTION],
+		outputs: [MAIN_CONNECTION],
 		credentials: [{ name: 'partnerLeadsApi', required: true, testedBy: 'partnerLeadsApiTest' }],
 		properties: [
 			{

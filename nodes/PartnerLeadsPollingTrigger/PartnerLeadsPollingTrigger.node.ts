@@ -4,8 +4,8 @@ import type {
 	INodeTypeDescription,
 	IPollFunctions,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { MAIN_CONNECTION } from '../shared/connectionTypes';
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
 import { figure, KEPT_LEAD_IDS, watchedValuesCost } from '../shared/figures';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
@@ -46,7 +46,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 		},
 		polling: true,
 		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
+		outputs: [MAIN_CONNECTION],
 		credentials: [{ name: 'partnerLeadsApi', required: true, testedBy: 'partnerLeadsApiTest' }],
 		properties: [
 			{

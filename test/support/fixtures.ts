@@ -91,11 +91,16 @@ export function errorItemIndex(run: NodeRun): unknown {
  * Calls one of the node's editor methods the way n8n's backend does
  * (DynamicNodeParametersService): a LoadOptionsContext over a real Workflow.
  */
-export function editorContext(harness: N8nHarness, parameters: INodeParameters, path: string) {
+export function editorContext(
+	harness: N8nHarness,
+	parameters: INodeParameters,
+	path: string,
+	type = ACTION_NODE_TYPE,
+) {
 	const node: INode = {
 		id: 'partner-leads',
 		name: 'Partner Referral Service',
-		type: ACTION_NODE_TYPE,
+		type,
 		typeVersion: 1,
 		position: [0, 0],
 		parameters,
@@ -109,7 +114,7 @@ export function editorContext(harness: N8nHarness, parameters: INodeParameters, 
 		{ ...harness.additionalData(), currentNodeParameters: parameters },
 		path,
 	);
-	const nodeType = harness.nodeTypes.getByNameAndVersion(ACTION_NODE_TYPE, 1) as INodeType;
+	const nodeType = harness.nodeTypes.getByNameAndVersion(type, 1) as INodeType;
 	return { context, methods: nodeType.methods ?? {} };
 }
 

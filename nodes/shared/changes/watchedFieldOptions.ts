@@ -2,6 +2,7 @@ import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
 import type { LeadField } from '../schema/leadField';
 import { leadSchemaForEditor } from '../schema/leadSchema';
+import { statusesOnLeads } from './statusesOnLeads';
 
 /**
  * The editor's lists for "Fields to Watch" and "Only When Changed To", from the portal's lead
@@ -70,7 +71,10 @@ export async function getWatchedFieldChoices(
 		.sort(byName);
 }
 
-/** A condition's Values: the field's picklist values as the schema lists them (true/false for yes/no). */
+/**
+ * A condition's Values: the field's picklist values as the schema lists them (true/false for
+ * yes/no); for Status, unless the schema lists its values, those found on the portal's leads.
+ */
 export async function getWatchedFieldValues(
 	this: ILoadOptionsFunctions,
 ): Promise<INodePropertyOptions[]> {
@@ -82,7 +86,10 @@ export async function getWatchedFieldValues(
 			{ name: 'False', value: 'false' },
 			{ name: 'True', value: 'true' },
 		];
-	return (field?.options ?? []).map((option) => ({ name: option.label, value: option.value }));
+	const options = field?.options ?? [];
+	if (fieldId === STATUS_FIELD.fieldId && options.length === 0)
+		return await statusesOnLeads.call(this);
+	return options.map((option) => ({ name: option.label, value: option.value }));
 }
 
 /** The editor methods both triggers register (`methods.loadOptions`). */

@@ -48,6 +48,9 @@ export interface CredentialTestResult {
 	message: string;
 }
 
+/** What `call` answers for a route this n8n line does not have (404), where another route is tried. */
+const NO_ROUTE = Symbol('no such route');
+
 export class N8nRest {
 	private cookie = '';
 
@@ -66,10 +69,22 @@ export class N8nRest {
 		await this.call('POST', '/rest/owner/setup', owner);
 	}
 
-	/** `POST /rest/login` {emailOrLdapLoginId, password}: the same LoginRequestDto in 1.123.x and 2.x. */
+	/**
+	 * `POST /rest/login` {emailOrLdapLoginId, password}: the same LoginRequestDto from 1.82.3 to
+	 * 2.x. Older lines (1.70.0) read {email, password} and answer "Email is required to log in".
+	 */
 	async login(email: string, password: string): Promise<void> {
 		this.cookie = '';
-		await this.call('POST', '/rest/login', { emailOrLdapLoginId: email, password });
+		try {
+			await this.call('POST', '/rest/login', { emailOrLdapLoginId: email, password });
+		} catch (error) {
+			const olderLine = error instanceof N8nRestError && error.body.includes('Email is required');
+			if (!olderLine) {
+				// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- test code: talks to n8n from outside, never shipped
+				throw error;
+			}
+			await this.call('POST', '/rest/login', { email, password });
+		}
 		if (!this.cookie) throw new Error('login answered without a session cookie');
 	}
 
@@ -190,8 +205,9 @@ export class N8nRest {
 	}
 
 	/**
-	 * `POST /rest/workflows/:id/activate` {versionId}: the same route and body in 1.123.x and 2.x
-	 * (older 1.x lines used `PATCH /rest/workflows/:id` {active: true}). What differs is when the
+	 * `POST /rest/workflows/:id/activate` {versionId}: the same route and body in 1.123.x and 2.x.
+	 * Older 1.x lines (1.82.3, the floor) have no such route (404) and take
+	 * `PATCH /rest/workflows/:id` {active: true, versionId} instead. What differs is when the
 	 * webhooks exist: 1.x registers them (and runs the trigger's subscription code) before answering;
 	 * 2.x hands the activation to its workflow publication service and registers them a moment later.
 	 */
@@ -202,13 +218,16 @@ export class N8nRest {
 	): Promise<WorkflowSummary> {
 		if (!workflow.versionId)
 			throw new Error(`workflow ${workflow.id} has no versionId to activate`);
+		const body = { versionId: workflow.versionId };
+		const path = `/rest/workflows/${workflow.id}`;
+		const answer = await this.call('POST', `${path}/activate`, body, {
+			timeoutMs,
+			notFound: NO_ROUTE,
+		});
 		const activated = workflowSummary(
-			await this.call(
-				'POST',
-				`/rest/workflows/${workflow.id}/activate`,
-				{ versionId: workflow.versionId },
-				{ timeoutMs },
-			),
+			answer === NO_ROUTE
+				? await this.call('PATCH', path, { ...body, active: true }, { timeoutMs })
+				: answer,
 		);
 		await this.publicationSettled(workflow.id, timeoutMs);
 		return activated;
@@ -241,10 +260,17 @@ export class N8nRest {
 		}
 	}
 
-	/** `POST /rest/workflows/:id/deactivate` {} (2.x accepts an optional expectedChecksum; 1.x reads no body). */
+	/**
+	 * `POST /rest/workflows/:id/deactivate` {} (2.x accepts an optional expectedChecksum; 1.x reads
+	 * no body); lines without that route (1.82.3) take `PATCH /rest/workflows/:id` {active: false}.
+	 */
 	async deactivateWorkflow(workflow: WorkflowSummary): Promise<WorkflowSummary> {
+		const path = `/rest/workflows/${workflow.id}`;
+		const answer = await this.call('POST', `${path}/deactivate`, {}, { notFound: NO_ROUTE });
+		if (answer !== NO_ROUTE) return workflowSummary(answer);
+		const current = await this.getWorkflow(workflow.id);
 		return workflowSummary(
-			await this.call('POST', `/rest/workflows/${workflow.id}/deactivate`, {}),
+			await this.call('PATCH', path, { active: false, versionId: current.versionId }),
 		);
 	}
 

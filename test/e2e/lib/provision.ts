@@ -7,7 +7,7 @@ import { log } from './report';
 
 export interface N8nRuntime {
 	version: string;
-	/** Node 24 binary */
+	/** the Node binary n8n runs on (24, or N8N_E2E_NODE_SPEC's major) */
 	node: string;
 	/** n8n's bin script (run with `node`) */
 	n8nBin: string;

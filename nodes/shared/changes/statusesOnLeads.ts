@@ -1,0 +1,62 @@
+import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
+
+import { isRecord } from '../record';
+import { MAX_PAGE_SIZE, pagesOf } from '../transport/paging';
+
+/**
+ * The Status values a portal uses. The service sets a lead's status and publishes neither the
+ * values nor the field in its schema, so the editor offers the values found on the portal's
+ * own leads: those a "becomes Won" condition can name without guessing. Read from a bounded
+ * number of leads, as the Partner Organization and Agent pickers do.
+ */
+export const STATUS_SAMPLE_LEADS = 5 * MAX_PAGE_SIZE;
+
+/** Shown when no lead carries a status: picking it adds no value (empty values are ignored). */
+export const NO_STATUS_YET: INodePropertyOptions = {
+	name: 'No Lead Has a Status Yet',
+	value: '',
+	description:
+		"The portal has no lead with a status to list. Type your portal's value under Other Values (for example won), or create a lead in the portal and open this list again.",
+};
+
+function leadsWord(count: number): string {
+	return count === 1 ? 'lead' : 'leads';
+}
+
+/** "Seen on 3 of your 40 leads", or of the first leads listed when the portal has more. */
+function seenOn(count: number, read: number, complete: boolean): string {
+	if (!complete) return `Seen on ${count} of the first ${read} leads listed`;
+	if (read === 1) return 'Seen on your only lead';
+	return `Seen on ${count} of your ${read} ${leadsWord(read)}`;
+}
+
+/** Each distinct status of the first STATUS_SAMPLE_LEADS leads, sorted, with how many leads carry it. */
+export async function statusesOnLeads(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
+	const counts = new Map<string, number>();
+	let read = 0;
+	const pages = pagesOf.call(this, {
+		path: '/leads',
+		what: 'list of leads',
+		limit: STATUS_SAMPLE_LEADS,
+	});
+	for await (const page of pages) {
+		for (const lead of page) {
+			read++;
+			const status = isRecord(lead) ? lead.status : undefined;
+			if (typeof status !== 'string' || status.trim() === '') continue;
+			counts.set(status, (counts.get(status) ?? 0) + 1);
+		}
+	}
+	if (counts.size === 0) return [NO_STATUS_YET];
+	// a full sample may have stopped short of the portal's last leads
+	const complete = read < STATUS_SAMPLE_LEADS;
+	return [...counts]
+		.sort(([a], [b]) => a.localeCompare(b))
+		.map(([status, count]) => ({
+			name: status,
+			value: status,
+			description: seenOn(count, read, complete),
+		}));
+}
