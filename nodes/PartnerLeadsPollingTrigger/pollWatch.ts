@@ -6,13 +6,8 @@ import type { LeadChange } from '../shared/changes/judge';
 import type { ListedLead } from '../shared/changes/listedLead';
 import { leadKey } from '../shared/changes/versions';
 import type { WatchSettings } from '../shared/changes/watchVerdict';
-import { judgeWatchedUpdate } from '../shared/changes/watchVerdict';
-import {
-	compareOptionsFor,
-	keptVersionOf,
-	watchSettingsOf,
-	withChanges,
-} from '../shared/changes/watchedFields';
+import { decideWatched } from '../shared/changes/watchDecision';
+import { compareOptionsFor, watchSettingsOf, withChanges } from '../shared/changes/watchedFields';
 import type { WatchedState } from '../shared/changes/watchedValues';
 import {
 	MAX_KEPT_VALUE_CHARS,
@@ -57,30 +52,26 @@ export class PollWatch {
 	}
 
 	/**
-	 * Judges a change of a chosen topic as fetched (`json.lead`), keeps its values, and adds the
-	 * changes to the item. Whether it runs: a creation runs; an update when a watched field
-	 * changed (to a chosen value); without watched fields, every change.
+	 * Judges a change of a chosen topic as fetched (`json.lead`) with the decision both triggers
+	 * share (watchDecision.ts), keeps or drops its values, and adds the changes to the item.
 	 */
 	async runs(change: LeadChange, json: IDataObject): Promise<boolean> {
 		if (!this.watching) return true;
-		const lead = isRecord(json.lead) ? json.lead : undefined;
-		// gone since it was listed: its values go, and only a creation runs (as a delivery's would)
-		if (!lead) {
-			this.state.values.drop(leadKey(change.id));
-			return change.topic === 'lead/create';
-		}
-		const ms = keptVersionOf(lead, change.version);
-		if (change.topic === 'lead/create') {
-			this.keep(change.id, lead, ms);
-			return true;
-		}
-		const known = this.state.values.get(leadKey(change.id));
-		const options = await this.compareOptions();
-		const verdict = judgeWatchedUpdate(known, lead, ms, this.settings, options);
-		if (verdict.action === 'stale') return false;
-		this.state.values.record(leadKey(change.id), verdict.kept);
-		if (verdict.action === 'run') withChanges(json, verdict.changes);
-		return verdict.action === 'run';
+		const key = leadKey(change.id);
+		const decision = await decideWatched(
+			{
+				topic: change.topic,
+				lead: isRecord(json.lead) ? json.lead : undefined,
+				known: this.state.values.get(key),
+				fallbackMs: change.version,
+			},
+			this.settings,
+			() => this.compareOptions(),
+		);
+		if (decision.drop) this.state.values.drop(key);
+		if (decision.keep) this.state.values.record(key, decision.keep);
+		if (decision.runs && decision.changes) withChanges(json, decision.changes);
+		return decision.runs;
 	}
 
 	/** A change of a topic not chosen (a creation): only its listed values are kept. */

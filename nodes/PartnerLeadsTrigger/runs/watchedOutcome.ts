@@ -1,19 +1,18 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { FieldChanges } from '../../shared/changes/fieldChanges';
-import { compareWatchedFields, keptRowOf } from '../../shared/changes/fieldChanges';
 import type { KeptLead, WatchSettings } from '../../shared/changes/watchVerdict';
-import { judgeWatchedUpdate } from '../../shared/changes/watchVerdict';
-import { compareOptionsFor, keptVersionOf } from '../../shared/changes/watchedFields';
-import { MAX_KEPT_VALUE_CHARS } from '../../shared/changes/watchedValues';
+import { decideWatched } from '../../shared/changes/watchDecision';
+import { compareOptionsFor } from '../../shared/changes/watchedFields';
 import type { LeadTopic } from '../../shared/topics';
 import type { PartnerLeadsFunctions } from '../../shared/transport/request';
 import type { WatchedLeads, WatchedRecord } from '../state/watchedLeads';
 
 /**
- * What Fields to Watch decides for one lead event of the webhook trigger (a delivery, a
- * recovered change, a re-run): whether it starts a run, with which changes, and which values
- * to keep. Without watched fields every event of a chosen topic starts a run, as before.
+ * Fields to Watch for one lead event of the webhook trigger (a delivery, a recovered change, a
+ * re-run, the test event): the decision both triggers share (nodes/shared/changes/watchDecision.ts)
+ * with the topics chosen, and the values to keep with the values they replace (for a re-run and a
+ * rollback). Without watched fields every event of a chosen topic starts a run.
  */
 
 export interface LeadRead {
@@ -40,33 +39,6 @@ export interface WatchedOutcome {
 	drop?: boolean;
 }
 
-async function updateOutcome(
-	context: PartnerLeadsFunctions,
-	watched: WatchedLeads,
-	settings: WatchSettings,
-	read: LeadRead & { lead: IDataObject },
-): Promise<WatchedOutcome> {
-	const known = read.rerun ? read.rerun.before : watched.kept(read.leadId);
-	const ms = keptVersionOf(read.lead, read.fallbackMs);
-	const options = await compareOptionsFor(context, settings.fields);
-	if (read.test || read.rerun) {
-		const { row, ...changes } = compareWatchedFields(
-			known?.row,
-			read.lead,
-			settings.fields,
-			options,
-		);
-		const record = { leadId: read.leadId, kept: { ms, row }, before: known };
-		return { start: true, changes, record: read.test ? undefined : record };
-	}
-	const verdict = judgeWatchedUpdate(known, read.lead, ms, settings, options);
-	// an older read than what is kept: that newer version was judged (and kept) already
-	if (verdict.action === 'stale') return { start: false };
-	const record = { leadId: read.leadId, kept: verdict.kept, before: known };
-	if (verdict.action === 'keep') return { start: false, record };
-	return { start: read.selected, record, changes: verdict.changes };
-}
-
 export async function watchedOutcome(
 	context: PartnerLeadsFunctions,
 	watched: WatchedLeads,
@@ -74,24 +46,26 @@ export async function watchedOutcome(
 	read: LeadRead,
 ): Promise<WatchedOutcome> {
 	const start = read.selected || read.test === true || read.rerun !== undefined;
-	if (!watched.watching || read.topic === 'lead/delete') return { start, drop: !read.test };
-	const lead = read.lead;
-	// Gone before it was read: nothing to compare. Its creation still runs (as without
-	// watching); an update does not (its delete, if chosen, is an event of its own).
-	if (!lead) {
-		const runs = read.topic === 'lead/create' || read.rerun !== undefined;
-		return { start: start && runs, drop: !read.test };
-	}
-	if (read.topic === 'lead/update')
-		return await updateOutcome(context, watched, settings, { ...read, lead });
-	// A creation: the first look at the lead. Its values are kept; it runs without changes.
-	if (read.test) return { start };
-	const kept = {
-		ms: keptVersionOf(lead, read.fallbackMs),
-		row: keptRowOf(lead, settings.fields, MAX_KEPT_VALUE_CHARS),
-	};
-	const before = read.rerun ? read.rerun.before : watched.kept(read.leadId);
-	return { start, record: { leadId: read.leadId, kept, before } };
+	if (!watched.watching) return { start, drop: !read.test };
+	const known = read.rerun ? read.rerun.before : watched.kept(read.leadId);
+	const decision = await decideWatched(
+		{
+			topic: read.topic,
+			lead: read.lead,
+			known,
+			fallbackMs: read.fallbackMs,
+			replay: read.test === true || read.rerun !== undefined,
+		},
+		settings,
+		() => compareOptionsFor(context, settings.fields),
+	);
+	const outcome: WatchedOutcome = { start: start && decision.runs };
+	if (decision.changes) outcome.changes = decision.changes;
+	// the editor's test event keeps and drops nothing
+	if (read.test) return outcome;
+	if (decision.keep) outcome.record = { leadId: read.leadId, kept: decision.keep, before: known };
+	if (decision.drop) outcome.drop = true;
+	return outcome;
 }
 
 /** Keeps or drops what the outcome says, now (where no run carries it to its start). */

@@ -55,10 +55,18 @@ export async function decideWatched(
 	if (!lead) return { runs: event.topic === 'lead/create' || event.replay === true, drop: true };
 	const ms = keptVersionOf(lead, event.fallbackMs);
 	if (event.topic === 'lead/create')
-		return { runs: true, keep: { ms, row: keptRowOf(lead, settings.fields, MAX_KEPT_VALUE_CHARS) } };
+		return {
+			runs: true,
+			keep: { ms, row: keptRowOf(lead, settings.fields, MAX_KEPT_VALUE_CHARS) },
+		};
 	const options = await compareOptions();
 	if (event.replay) {
-		const { row, ...changes } = compareWatchedFields(event.known?.row, lead, settings.fields, options);
+		const { row, ...changes } = compareWatchedFields(
+			event.known?.row,
+			lead,
+			settings.fields,
+			options,
+		);
 		return { runs: true, keep: { ms, row }, changes };
 	}
 	const verdict = judgeWatchedUpdate(event.known, lead, ms, settings, options);
