@@ -27,7 +27,7 @@ import { httpRequest, isRecord } from '../../test/e2e/lib/http';
 import { activateLeadTrigger, subscriptionsOf } from '../../test/e2e/lib/lead-trigger';
 import { startN8n, type N8nInstance } from '../../test/e2e/lib/n8n-instance';
 import { N8nRest } from '../../test/e2e/lib/n8n-rest';
-import { killAllNow } from '../../test/e2e/lib/processes';
+import { safetyNets } from '../../test/e2e/lib/safety-nets';
 import { PROBE_NODE_TYPE, writeProbePackage } from '../../test/e2e/lib/probe-package';
 import { provideRuntimes } from '../../test/e2e/lib/provision';
 import { describe, log, Report } from '../../test/e2e/lib/report';
@@ -53,25 +53,10 @@ const HARD_LIMIT_MS = 40 * 60_000;
 const version = process.env.FLOOR_N8N_VERSION ?? FLOOR_N8N_VERSION;
 const report = new Report();
 
-function finish(code: number): never {
-	killAllNow();
-	console.log(report.summary());
-	process.exit(code);
-}
-
-function installSafetyNets(): NodeJS.Timeout {
-	process.on('exit', killAllNow);
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-		process.on(signal, () => {
-			report.fail('floor run', `interrupted by ${signal}`);
-			finish(130);
-		});
-	}
-	return setTimeout(() => {
-		report.fail('floor run', `not done within ${HARD_LIMIT_MS / 60_000} minutes`);
-		finish(1);
-	}, HARD_LIMIT_MS);
-}
+const safety = safetyNets(report, 'floor run', HARD_LIMIT_MS);
+// typed here so that the compiler knows a call ends the run
+const finish: (code: number) => never = safety.finish;
+const hardBound = safety.hardBound;
 
 /** Owner, login, and the package's node types and credential as n8n lists them. */
 async function packageLoads(n8n: N8nInstance, rest: N8nRest): Promise<void> {
@@ -202,7 +187,6 @@ async function deliveryRunsTrigger({ rest, sim, credential }: ScenarioContext): 
 }
 
 async function main(): Promise<void> {
-	const hardBound = installSafetyNets();
 	log(`the floor: n8n ${version} on Node ${process.env.N8N_E2E_NODE_SPEC ?? FLOOR_NODE_MAJOR}`);
 	if (!(await report.check('the package builds', () => buildPackage(5 * 60_000)))) finish(1);
 	// read by scripts/e2e/provide-n8n.sh: the Node this n8n line runs on

@@ -11,9 +11,9 @@
  * stopped by pid (its process group) on every path, including the hard time bound.
  */
 import { buildPackage } from './lib/build-package';
-import { killAllNow } from './lib/processes';
+import { safetyNets } from './lib/safety-nets';
 import { provideRuntimes } from './lib/provision';
-import { describe, log, Report } from './lib/report';
+import { Report } from './lib/report';
 import { credentialTest } from './scenarios/credential-test';
 import { createAndGetLeads } from './scenarios/create-and-get';
 import { listSearches } from './scenarios/list-searches';
@@ -89,32 +89,12 @@ const BUILD_LIMIT_MS = 5 * 60_000;
 
 const report = new Report();
 
-function finish(code: number): never {
-	killAllNow();
-	console.log(report.summary());
-	process.exit(code);
-}
-
-function installSafetyNets(): NodeJS.Timeout {
-	process.on('exit', killAllNow);
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-		process.on(signal, () => {
-			report.fail('e2e run', `interrupted by ${signal}`);
-			finish(130);
-		});
-	}
-	process.on('unhandledRejection', (error) => log(`unhandled rejection: ${describe(error)}`));
-	return setTimeout(() => {
-		report.fail(
-			'e2e run',
-			`hard time bound of ${HARD_LIMIT_MS / 60_000} minutes reached; every started process was killed`,
-		);
-		finish(1);
-	}, HARD_LIMIT_MS);
-}
+const safety = safetyNets(report, 'e2e run', HARD_LIMIT_MS);
+// typed here so that the compiler knows a call ends the run
+const finish: (code: number) => never = safety.finish;
+const hardBound = safety.hardBound;
 
 async function main(): Promise<void> {
-	const hardBound = installSafetyNets();
 	const versions = (process.env.N8N_E2E_VERSIONS ?? E2E_N8N_VERSIONS.join(','))
 		.split(',')
 		.map((version) => version.trim())

@@ -56,6 +56,12 @@ function validDateText(value: Date): string | undefined {
 	return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
 }
 
+/** A date value as text: a Date from an expression, or the text given. */
+function dateText(value: unknown): string | undefined {
+	if (value instanceof Date) return validDateText(value);
+	return typeof value === 'string' ? value.trim() : undefined;
+}
+
 function asText(value: unknown): string | undefined {
 	if (typeof value === 'string') return value;
 	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
@@ -89,12 +95,7 @@ function toBoolean(field: LeadField, value: unknown): Coerced {
 
 function toDate(field: LeadField, value: unknown): Coerced {
 	const expected = 'a date, YYYY-MM-DD';
-	const raw =
-		value instanceof Date
-			? validDateText(value)
-			: typeof value === 'string'
-				? value.trim()
-				: undefined;
+	const raw = dateText(value);
 	if (raw === undefined) return fail(field, expected, value);
 	// n8n's date picker sends a date-time; the service wants the calendar date.
 	const match =
@@ -121,12 +122,7 @@ export function utcInstant(raw: string): number {
 
 function toDateTime(field: LeadField, value: unknown): Coerced {
 	const expected = 'an ISO 8601 date-time, e.g. 2024-05-01T09:30:00Z';
-	const raw =
-		value instanceof Date
-			? validDateText(value)
-			: typeof value === 'string'
-				? value.trim()
-				: undefined;
+	const raw = dateText(value);
 	if (raw === undefined) return fail(field, expected, value);
 	const prefix = DATE_ONLY.exec(raw) ?? DATE_PREFIX.exec(raw);
 	const time = utcInstant(raw);
