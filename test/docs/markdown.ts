@@ -220,8 +220,17 @@ export const DOCS_PAGES = readdirSync(join(ROOT, 'docs'))
 /** What users read: the README, the pages under docs/ and SECURITY.md. */
 export const USER_DOCS = [README, ...DOCS_PAGES, SECURITY];
 
+/** The contributors' map of the code. */
+export const ARCHITECTURE = readDoc('docs/ARCHITECTURE.md');
+
+/** Why each design was chosen (docs/design/), for contributors. */
+export const DESIGN_DOCS = readdirSync(join(ROOT, 'docs', 'design'))
+	.filter((file) => file.endsWith('.md'))
+	.sort()
+	.map((file) => readDoc(`docs/design/${file}`));
+
 /** Every document whose links, commands and promises are checked. */
-export const DOCS = [...USER_DOCS, CONTRIBUTING, readDoc('docs/ARCHITECTURE.md')];
+export const DOCS = [...USER_DOCS, CONTRIBUTING, ARCHITECTURE, ...DESIGN_DOCS];
 
 /** "README.md:42", for failure messages. */
 export const at = (doc: Doc, line: number) => `${doc.file}:${line}`;

@@ -4,7 +4,7 @@
  * process killed (SIGKILL) while deliveries reach it, and the main process (the leader, which
  * runs the trigger's recovery) killed during another burst. The counts go to the report;
  * no event may run twice unmarked and no unchanged lead may run. What a killed webhook process
- * had answered but not yet queued is counted as lost (docs/ARCHITECTURE.md, queue mode).
+ * had answered but not yet queued is counted as lost (docs/design/exactly-once.md, "The windows that remain").
  */
 import assert from 'node:assert/strict';
 

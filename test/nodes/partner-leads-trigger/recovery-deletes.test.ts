@@ -119,7 +119,7 @@ describe('PartnerLeadsTrigger recovery of deletes by lead id', () => {
 		await startN8n(setup, persisted);
 		await eventually(() => setup.host.executions.length === 1, 'the recovered delete');
 		await checkEnded(setup);
-		// no delivery came after it, so its finish was never saved: the window ARCHITECTURE.md names
+		// no delivery came after it, so its finish was never saved: the window docs/design/exactly-once.md names
 		await startN8n(setup, await stopN8n(setup));
 		await eventually(() => setup.host.executions.length === 1, 'the run again');
 		expect(outputs(setup.host)).toEqual([

@@ -1,0 +1,225 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: reads the package's sources in Node, never shipped */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
+import { PartnerLeadsPollingTrigger } from '../../nodes/PartnerLeadsPollingTrigger/PartnerLeadsPollingTrigger.node';
+import { PartnerLeads } from '../../nodes/PartnerLeads/PartnerLeads.node';
+import { processCacheSizes, processMemorySizes } from '../../nodes/shared/state/processMemory';
+import type { Doc, Table } from './markdown';
+import {
+	ARCHITECTURE,
+	at,
+	codeSpans,
+	DESIGN_DOCS,
+	parseDoc,
+	proseLines,
+	ROOT,
+	tables,
+} from './markdown';
+
+/**
+ * docs/ARCHITECTURE.md (and docs/design/) against the code: every path they name exists; the
+ * state table names exactly the stores the code defines, with their static data keys and
+ * `StoreKind` names; the process-memory tables name exactly what processMemory.ts registers.
+ * The source is read as text, so a store added to the code and not to the page fails here.
+ */
+
+const NODES = join(ROOT, 'nodes');
+
+function sources(folder: string): string[] {
+	return readdirSync(folder).flatMap((name) => {
+		const path = join(folder, name);
+		if (statSync(path).isDirectory()) return sources(path);
+		return name.endsWith('.ts') ? [path] : [];
+	});
+}
+
+const SOURCES = sources(NODES).map((path) => ({
+	file: relative(ROOT, path),
+	text: readFileSync(path, 'utf8'),
+}));
+
+/** Folders a path may be written from (a root-anchored path starts with one of these). */
+const ROOT_FOLDERS = ['nodes', 'test', 'credentials', 'bench', 'docs', 'examples', 'scripts'];
+/** Folders a short path in the trigger's or the shared sections is written relative to. */
+const CODE_FOLDERS = readdirSync(NODES).map((name) => `nodes/${name}`);
+
+/** A code span that names a file or folder: it ends with a slash or a file extension. */
+function isPath(span: string): boolean {
+	return !/\s/.test(span) && (/\/$/.test(span) || /^[\w./<>-]+\.(ts|json|md|js)$/.test(span));
+}
+
+/** Whether a path exists; `<placeholder>` segments match any name. */
+function pathExists(path: string): boolean {
+	if (!path.includes('<')) return existsSync(join(ROOT, path));
+	const parts = path.split('/');
+	const matches = (base: string, index: number): boolean => {
+		if (index === parts.length) return existsSync(join(ROOT, base));
+		const part = parts[index];
+		if (!part.includes('<')) return matches(join(base, part), index + 1);
+		if (!existsSync(join(ROOT, base)) || !statSync(join(ROOT, base)).isDirectory()) return false;
+		const pattern = new RegExp(`^${part.replace(/\./g, '\\.').replace(/<[^>]+>/g, '[^/]+')}$`);
+		return readdirSync(join(ROOT, base))
+			.filter((name) => pattern.test(name))
+			.some((name) => matches(join(base, name), index + 1));
+	};
+	return matches('', 0);
+}
+
+function pathProblems(doc: Doc): string[] {
+	const problems: string[] = [];
+	for (const { line, text } of proseLines(doc)) {
+		const spans = codeSpans(text).filter(isPath);
+		const anchored = spans.filter((span) => ROOT_FOLDERS.includes(span.split('/')[0]));
+		const bases = [
+			...anchored.filter((span) => span.endsWith('/')),
+			...anchored.map((span) => span.replace(/[^/]*$/, '')),
+			...CODE_FOLDERS.map((folder) => `${folder}/`),
+		];
+		for (const span of spans) {
+			const found = ROOT_FOLDERS.includes(span.split('/')[0])
+				? pathExists(span)
+				: bases.some((base) => pathExists(`${base}${span}`));
+			if (!found) problems.push(`${at(doc, line)}: \`${span}\` does not exist`);
+		}
+	}
+	return problems;
+}
+
+/** The stores the code defines: each `new StoreKind<…>({ key, name })`, read from the source. */
+function storeKinds(): Array<{ file: string; key: string; name: string }> {
+	const constant = (identifier: string) => {
+		for (const { text } of SOURCES) {
+			const match = new RegExp(`export const ${identifier} = '([^']+)'`).exec(text);
+			if (match) return match[1];
+		}
+		throw new Error(`no string constant ${identifier} in nodes/`);
+	};
+	return SOURCES.flatMap(({ file, text }) =>
+		[...text.matchAll(/new StoreKind<[^>]*>\(\{([\s\S]*?)\n\}\)/g)].map(([, body]) => {
+			const key = /\bkey: (?:'([^']+)'|(\w+))/.exec(body);
+			const name = /\bname: '([^']+)'/.exec(body);
+			if (!key || !name) throw new Error(`${file}: a StoreKind without key or name`);
+			return { file, key: key[1] ?? constant(key[2]), name: name[1] };
+		}),
+	);
+}
+
+/** A static data key a module writes without the state layer (`const <identifier> = '…'`). */
+function plainKey(file: string, identifier: string): { file: string; key: string } {
+	const text = readFileSync(join(ROOT, file), 'utf8');
+	const match = new RegExp(`const ${identifier} = '([^']+)'`).exec(text);
+	if (!match) throw new Error(`${file}: no ${identifier}`);
+	return { file, key: match[1] };
+}
+
+function column(doc: Doc, table: Table, header: RegExp): number {
+	const index = table.header.findIndex((cell) => header.test(cell));
+	if (index < 0) throw new Error(`${at(doc, table.line)}: no column ${header}`);
+	return index;
+}
+
+/** The table that follows the prose line naming `marker`. */
+function tableAfter(marker: string): Table {
+	const markerLine = proseLines(ARCHITECTURE).find(({ text }) => text.includes(marker))?.line;
+	const table = tables(ARCHITECTURE).find((candidate) => candidate.line > (markerLine ?? Infinity));
+	if (!table) throw new Error(`docs/ARCHITECTURE.md: no table after "${marker}"`);
+	return table;
+}
+
+const firstSpan = (cell: string) => codeSpans(cell)[0];
+
+/** What the state table gets wrong: a store missing or extra, a key, a name or a file not the code's. */
+function stateTableProblems(doc: Doc): string[] {
+	const table = tables(doc).find((candidate) =>
+		candidate.header.some((cell) => /static data key/i.test(cell)),
+	);
+	if (!table) return [`${doc.file}: no table with a column "Static data key"`];
+	const keyColumn = column(doc, table, /static data key/i);
+	const nameColumn = column(doc, table, /StoreKind/);
+	const rows = table.rows.map((row) => ({
+		line: row.line,
+		source: codeSpans(row.cells[0]).find(isPath),
+		key: firstSpan(row.cells[keyColumn]),
+		name: firstSpan(row.cells[nameColumn]),
+	}));
+	const expected = [
+		...storeKinds(),
+		{ ...plainKey('nodes/PartnerLeadsPollingTrigger/pollState.ts', 'STORE_KEY'), name: undefined },
+		{ ...plainKey('nodes/PartnerLeadsTrigger/state/subscriptions.ts', 'KEY'), name: undefined },
+	];
+	const problems = [
+		...expected
+			.filter((store) => !rows.some((row) => row.key === store.key))
+			.map((store) => `${doc.file}: no row for \`${store.key}\` (${store.file})`),
+		...rows
+			.filter((row) => !expected.some((store) => store.key === row.key))
+			.map((row) => `${at(doc, row.line)}: \`${row.key}\` is no store of the code`),
+	];
+	for (const store of expected) {
+		const row = rows.find((candidate) => candidate.key === store.key);
+		if (!row) continue;
+		const where = at(doc, row.line);
+		if (row.name !== store.name)
+			problems.push(
+				`${where}: \`${store.key}\` is kept by StoreKind "${store.name ?? '(none)'}", the table says "${row.name ?? '(none)'}"`,
+			);
+		if (row.source !== store.file)
+			problems.push(
+				`${where}: \`${store.key}\` is defined in ${store.file}, the table names ${row.source ?? 'no file'}`,
+			);
+	}
+	return problems;
+}
+
+describe('docs/ARCHITECTURE.md against the code', () => {
+	it.each([ARCHITECTURE, ...DESIGN_DOCS].map((doc) => [doc.file, doc] as const))(
+		'every path %s names exists',
+		(_file, doc) => {
+			expect(pathProblems(doc)).toEqual([]);
+		},
+	);
+
+	it('names paths (the check is not vacuous)', () => {
+		const named = proseLines(ARCHITECTURE).flatMap(({ text }) => codeSpans(text).filter(isPath));
+		expect(named.length).toBeGreaterThan(80);
+	});
+
+	it('the state table names every store the code defines, by key, StoreKind name and file', () => {
+		expect(storeKinds().length).toBeGreaterThanOrEqual(4);
+		expect(stateTableProblems(ARCHITECTURE)).toEqual([]);
+	});
+
+	it('catches a path that does not exist, a store left out and a wrong StoreKind name', () => {
+		const planted = parseDoc(
+			'planted.md',
+			'`nodes/shared/state/nodeStore.ts`, `runs/queue.ts`, `nodes/shared/nope.ts`, `runs/nope.ts`\n',
+		);
+		expect(pathProblems(planted)).toEqual([
+			'planted.md:1: `nodes/shared/nope.ts` does not exist',
+			'planted.md:1: `runs/nope.ts` does not exist',
+		]);
+		const text = ARCHITECTURE.lines.join('\n');
+		const withoutRow = text.replace(/^\| Runs in flight .*\n/m, '');
+		expect(stateTableProblems(parseDoc('planted.md', withoutRow))).toEqual([
+			expect.stringContaining('no row for `inFlight`'),
+		]);
+		const misnamed = text.replace('| `runsInFlight` |', '| `inFlightRuns` |');
+		expect(stateTableProblems(parseDoc('planted.md', misnamed))).toEqual([
+			expect.stringContaining('is kept by StoreKind "runsInFlight", the table says "inFlightRuns"'),
+		]);
+	});
+
+	it('the process-memory tables name what processMemory.ts registers once the nodes are loaded', () => {
+		expect([PartnerLeads, PartnerLeadsTrigger, PartnerLeadsPollingTrigger]).toHaveLength(3);
+		const names = (table: Table) => table.rows.map((row) => firstSpan(row.cells[0])).sort();
+		expect({
+			perNode: names(tableAfter('processMemorySizes()')),
+			perProcess: names(tableAfter('processCacheSizes()')),
+		}).toEqual({
+			perNode: Object.keys(processMemorySizes()).sort(),
+			perProcess: Object.keys(processCacheSizes()).sort(),
+		});
+	});
+});
