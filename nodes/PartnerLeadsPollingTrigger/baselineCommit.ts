@@ -11,7 +11,7 @@ import type { IPollFunctions } from 'n8n-workflow';
  * `__commitCursor` commits only what this poll staged (the cli's takeStagedCursor: nothing
  * when the copy is unchanged, so n8n's own commit after it finds nothing left). Where n8n
  * keeps no staged copy (durable cursors off, n8n 1.x) it does nothing or does not exist, and
- * n8n saves static data after the activation as before (docs/ARCHITECTURE.md).
+ * n8n saves static data after the activation as before (docs/design/polling.md).
  */
 export async function commitBaseline(context: IPollFunctions): Promise<void> {
 	await context.__commitCursor?.();

@@ -17,6 +17,7 @@ import type { PollState } from './pollState';
 import { readPollState, writePollState } from './pollState';
 import { PollWatch } from './pollWatch';
 import { newestLeadSample } from './sample';
+import { registerProcessCache } from '../shared/state/processMemory';
 
 /**
  * One poll: reads the portal's leads and returns, in one execution, each lead created,
@@ -36,6 +37,11 @@ export const DEFAULT_LIST_REQUESTS_PER_MINUTE = 30;
 
 /** Poll contexts that polled already: n8n keeps one per activation and reuses it for every poll. */
 const polledContexts = new WeakSet<object>();
+registerProcessCache('pollContexts', {
+	get size() {
+		return undefined;
+	},
+});
 
 /**
  * What the poll state knows: changes above the watermark run unless their version ran. A lead
@@ -107,7 +113,7 @@ async function outputsOf(
 
 /**
  * The leads present at activation never run: the watermark starts the margin below the
- * newest change listed (service time), and the leads above it go into the ledger as run.
+ * newest change listed (service time), and the leads above it go into the `ran` list.
  */
 function baseline(
 	nodeData: IDataObject,

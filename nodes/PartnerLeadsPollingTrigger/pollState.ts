@@ -10,15 +10,15 @@ import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
  * starts an execution (and after activation); with durable poll cursors (n8n 2.36+) in the
  * same transaction as the execution, and after a poll that starts nothing too. A restart
  * before that save repeats the poll's window: nothing is lost and nothing runs twice
- * (docs/ARCHITECTURE.md, "How n8n keeps a poll's state").
+ * (docs/design/polling.md).
  *
  * Times that judge changes are the service's own (its leads' updatedAt/createdAt), never
- * n8n's clock: the two machines' clocks may differ by any amount (docs/ARCHITECTURE.md).
+ * n8n's clock: the two machines' clocks may differ by any amount (docs/design/polling.md).
  *
  * - `since`: the watermark, in service time (epoch ms): every lead change stamped at or
  *   before it ran, or predates the activation; the next poll judges only the changes after it.
  * - `ran`: per lead (hashed id), the version (updatedAt) that ran above the watermark, so a
- *   change is not run again while it stays above it. Bounded: at most POLL_LEDGER_CAPACITY
+ *   change is not run again while it stays above it. Bounded: at most POLL_RAN_CAPACITY
  *   leads (29 bytes each), and the versions at or below the watermark are forgotten.
  * - `ids`: the leads seen at the last poll, for creates and deletes (left out above MAX_LEAD_ID_BYTES).
  * - `readAtMs`, `readRequests`: when the list was last read (n8n's clock) and what it cost,
@@ -30,10 +30,10 @@ import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
  */
 
 /** Leads whose version above the watermark is remembered; beyond it the watermark rises. */
-export const POLL_LEDGER_CAPACITY = 5_000;
+export const POLL_RAN_CAPACITY = 5_000;
 
-/** Bytes the `ran` ledger may take at most: with 50,000 24-hex ids (800,010) under 1 MB. */
-export const MAX_LEDGER_BYTES = POLL_LEDGER_CAPACITY * LEDGER_ENTRY_BYTES;
+/** Bytes the `ran` list may take at most: with 50,000 24-hex ids (800,010) under 1 MB. */
+export const MAX_RAN_BYTES = POLL_RAN_CAPACITY * LEDGER_ENTRY_BYTES;
 
 const STORE_KEY = 'polling';
 
@@ -62,7 +62,7 @@ export function readPollState(nodeData: IDataObject): PollState | undefined {
 }
 
 /**
- * Writes the state (a fresh object: n8n saves only assignments). The ledger first forgets
+ * Writes the state (a fresh object: n8n saves only assignments). The `ran` list first forgets
  * what the watermark covers and the oldest beyond its capacity (the watermark then rises to
  * them: they ran). Returns the ids' bytes.
  */
@@ -73,7 +73,7 @@ export function writePollState(
 	const packed: PackedIds = packIds(state.ids);
 	const idBytes = packedBytes(packed);
 	const idsTracked = idBytes <= MAX_LEAD_ID_BYTES;
-	state.ran.forget(state.since, POLL_LEDGER_CAPACITY);
+	state.ran.forget(state.since, POLL_RAN_CAPACITY);
 	nodeData[STORE_KEY] = {
 		clock: 'service',
 		since: Math.max(state.since, state.ran.forgottenUpTo),

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- a script: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a script: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The oldest n8n the package supports, tried in the real application:
  *

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * End-to-end tests of n8n-nodes-partner-leads in the real n8n application.
  *

@@ -24,7 +24,7 @@ function sources(folder: string): string[] {
 }
 
 /** An empty `new Map<…>()`, `new WeakMap<…>()` or `new Set<…>()` at the top of a module (tables built from constants are not memory). */
-const MODULE_MAP = /^const (\w+) = new (?:Map|WeakMap|Set)<.*>\(\);\n(.{0,40})/gm;
+const MODULE_MAP = /^const (\w+) = new (?:Map|WeakMap|Set|WeakSet)<.*>\(\);\n(.{0,40})/gm;
 /** a registration that names the variable (its size, or its forget), or follows it at once */
 const REGISTERED = (name: string) =>
 	new RegExp(`register(?:NodeMemory|ProcessCache)\\([^;]*\\b${name}\\b`, 's');
@@ -44,9 +44,9 @@ describe('process memory registry', () => {
 			}
 		}
 		expect(unlisted).toEqual([]);
-		// token cache, schema copies, credential problems, decrypted credentials, handovers,
-		// deliveries in progress, secret boxes
-		expect(found).toBe(7);
+		// token cache, schema copies, credential problems, decrypted credentials, refused
+		// executions, poll contexts, handovers, deliveries in progress, secret boxes
+		expect(found).toBe(9);
 	});
 
 	it('holds the stores of the state layer and the process caches once the nodes are loaded', () => {
@@ -65,7 +65,14 @@ describe('process memory registry', () => {
 			].sort(),
 		);
 		expect(Object.keys(processCacheSizes()).sort()).toEqual(
-			['accessTokens', 'credentialProblems', 'decryptedCredentials', 'editorSchemaCopies'].sort(),
+			[
+				'accessTokens',
+				'credentialProblems',
+				'decryptedCredentials',
+				'editorSchemaCopies',
+				'pollContexts',
+				'refusedDespiteFreshToken',
+			].sort(),
 		);
 	});
 });

@@ -23,7 +23,7 @@ export const MAX_IN_FLIGHT = 2_000;
 export type RunOrigin = 'delivered' | 'recovered';
 
 export interface InFlightRun {
-	/** the event's key (deduplication.ts eventMark for deliveries; per lead version for recoveries) */
+	/** the event's key (seenEvents.ts eventMark for deliveries; per lead version for recoveries) */
 	key: string;
 	topic: LeadTopic;
 	leadId: string;

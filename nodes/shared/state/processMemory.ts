@@ -11,15 +11,15 @@ import { scopeOf } from './scope';
  *
  * | What (module) | Per | Until |
  * |---|---|---|
- * | events seen (deduplication.ts) | trigger node and mode | deactivation |
- * | deliveries in progress (deduplication.ts) | trigger node and mode | the delivery ends |
- * | recovery ledger (recovery/ledger.ts) | trigger node | deactivation |
+ * | events seen (PartnerLeadsTrigger/state/seenEvents.ts) | trigger node and mode | deactivation |
+ * | deliveries in progress (state/seenEvents.ts) | trigger node and mode | the delivery ends |
+ * | recovery ledger (state/recoveryLedger.ts) | trigger node | deactivation |
  * | changes left to a follow-up check (recovery/recover.ts) | trigger node | deactivation |
- * | runs in flight (runs/inFlight.ts) | trigger node | deactivation |
- * | watched fields' values per lead (watchedLeads.ts) | trigger node | deactivation |
+ * | runs in flight (state/runsInFlight.ts) | trigger node | deactivation |
+ * | watched fields' values per lead (state/watchedLeads.ts) | trigger node | deactivation |
  * | the executor of the node's trigger() (runs/executor.ts) | trigger node | its trigger() closes |
- * | secret boxes (secretBox.ts) | trigger node and credential | deactivation |
- * | test-event handovers (testEvent.ts) | trigger node | taken, or 5 minutes |
+ * | secret boxes (state/secretBox.ts) | trigger node and credential | deactivation |
+ * | test-event handovers (delivery/testEvent.ts) | trigger node | taken, or 5 minutes |
  *
  * Per process, bounded (shared by every node of the package):
  *
@@ -29,6 +29,8 @@ import { scopeOf } from './scope';
  * | the editor's schema copies (schema/leadSchema.ts) | 50 credentials, 1 minute |
  * | credential problems (credential/credentialProblem.ts) | 200 messages |
  * | decrypted credential per execution (transport/request.ts) | goes with the execution (WeakMap) |
+ * | executions refused despite a fresh token (transport/request.ts) | goes with the execution (WeakSet) |
+ * | poll contexts that polled once (PartnerLeadsPollingTrigger/poll.ts) | goes with the context (WeakSet) |
  */
 export interface NodeMemory {
 	/** entries held now */

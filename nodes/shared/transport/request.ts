@@ -145,6 +145,11 @@ async function keepRenewedToken(
  * token, so later 403s of the run are not worth another token request.
  */
 const refusedDespiteFreshToken = new WeakSet<object>();
+registerProcessCache('refusedDespiteFreshToken', {
+	get size() {
+		return undefined;
+	},
+});
 
 export function serviceUrl(
 	connection: ServiceConnection,

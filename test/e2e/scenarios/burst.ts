@@ -10,10 +10,9 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 
 import { BRIEF_DELIVERY_RETRY_DELAYS_MS } from '../../simulator/personality';
-import type { Subscription } from '../../simulator/types';
+import type { Simulator, Subscription } from '../../simulator/types';
 import { randomUUID } from 'node:crypto';
 
-import type { Simulator } from '../../simulator/types';
 import { httpRequest } from '../lib/http';
 import { LEAD_TOPIC_COUNT, signedDelivery, subscriptionsOf } from '../lib/lead-trigger';
 import type { N8nRest } from '../lib/n8n-rest';

@@ -5,8 +5,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { MAX_LEAD_ID_BYTES } from '../../../nodes/shared/changes/leadIds';
 import { LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
 import {
-	MAX_LEDGER_BYTES,
-	POLL_LEDGER_CAPACITY,
+	MAX_RAN_BYTES,
+	POLL_RAN_CAPACITY,
 	readPollState,
 	writePollState,
 } from '../../../nodes/PartnerLeadsPollingTrigger/pollState';
@@ -42,17 +42,15 @@ describe('the poll state', () => {
 	it('keep the ledger of changes run above the watermark bounded: the covered and the oldest beyond the capacity are forgotten, and the watermark rises over them', () => {
 		const nodeData: IDataObject = {};
 		const ran = new LeadVersions();
-		const count = POLL_LEDGER_CAPACITY + 500;
+		const count = POLL_RAN_CAPACITY + 500;
 		for (let at = 0; at < count; at++)
 			ran.raise(leadKey(`lead-${at}`), { ms: 1_000 + at, exact: true });
 		writePollState(nodeData, { since: 1_100, ran, ids: [], readAtMs: 1, readRequests: 1 });
 		const state = readPollState(nodeData);
-		expect(state?.ran.size).toBe(POLL_LEDGER_CAPACITY);
-		expect(state?.since).toBe(1_000 + count - POLL_LEDGER_CAPACITY - 1);
+		expect(state?.ran.size).toBe(POLL_RAN_CAPACITY);
+		expect(state?.since).toBe(1_000 + count - POLL_RAN_CAPACITY - 1);
 		expect(state?.ran.get(leadKey(`lead-${count - 1}`))?.ms).toBe(1_000 + count - 1);
 		expect(state?.ran.get(leadKey('lead-0'))).toBeUndefined();
-		expect(String((nodeData.polling as IDataObject).ran).length).toBeLessThanOrEqual(
-			MAX_LEDGER_BYTES,
-		);
+		expect(String((nodeData.polling as IDataObject).ran).length).toBeLessThanOrEqual(MAX_RAN_BYTES);
 	});
 });
