@@ -357,5 +357,39 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			assert.match(text, /won/, 'the sample does not show the new status');
 		},
 	},
+	{
+		name: "Only When Changed To: Status lists the values the portal's leads carry",
+		async run(editor, session) {
+			const tag = randomBytes(3).toString('hex');
+			const statuses = [`won${tag}`, `open${tag}`];
+			session.sim.control.seedLeads(statuses.map((status) => ({ status })));
+			const parameters = {
+				events: ['lead/update'],
+				fetchFullLead: true,
+				watchedFields: ['status'],
+				changedTo: { conditions: [{ field: 'status', values: [] }] },
+			};
+			const created = await session.rest.createWorkflow(
+				pollingWorkflow(session.credential, parameters),
+			);
+			await editor.page.goto(`${editor.baseUrl}/workflow/${created.id}`);
+			const node = editor.page.locator('[data-test-id="canvas-node"]', {
+				hasText: /Polling Trigger/,
+			});
+			await node.first().waitFor({ timeout: 30_000 });
+			await node.first().dblclick();
+			// the list loads when it opens (it reads the portal's leads): n8n 2.x may close the
+			// dropdown while the options arrive, so it is opened again, a bounded number of times
+			let values: string[] = [];
+			for (let attempt = 1; attempt <= 3 && !statuses.every((s) => values.includes(s)); attempt++)
+				values = await editor.optionsOf('values').catch(() => []);
+			await editor.screenshot('only-when-changed-to-status-values');
+			for (const status of statuses)
+				assert.ok(
+					values.includes(status),
+					`Only When Changed To does not offer the status "${status}": ${values.join(', ')}`,
+				);
+		},
+	},
 	DOCUMENTED_NAMES_CHECK,
 ];
