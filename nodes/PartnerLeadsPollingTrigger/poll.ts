@@ -14,7 +14,7 @@ import { commitBaseline } from './baselineCommit';
 import { pollDeadline } from './pollDeadline';
 import { cutShort, listForPoll } from './pollListing';
 import type { PollState } from './pollState';
-import { readPollState, writePollState } from './pollState';
+import { POLL_STATE } from './pollState';
 import { PollWatch } from './pollWatch';
 import { newestLeadSample } from './sample';
 import { registerProcessCache } from '../shared/state/processMemory';
@@ -126,7 +126,7 @@ function baseline(
 	const { sinceMs, present } = baselineOf(listing.leads, POLL_TIMING.marginMs);
 	const ran = new LeadVersions();
 	for (const { id, version } of present) ran.raise(leadKey(id), { ms: version, exact: true });
-	writePollState(nodeData, {
+	POLL_STATE.save(nodeData, {
 		since: sinceMs,
 		ran,
 		ids: listing.leads.map(({ id }) => id),
@@ -151,7 +151,7 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 	const nodeData = this.getWorkflowStaticData('node');
 	const startsAnew = isNewActivation(this.getActivationMode()) && !polledContexts.has(this);
 	polledContexts.add(this);
-	const state = startsAnew ? undefined : readPollState(nodeData);
+	const state = startsAnew ? undefined : POLL_STATE.read(nodeData);
 	// n8n's clock only spaces the reads; changes are judged in the service's time
 	const readAtMs = Date.now();
 	if (state && tooSoon(this, state, readAtMs)) return null;
@@ -182,12 +182,12 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 	if (outputs.leftBecause) warnLeft(this, outputs.left.length, outputs.leftBecause);
 	// Saved by n8n with the execution these items start (with durable cursors, also when
 	// there are none): a restart before then repeats this poll.
-	const { idsTracked } = writePollState(nodeData, {
+	const saved = POLL_STATE.save(nodeData, {
 		...state,
 		...nextState(state, listing, judged, outputs),
 		...cost,
 	});
-	if (!idsTracked && topics.includes('lead/delete'))
+	if (saved?.idsTracked === false && topics.includes('lead/delete'))
 		this.logger.warn(
 			'Partner Referral Service Polling Trigger: too many leads to keep their IDs, deleted leads are not reported',
 			{ node: this.getNode().name },

@@ -1,12 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { PackedIds } from '../shared/changes/leadIds';
 import { MAX_LEAD_ID_BYTES, packIds, packedBytes, unpackIds } from '../shared/changes/leadIds';
 import { storedNumber } from '../shared/changes/storedNumber';
 import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
+import { StaticStore } from '../shared/state/nodeStore';
 
 /**
- * What the polling trigger keeps in static data between polls. n8n saves it when a poll
+ * What the polling trigger keeps between polls, a `StaticStore` of the state layer
+ * (nodes/shared/state/nodeStore.ts): the poll is its only writer. n8n saves it when a poll
  * starts an execution (and after activation); with durable poll cursors (n8n 2.36+) in the
  * same transaction as the execution, and after a poll that starts nothing too. A restart
  * before that save repeats the poll's window: nothing is lost and nothing runs twice
@@ -35,8 +36,6 @@ export const POLL_RAN_CAPACITY = 5_000;
 /** Bytes the `ran` list may take at most: with 50,000 24-hex ids (800,010) under 1 MB. */
 export const MAX_RAN_BYTES = POLL_RAN_CAPACITY * LEDGER_ENTRY_BYTES;
 
-const STORE_KEY = 'polling';
-
 export interface PollState {
 	since: number;
 	/** undefined: not tracked (too many leads to keep their ids) */
@@ -46,10 +45,11 @@ export interface PollState {
 	readRequests: number;
 }
 
-/** The stored state, or undefined before the first poll (the baseline). */
-export function readPollState(nodeData: IDataObject): PollState | undefined {
-	const stored = nodeData[STORE_KEY] as IDataObject | undefined;
-	if (!stored || typeof stored !== 'object' || stored.clock !== 'service') return undefined;
+/** What a poll writes: the ids as listed. */
+export type PollStateToWrite = Omit<PollState, 'ids'> & { ids: Iterable<string> };
+
+function readState(stored: IDataObject): PollState | undefined {
+	if (stored.clock !== 'service') return undefined;
 	const ran = new LeadVersions();
 	ran.merge(stored.ran, undefined);
 	return {
@@ -62,19 +62,15 @@ export function readPollState(nodeData: IDataObject): PollState | undefined {
 }
 
 /**
- * Writes the state (a fresh object: n8n saves only assignments). The `ran` list first forgets
- * what the watermark covers and the oldest beyond its capacity (the watermark then rises to
- * them: they ran). Returns the ids' bytes.
+ * The stored form. The `ran` list first forgets what the watermark covers and the oldest
+ * beyond its capacity (the watermark then rises to them: they ran); the ids are left out
+ * above MAX_LEAD_ID_BYTES (`idsTracked` false).
  */
-export function writePollState(
-	nodeData: IDataObject,
-	state: Omit<PollState, 'ids'> & { ids: Iterable<string> },
-): { idBytes: number; idsTracked: boolean } {
-	const packed: PackedIds = packIds(state.ids);
-	const idBytes = packedBytes(packed);
-	const idsTracked = idBytes <= MAX_LEAD_ID_BYTES;
+function storedState(state: PollStateToWrite): IDataObject {
+	const packed = packIds(state.ids);
+	const idsTracked = packedBytes(packed) <= MAX_LEAD_ID_BYTES;
 	state.ran.forget(state.since, POLL_RAN_CAPACITY);
-	nodeData[STORE_KEY] = {
+	return {
 		clock: 'service',
 		since: Math.max(state.since, state.ran.forgottenUpTo),
 		ran: state.ran.pack(),
@@ -83,5 +79,12 @@ export function writePollState(
 		readAtMs: state.readAtMs,
 		readRequests: state.readRequests,
 	};
-	return { idBytes, idsTracked };
 }
+
+/** The poll's state; none before the first poll (the baseline). */
+export const POLL_STATE = new StaticStore<PollState, PollStateToWrite>({
+	key: 'polling',
+	name: 'pollState',
+	read: readState,
+	stored: storedState,
+});

@@ -11,10 +11,33 @@ import { compareOptionsFor, watchSettingsOf, withChanges } from '../shared/chang
 import type { WatchedState } from '../shared/changes/watchedValues';
 import {
 	MAX_KEPT_VALUE_CHARS,
-	readWatchedValues,
-	writeWatchedValues,
+	storedWatchedValues,
+	takeInWatchedValues,
+	WATCHED_KEY,
+	watchedStateFor,
 } from '../shared/changes/watchedValues';
 import { isRecord } from '../shared/record';
+import { StaticStore } from '../shared/state/nodeStore';
+
+/**
+ * The watched values per lead, in the form the webhook trigger keeps too
+ * (nodes/shared/changes/watchedValues.ts), a `StaticStore` of the state layer: the poll is its
+ * only writer. Values kept for other fields do not count; with no field watched, none are kept.
+ */
+export const POLL_WATCHED_VALUES = new StaticStore<
+	WatchedState,
+	WatchedState,
+	[fields: readonly string[]]
+>({
+	key: WATCHED_KEY,
+	name: 'pollWatchedValues',
+	read(stored, fields) {
+		const state = watchedStateFor(fields);
+		takeInWatchedValues(state, stored);
+		return state;
+	},
+	stored: (state) => (state.values.fields.length > 0 ? storedWatchedValues(state) : undefined),
+});
 
 /**
  * Fields to Watch for the polling trigger: each poll compares the changed leads' watched values
@@ -33,7 +56,9 @@ export class PollWatch {
 
 	static read(context: IPollFunctions, nodeData: IDataObject): PollWatch {
 		const settings = watchSettingsOf(context);
-		return new PollWatch(context, settings, readWatchedValues(nodeData, settings.fields));
+		const fields = settings.fields;
+		const state = POLL_WATCHED_VALUES.read(nodeData, fields) ?? watchedStateFor(fields);
+		return new PollWatch(context, settings, state);
 	}
 
 	get watching(): boolean {
@@ -102,6 +127,6 @@ export class PollWatch {
 
 	write(nodeData: IDataObject): void {
 		this.state.complete = true;
-		writeWatchedValues(nodeData, this.state);
+		POLL_WATCHED_VALUES.save(nodeData, this.state, this.settings.fields);
 	}
 }

@@ -10,13 +10,7 @@ import { observedTopics, watchedFieldIds } from '../shared/changes/watchedFields
 import { forgetTriggerNode } from '../shared/state/processMemory';
 import { freshSecretBox } from './state/secretBox';
 import type { StoredSubscription, StoredSubscriptions } from './state/subscriptions';
-import {
-	clearStoredSubscriptions,
-	readStoredSubscriptions,
-	storedEntries,
-	storeSubscriptions,
-	unreadableIds,
-} from './state/subscriptions';
+import { storedEntries, SUBSCRIPTIONS, unreadableIds } from './state/subscriptions';
 
 /**
  * The subscription lifecycle n8n drives on activation (checkExists, then create if it
@@ -223,10 +217,7 @@ async function rollBack(
  * may leave some whose secrets are lost). Reads only; create() repairs.
  */
 export async function subscriptionsExist(this: IHookFunctions): Promise<boolean> {
-	const stored = readStoredSubscriptions(
-		this.getWorkflowStaticData('node'),
-		await freshSecretBox(this),
-	);
+	const stored = SUBSCRIPTIONS.read(this.getWorkflowStaticData('node'), await freshSecretBox(this));
 	const url = webhookUrlOf(this);
 	const topics = subscribedTopics(this);
 	if (!stored || stored.webhookUrl !== url || topics.length === 0) return false;
@@ -256,7 +247,7 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 	const url = webhookUrlOf(this);
 	const topics = topicsOf(this);
 	const box = await freshSecretBox(this);
-	const previous = readStoredSubscriptions(nodeData, box);
+	const previous = SUBSCRIPTIONS.read(nodeData, box);
 	const remote = await listSubscriptions.call(this);
 
 	const kept: StoredSubscriptions = { webhookUrl: url, byTopic: {}, unreadable: {} };
@@ -280,7 +271,7 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 	}
 	// From here on static data describes only what is known to exist, so a failure leaves
 	// delete() nothing wrong to act on.
-	storeSubscriptions(nodeData, kept, box);
+	SUBSCRIPTIONS.save(nodeData, kept, box);
 	for (const id of new Set(stale)) await deleteSubscription.call(this, id);
 	// Unreadable secrets this key does not list were made with another key (the credential
 	// got a new one): removed if the service lets us, never a reason to fail activation.
@@ -301,12 +292,12 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 			created.push([topic, subscription.id]);
 		} catch (error) {
 			await rollBack.call(this, created, kept);
-			if (storedEntries(kept).length > 0) storeSubscriptions(nodeData, kept, box);
-			else clearStoredSubscriptions(nodeData);
+			if (storedEntries(kept).length > 0) SUBSCRIPTIONS.save(nodeData, kept, box);
+			else SUBSCRIPTIONS.clear(nodeData);
 			throw subscriptionError(this, error, topic, url);
 		}
 	}
-	storeSubscriptions(nodeData, kept, box);
+	SUBSCRIPTIONS.save(nodeData, kept, box);
 	return true;
 }
 
@@ -317,7 +308,7 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean> {
 	const nodeData = this.getWorkflowStaticData('node');
 	const box = await freshSecretBox(this);
-	const stored = readStoredSubscriptions(nodeData, box);
+	const stored = SUBSCRIPTIONS.read(nodeData, box);
 	const remaining: StoredSubscriptions = {
 		webhookUrl: stored?.webhookUrl ?? '',
 		byTopic: {},
@@ -335,7 +326,7 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 		}
 	}
 	if (failures.length > 0) {
-		storeSubscriptions(nodeData, remaining, box);
+		SUBSCRIPTIONS.save(nodeData, remaining, box);
 		throw new NodeOperationError(
 			this.getNode(),
 			`Could not remove ${failures.length} webhook subscription(s)`,
@@ -344,7 +335,7 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 			},
 		);
 	}
-	clearStoredSubscriptions(nodeData);
+	SUBSCRIPTIONS.clear(nodeData);
 	forgetTriggerNode(this.getWorkflow().id, this.getNode().id);
 	return true;
 }

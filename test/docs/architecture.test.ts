@@ -87,8 +87,11 @@ function pathProblems(doc: Doc): string[] {
 	return problems;
 }
 
-/** The stores the code defines: each `new StoreKind<…>({ key, name })`, read from the source. */
-function storeKinds(): Array<{ file: string; key: string; name: string }> {
+/**
+ * The stores the code defines: each `new StoreKind<…>({ key, name })` or `new StaticStore<…>(…)`,
+ * read from the source.
+ */
+function storeKinds(): Array<{ file: string; key: string; name: string; kind: string }> {
 	const constant = (identifier: string) => {
 		for (const { text } of SOURCES) {
 			const match = new RegExp(`export const ${identifier} = '([^']+)'`).exec(text);
@@ -97,21 +100,15 @@ function storeKinds(): Array<{ file: string; key: string; name: string }> {
 		throw new Error(`no string constant ${identifier} in nodes/`);
 	};
 	return SOURCES.flatMap(({ file, text }) =>
-		[...text.matchAll(/new StoreKind<[^>]*>\(\{([\s\S]*?)\n\}\)/g)].map(([, body]) => {
-			const key = /\bkey: (?:'([^']+)'|(\w+))/.exec(body);
-			const name = /\bname: '([^']+)'/.exec(body);
-			if (!key || !name) throw new Error(`${file}: a StoreKind without key or name`);
-			return { file, key: key[1] ?? constant(key[2]), name: name[1] };
-		}),
+		[...text.matchAll(/new (StoreKind|StaticStore)<[^>]*>\(\s*\{([\s\S]*?)\n\s*\},?\s*\)/g)].map(
+			([, kind, body]) => {
+				const key = /\bkey: (?:'([^']+)'|(\w+))/.exec(body);
+				const name = /\bname: '([^']+)'/.exec(body);
+				if (!key || !name) throw new Error(`${file}: a ${kind} without key or name`);
+				return { file, key: key[1] ?? constant(key[2]), name: name[1], kind };
+			},
+		),
 	);
-}
-
-/** A static data key a module writes without the state layer (`const <identifier> = '…'`). */
-function plainKey(file: string, identifier: string): { file: string; key: string } {
-	const text = readFileSync(join(ROOT, file), 'utf8');
-	const match = new RegExp(`const ${identifier} = '([^']+)'`).exec(text);
-	if (!match) throw new Error(`${file}: no ${identifier}`);
-	return { file, key: match[1] };
 }
 
 function column(doc: Doc, table: Table, header: RegExp): number {
@@ -130,44 +127,45 @@ function tableAfter(marker: string): Table {
 
 const firstSpan = (cell: string) => codeSpans(cell)[0];
 
-/** What the state table gets wrong: a store missing or extra, a key, a name or a file not the code's. */
+/** What the state table gets wrong: a store missing or extra, a key, a kind or a file not the code's. */
 function stateTableProblems(doc: Doc): string[] {
 	const table = tables(doc).find((candidate) =>
 		candidate.header.some((cell) => /static data key/i.test(cell)),
 	);
 	if (!table) return [`${doc.file}: no table with a column "Static data key"`];
 	const keyColumn = column(doc, table, /static data key/i);
-	const nameColumn = column(doc, table, /StoreKind/);
+	const nameColumn = column(doc, table, /kind and name/i);
 	const rows = table.rows.map((row) => ({
 		line: row.line,
 		source: codeSpans(row.cells[0]).find(isPath),
 		key: firstSpan(row.cells[keyColumn]),
-		name: firstSpan(row.cells[nameColumn]),
+		kind: /\b(StoreKind|StaticStore)\b/.exec(row.cells[nameColumn])?.[1],
+		name: codeSpans(row.cells[nameColumn]).find((span) => !/^(StoreKind|StaticStore)$/.test(span)),
 	}));
-	const expected = [
-		...storeKinds(),
-		{ ...plainKey('nodes/PartnerLeadsPollingTrigger/pollState.ts', 'STORE_KEY'), name: undefined },
-		{ ...plainKey('nodes/PartnerLeadsTrigger/state/subscriptions.ts', 'KEY'), name: undefined },
-	];
+	const expected = storeKinds();
 	const problems = [
 		...expected
-			.filter((store) => !rows.some((row) => row.key === store.key))
-			.map((store) => `${doc.file}: no row for \`${store.key}\` (${store.file})`),
+			.filter((store) => !rows.some((row) => row.name === store.name))
+			.map((store) => `${doc.file}: no row for \`${store.name}\` (${store.file})`),
 		...rows
-			.filter((row) => !expected.some((store) => store.key === row.key))
-			.map((row) => `${at(doc, row.line)}: \`${row.key}\` is no store of the code`),
+			.filter((row) => !expected.some((store) => store.name === row.name))
+			.map((row) => `${at(doc, row.line)}: \`${row.name ?? '(no name)'}\` is no store of the code`),
 	];
 	for (const store of expected) {
-		const row = rows.find((candidate) => candidate.key === store.key);
+		const row = rows.find((candidate) => candidate.name === store.name);
 		if (!row) continue;
 		const where = at(doc, row.line);
-		if (row.name !== store.name)
+		if (row.key !== store.key)
 			problems.push(
-				`${where}: \`${store.key}\` is kept by StoreKind "${store.name ?? '(none)'}", the table says "${row.name ?? '(none)'}"`,
+				`${where}: \`${store.name}\` is kept under \`${store.key}\`, the table says \`${row.key ?? '(none)'}\``,
+			);
+		if (row.kind !== store.kind)
+			problems.push(
+				`${where}: \`${store.name}\` is a ${store.kind}, the table says ${row.kind ?? '(none)'}`,
 			);
 		if (row.source !== store.file)
 			problems.push(
-				`${where}: \`${store.key}\` is defined in ${store.file}, the table names ${row.source ?? 'no file'}`,
+				`${where}: \`${store.name}\` is defined in ${store.file}, the table names ${row.source ?? 'no file'}`,
 			);
 	}
 	return problems;
@@ -186,12 +184,12 @@ describe('docs/ARCHITECTURE.md against the code', () => {
 		expect(named.length).toBeGreaterThan(80);
 	});
 
-	it('the state table names every store the code defines, by key, StoreKind name and file', () => {
-		expect(storeKinds().length).toBeGreaterThanOrEqual(4);
+	it('the state table names every store the code defines, by name, key, kind and file', () => {
+		expect(storeKinds().length).toBeGreaterThanOrEqual(7);
 		expect(stateTableProblems(ARCHITECTURE)).toEqual([]);
 	});
 
-	it('catches a path that does not exist, a store left out and a wrong StoreKind name', () => {
+	it('catches a path that does not exist, a store left out, a wrong name and a wrong kind', () => {
 		const planted = parseDoc(
 			'planted.md',
 			'`nodes/shared/state/nodeStore.ts`, `runs/queue.ts`, `nodes/shared/nope.ts`, `runs/nope.ts`\n',
@@ -203,11 +201,19 @@ describe('docs/ARCHITECTURE.md against the code', () => {
 		const text = ARCHITECTURE.lines.join('\n');
 		const withoutRow = text.replace(/^\| Runs in flight .*\n/m, '');
 		expect(stateTableProblems(parseDoc('planted.md', withoutRow))).toEqual([
-			expect.stringContaining('no row for `inFlight`'),
+			expect.stringContaining('no row for `runsInFlight`'),
 		]);
-		const misnamed = text.replace('| `runsInFlight` |', '| `inFlightRuns` |');
+		const misnamed = text.replace('`StoreKind` `runsInFlight` |', '`StoreKind` `inFlightRuns` |');
 		expect(stateTableProblems(parseDoc('planted.md', misnamed))).toEqual([
-			expect.stringContaining('is kept by StoreKind "runsInFlight", the table says "inFlightRuns"'),
+			expect.stringContaining('no row for `runsInFlight`'),
+			expect.stringContaining('`inFlightRuns` is no store of the code'),
+		]);
+		const wrongKind = text.replace(
+			'`StoreKind` `runsInFlight` |',
+			'`StaticStore` `runsInFlight` |',
+		);
+		expect(stateTableProblems(parseDoc('planted.md', wrongKind))).toEqual([
+			expect.stringContaining('`runsInFlight` is a StoreKind, the table says StaticStore'),
 		]);
 	});
 

@@ -10,7 +10,7 @@ import {
 	verifyLegacySignature,
 	verifyV2Signature,
 } from './signature';
-import { readStoredSubscriptions, storedEntries, unreadableIds } from '../state/subscriptions';
+import { storedEntries, SUBSCRIPTIONS, unreadableIds } from '../state/subscriptions';
 import type { Rejection } from './answers';
 import { rejected } from './answers';
 
@@ -36,11 +36,11 @@ async function authenticate(
 	if (!Buffer.isBuffer(rawBody) || rawBody.length === 0) return { unreadableSecrets: false };
 	const nodeData = context.getWorkflowStaticData('node');
 	const remembered = rememberedSecretBox(context);
-	let stored = remembered && readStoredSubscriptions(nodeData, remembered);
+	let stored = remembered && SUBSCRIPTIONS.read(nodeData, remembered);
 	// Nothing remembered, or secrets sealed since under another key (the workflow was
 	// activated again in another process after the credential got a new API key).
 	if (!stored || unreadableIds(stored).length > 0)
-		stored = readStoredSubscriptions(nodeData, await freshSecretBox(context));
+		stored = SUBSCRIPTIONS.read(nodeData, await freshSecretBox(context));
 	const unreadableSecrets = unreadableIds(stored).length > 0;
 	return {
 		event: verifiedEvent(request, rawBody, storedEntries(stored), acceptLegacy),

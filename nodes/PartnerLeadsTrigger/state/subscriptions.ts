@@ -1,15 +1,16 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isRecord } from '../../shared/record';
+import { StaticStore } from '../../shared/state/nodeStore';
 import type { LeadTopic } from '../../shared/topics';
 import { isLeadTopic } from '../../shared/topics';
 import type { SecretBox } from './secretBox';
 
 /**
- * What the trigger keeps in the node's workflow static data, which n8n persists with the
- * workflow: the subscriptions it made and their signing secrets. The service returns a
- * secret only when a subscription is created, so this is the one place it exists; it is
- * stored sealed (see secretBox), never in plain text.
+ * The subscriptions the trigger made and their signing secrets, a `StaticStore` of the state
+ * layer (nodes/shared/state/nodeStore.ts): written at activation and deactivation, read by each
+ * delivery. The service returns a secret only when a subscription is created, so this is the
+ * one place it exists; it is stored sealed (see secretBox), never in plain text.
  */
 export interface StoredSubscription {
 	id: string;
@@ -27,19 +28,12 @@ export interface StoredSubscriptions {
 	unreadable: Partial<Record<LeadTopic, string>>;
 }
 
-const KEY = 'subscriptions';
-
 function bindingOf(topic: LeadTopic, id: string): string {
 	return `${topic}\n${id}`;
 }
 
-/** The stored subscriptions, or undefined when there are none or the data is unusable. */
-export function readStoredSubscriptions(
-	nodeData: IDataObject,
-	box: SecretBox,
-): StoredSubscriptions | undefined {
-	const raw = nodeData[KEY];
-	if (!isRecord(raw)) return undefined;
+/** The stored subscriptions; none when there are none or the data is unusable. */
+function readSubscriptions(raw: IDataObject, box: SecretBox): StoredSubscriptions | undefined {
 	const { webhookUrl, byTopic } = raw;
 	if (typeof webhookUrl !== 'string' || !isRecord(byTopic)) return undefined;
 	const result: StoredSubscriptions = { webhookUrl, byTopic: {}, unreadable: {} };
@@ -55,32 +49,8 @@ export function readStoredSubscriptions(
 	return count > 0 ? result : undefined;
 }
 
-/** Every stored subscription whose secret could be read, with its topic. */
-export function storedEntries(
-	stored: StoredSubscriptions | undefined,
-): Array<[LeadTopic, StoredSubscription]> {
-	if (!stored) return [];
-	return Object.entries(stored.byTopic).filter(
-		(entry): entry is [LeadTopic, StoredSubscription] => entry[1] !== undefined,
-	);
-}
-
-/** Ids of the stored subscriptions whose secret cannot be read. */
-export function unreadableIds(stored: StoredSubscriptions | undefined): string[] {
-	return stored
-		? Object.values(stored.unreadable).filter((id): id is string => typeof id === 'string')
-		: [];
-}
-
-/**
- * Replaces the stored subscriptions, sealing their secrets. A fresh object is assigned
- * (never mutated in place), because n8n only saves static data that it saw being assigned.
- */
-export function storeSubscriptions(
-	nodeData: IDataObject,
-	value: StoredSubscriptions,
-	box: SecretBox,
-): void {
+/** The stored form, the secrets sealed. */
+function storedSubscriptions(value: StoredSubscriptions, box: SecretBox): IDataObject {
 	const byTopic: IDataObject = {};
 	for (const [topic, subscription] of Object.entries(value.byTopic) as Array<
 		[LeadTopic, StoredSubscription | undefined]
@@ -97,9 +67,31 @@ export function storeSubscriptions(
 	>) {
 		if (id && !byTopic[topic]) byTopic[topic] = { id, sealedSecret: '' };
 	}
-	nodeData[KEY] = { webhookUrl: value.webhookUrl, byTopic };
+	return { webhookUrl: value.webhookUrl, byTopic };
 }
 
-export function clearStoredSubscriptions(nodeData: IDataObject): void {
-	delete nodeData[KEY];
+export const SUBSCRIPTIONS = new StaticStore<StoredSubscriptions, StoredSubscriptions, [SecretBox]>(
+	{
+		key: 'subscriptions',
+		name: 'subscriptions',
+		read: readSubscriptions,
+		stored: storedSubscriptions,
+	},
+);
+
+/** Every stored subscription whose secret could be read, with its topic. */
+export function storedEntries(
+	stored: StoredSubscriptions | undefined,
+): Array<[LeadTopic, StoredSubscription]> {
+	if (!stored) return [];
+	return Object.entries(stored.byTopic).filter(
+		(entry): entry is [LeadTopic, StoredSubscription] => entry[1] !== undefined,
+	);
+}
+
+/** Ids of the stored subscriptions whose secret cannot be read. */
+export function unreadableIds(stored: StoredSubscriptions | undefined): string[] {
+	return stored
+		? Object.values(stored.unreadable).filter((id): id is string => typeof id === 'string')
+		: [];
 }

@@ -10,8 +10,7 @@ import {
 	storedWatchedValues,
 	takeInWatchedValues,
 	WATCHED_KEY,
-	WatchedValues,
-	writeWatchedValues,
+	watchedStateFor,
 } from '../../shared/changes/watchedValues';
 import { watchedFieldIds } from '../../shared/changes/watchedFields';
 import type { PartnerLeadsFunctions } from '../../shared/transport/request';
@@ -32,14 +31,10 @@ import { nodeScope } from '../../shared/state/scope';
 const WATCHED_LEADS = new StoreKind<WatchedState>({
 	key: WATCHED_KEY,
 	name: 'watchedLeads',
-	create: () => stateFor([]),
+	create: () => watchedStateFor([]),
 	takeIn: takeInWatchedValues,
 	stored: storedWatchedValues,
 });
-
-function stateFor(fields: readonly string[]): WatchedState {
-	return { values: new WatchedValues(fields), complete: false };
-}
 
 /** The values a run keeps when it starts, and those they replace (for its re-run and a rollback). */
 export interface WatchedRecord {
@@ -68,7 +63,7 @@ export class WatchedLeads {
 		private readonly fields?: readonly string[],
 	) {
 		const shape = fields && {
-			create: () => stateFor(fields),
+			create: () => watchedStateFor(fields),
 			fits: (state: WatchedState) => sameFields(state.values.fields, fields),
 		};
 		if (fields?.length === 0) {
@@ -126,7 +121,7 @@ export class WatchedLeads {
 	/** Writes the process memory into static data; with no field watched, removes what was kept. */
 	save(): void {
 		if (this.store) this.store.save();
-		else if (this.fields?.length === 0) writeWatchedValues(this.nodeData, stateFor([]));
+		else if (this.fields?.length === 0) WATCHED_LEADS.clear(this.nodeData);
 	}
 }
 

@@ -157,27 +157,11 @@ function sameFields(a: unknown, b: readonly string[]): boolean {
 	return Array.isArray(a) && a.length === b.length && a.every((field, i) => field === b[i]);
 }
 
-/**
- * Takes the stored values into `state` when they are for the same fields (values kept for
- * other fields do not count: a new choice starts anew): per lead the newer version.
- */
-export function mergeWatchedValues(nodeData: IDataObject, state: WatchedState): void {
-	const stored = nodeData[WATCHED_KEY] as IDataObject | undefined;
-	if (stored && typeof stored === 'object') takeInWatchedValues(state, stored);
-}
-
 /** Takes in one stored copy (of the same fields: values kept for others do not count). */
 export function takeInWatchedValues(state: WatchedState, stored: IDataObject): void {
 	if (!sameFields(stored.fields, state.values.fields)) return;
 	state.values.merge(stored.leads);
 	if (stored.complete === true) state.complete = true;
-}
-
-/** The stored values for these fields (none when they were kept for other fields). */
-export function readWatchedValues(nodeData: IDataObject, fields: readonly string[]): WatchedState {
-	const state = { values: new WatchedValues(fields), complete: false };
-	mergeWatchedValues(nodeData, state);
-	return state;
 }
 
 /** The stored form of the values, after forgetting the oldest beyond the bound. */
@@ -190,14 +174,7 @@ export function storedWatchedValues(state: WatchedState): IDataObject {
 	};
 }
 
-/**
- * Writes the values (a fresh object: n8n saves only assignments). With no field watched,
- * nothing is kept.
- */
-export function writeWatchedValues(nodeData: IDataObject, state: WatchedState): void {
-	if (state.values.fields.length === 0) {
-		if (nodeData[WATCHED_KEY] !== undefined) delete nodeData[WATCHED_KEY];
-		return;
-	}
-	nodeData[WATCHED_KEY] = storedWatchedValues(state);
+/** An empty state for these fields. */
+export function watchedStateFor(fields: readonly string[]): WatchedState {
+	return { values: new WatchedValues(fields), complete: false };
 }

@@ -7,8 +7,16 @@ import { scopeOf } from './scope';
 
 /**
  * The one way the triggers keep something across executions, processes and restarts, so that
- * each store (events seen, versions run, lead ids known, runs in flight, watched values) is a
- * thin typed use of these rules, written once:
+ * each store is a thin typed use of these rules, written once. Two kinds:
+ *
+ * - `StoreKind`: several writers at once (deliveries, `trigger()`'s emits, queue mode's
+ *   processes): events seen, versions run, lead ids known, runs in flight, watched values.
+ * - `StaticStore`: one writer at a time, static data alone: the subscriptions (activation and
+ *   deactivation) and what the Polling Trigger keeps (each poll, committed with the execution
+ *   it starts under durable cursors: a copy in process memory would outlive a poll that n8n
+ *   rolled back).
+ *
+ * The rules of `StoreKind`:
  *
  * - **Where**: in the node's static data under the store's key, and in process memory per
  *   node scope (scope.ts). n8n saves static data whole, last writer wins, from several writers
@@ -146,6 +154,11 @@ export class StoreKind<M> {
 		return new NodeStore(this.rules, new Held(memory), nodeData).memory;
 	}
 
+	/** Removes the stored copy (nothing is kept: e.g. no field is watched any more). */
+	clear(nodeData: IDataObject): void {
+		if (nodeData[this.rules.key] !== undefined) delete nodeData[this.rules.key];
+	}
+
 	/** Forgets every scope's memory, or one scope's (a simulated restart in tests). */
 	forget(scope?: string): void {
 		if (scope === undefined) this.memories.clear();
@@ -155,5 +168,39 @@ export class StoreKind<M> {
 	/** Whether a memory is held for the scope. */
 	holds(scope: string): boolean {
 		return this.memories.has(scope);
+	}
+}
+
+/** What a `StaticStore` is: its key, its name, and how its value is read and stored. */
+export interface StaticStoreRules<T, W, A extends unknown[]> {
+	/** the static data key */
+	key: string;
+	/** its name in the state table (docs/ARCHITECTURE.md) */
+	name: string;
+	/** the value of a stored copy, or undefined when it holds none that is usable */
+	read(stored: IDataObject, ...args: A): T | undefined;
+	/** the stored form of a value, bounds applied; undefined: nothing to keep */
+	stored(value: W, ...args: A): IDataObject | undefined;
+}
+
+/** A store with one writer at a time, in static data alone (see the kinds above). */
+export class StaticStore<T, W = T, A extends unknown[] = []> {
+	constructor(private readonly rules: StaticStoreRules<T, W, A>) {}
+
+	read(nodeData: IDataObject, ...args: A): T | undefined {
+		const stored = storedObject(nodeData[this.rules.key]);
+		return stored ? this.rules.read(stored, ...args) : undefined;
+	}
+
+	/** Writes a fresh object (n8n saves only what was assigned), or removes the key. Returns it. */
+	save(nodeData: IDataObject, value: W, ...args: A): IDataObject | undefined {
+		const stored = this.rules.stored(value, ...args);
+		if (stored) nodeData[this.rules.key] = stored;
+		else this.clear(nodeData);
+		return stored;
+	}
+
+	clear(nodeData: IDataObject): void {
+		if (nodeData[this.rules.key] !== undefined) delete nodeData[this.rules.key];
 	}
 }

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { MAX_LEAD_ID_BYTES } from '../../../nodes/shared/changes/leadIds';
+import { MAX_LEAD_ID_BYTES, packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
 import { LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
 import {
 	MAX_RAN_BYTES,
 	POLL_RAN_CAPACITY,
-	readPollState,
-	writePollState,
+	POLL_STATE,
 } from '../../../nodes/PartnerLeadsPollingTrigger/pollState';
 
 /** The polling trigger's state: its bounds hold. */
@@ -17,26 +16,26 @@ describe('the poll state', () => {
 	it('leaves the lead ids out above their bound, and deletes are then not tracked', () => {
 		const nodeData: IDataObject = {};
 		const many = Array.from({ length: 50_000 }, () => randomUUID());
-		const { idBytes, idsTracked } = writePollState(nodeData, {
+		const saved = POLL_STATE.save(nodeData, {
 			since: 1,
 			ran: new LeadVersions(),
 			ids: many,
 			readAtMs: 1,
 			readRequests: 1,
 		});
-		expect(idBytes).toBeGreaterThan(MAX_LEAD_ID_BYTES);
-		expect(idsTracked).toBe(false);
+		expect(packedBytes(packIds(many))).toBeGreaterThan(MAX_LEAD_ID_BYTES);
+		expect(saved?.idsTracked).toBe(false);
 		expect(JSON.stringify(nodeData).length).toBeLessThan(1_000);
-		expect(readPollState(nodeData)?.ids).toBeUndefined();
+		expect(POLL_STATE.read(nodeData)?.ids).toBeUndefined();
 
-		writePollState(nodeData, {
+		POLL_STATE.save(nodeData, {
 			since: 1,
 			ran: new LeadVersions(),
 			ids: many.slice(0, 10),
 			readAtMs: 1,
 			readRequests: 1,
 		});
-		expect(readPollState(nodeData)?.ids?.size).toBe(10);
+		expect(POLL_STATE.read(nodeData)?.ids?.size).toBe(10);
 	});
 
 	it('keep the ledger of changes run above the watermark bounded: the covered and the oldest beyond the capacity are forgotten, and the watermark rises over them', () => {
@@ -45,8 +44,8 @@ describe('the poll state', () => {
 		const count = POLL_RAN_CAPACITY + 500;
 		for (let at = 0; at < count; at++)
 			ran.raise(leadKey(`lead-${at}`), { ms: 1_000 + at, exact: true });
-		writePollState(nodeData, { since: 1_100, ran, ids: [], readAtMs: 1, readRequests: 1 });
-		const state = readPollState(nodeData);
+		POLL_STATE.save(nodeData, { since: 1_100, ran, ids: [], readAtMs: 1, readRequests: 1 });
+		const state = POLL_STATE.read(nodeData);
 		expect(state?.ran.size).toBe(POLL_RAN_CAPACITY);
 		expect(state?.since).toBe(1_000 + count - POLL_RAN_CAPACITY - 1);
 		expect(state?.ran.get(leadKey(`lead-${count - 1}`))?.ms).toBe(1_000 + count - 1);

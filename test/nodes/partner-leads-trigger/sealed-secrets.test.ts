@@ -1,5 +1,5 @@
 import { SecretBox } from '../../../nodes/PartnerLeadsTrigger/state/secretBox';
-import { storeSubscriptions } from '../../../nodes/PartnerLeadsTrigger/state/subscriptions';
+import { SUBSCRIPTIONS } from '../../../nodes/PartnerLeadsTrigger/state/subscriptions';
 import { simulatorCredentialData } from '../../harness/simulator-credential';
 import { StaticDataStore, TriggerHost } from '../../harness/webhooks';
 import type { Setup } from './helpers';
@@ -167,7 +167,7 @@ describe('PartnerLeadsTrigger signing secrets at rest', () => {
 			workflowId: host.workflow().id,
 			nodeId: host.node.id,
 		});
-		storeSubscriptions(
+		SUBSCRIPTIONS.save(
 			nodeData,
 			{
 				webhookUrl: host.webhookUrl(),

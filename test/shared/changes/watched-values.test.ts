@@ -6,12 +6,25 @@ import { leadKey } from '../../../nodes/shared/changes/versions';
 import {
 	MAX_KEPT_VALUE_CHARS,
 	MAX_WATCHED_BYTES,
-	readWatchedValues,
 	WATCHED_KEY,
 	WatchedValues,
-	writeWatchedValues,
 } from '../../../nodes/shared/changes/watchedValues';
+import { POLL_WATCHED_VALUES } from '../../../nodes/PartnerLeadsPollingTrigger/pollWatch';
 import { WATCHED_BYTES_PER_LEAD } from '../../../nodes/shared/figures';
+
+/** The Polling Trigger's store of these values (the webhook trigger keeps the same form). */
+function writeWatchedValues(
+	nodeData: IDataObject,
+	state: { values: WatchedValues; complete: boolean },
+) {
+	POLL_WATCHED_VALUES.save(nodeData, state, state.values.fields);
+}
+
+function readWatchedValues(nodeData: IDataObject, fields: readonly string[]) {
+	const state = POLL_WATCHED_VALUES.read(nodeData, fields);
+	if (!state) throw new Error('no watched values stored');
+	return state;
+}
 
 /**
  * The watched values as static data holds them: per lead the newest version, bounded, and what

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { StoreKind } from '../../../nodes/shared/state/nodeStore';
+import { StaticStore, StoreKind } from '../../../nodes/shared/state/nodeStore';
 import { forgetTriggerNode, processMemorySizes } from '../../../nodes/shared/state/processMemory';
 import { scopeOf } from '../../../nodes/shared/state/scope';
 
@@ -115,5 +115,49 @@ describe('state layer: one store across processes', () => {
 		forgetTriggerNode('wf', 'n1');
 		expect(processMemorySizes().storeTestForget).toBe(1);
 		expect(kind.holds(scopeOf('wf', 'n2', 'production'))).toBe(true);
+	});
+});
+
+describe('state layer: a store with one writer (StaticStore)', () => {
+	const kind = new StaticStore<Ids, Ids, [prefix: string]>({
+		key: 'single',
+		name: 'storeTestSingle',
+		read: (stored, prefix) =>
+			Array.isArray(stored.ids)
+				? new Set(stored.ids.map((id) => `${prefix}${String(id)}`))
+				: undefined,
+		stored: (ids) => (ids.size > 0 ? { ids: [...ids] } : undefined),
+	});
+
+	it('reads what it saved through JSON, as n8n loads it, and nothing from an unusable copy', () => {
+		const db = database();
+		const nodeData = db.load();
+		expect(kind.read(nodeData, '')).toBeUndefined();
+		kind.save(nodeData, new Set(['a', 'b']), '');
+		db.save(nodeData);
+		expect(kind.read(db.load(), 'p:')).toEqual(new Set(['p:a', 'p:b']));
+		expect(kind.read({ single: 'not an object' }, '')).toBeUndefined();
+		expect(kind.read({ single: { ids: 7 } }, '')).toBeUndefined();
+	});
+
+	it('assigns a fresh object on each save (n8n saves only what was assigned), and keeps no process memory', () => {
+		const nodeData: IDataObject = {};
+		kind.save(nodeData, new Set(['a']), '');
+		const first = nodeData.single;
+		kind.save(nodeData, new Set(['a']), '');
+		expect(nodeData.single).not.toBe(first);
+		// another writer's copy is read as it is: nothing of this process is merged into it
+		expect(kind.read({ single: { ids: ['z'] } }, '')).toEqual(new Set(['z']));
+		expect(Object.keys(processMemorySizes())).not.toContain('storeTestSingle');
+	});
+
+	it('removes the key when there is nothing to keep, and on clear', () => {
+		const nodeData: IDataObject = {};
+		kind.save(nodeData, new Set(['a']), '');
+		kind.save(nodeData, new Set(), '');
+		expect(nodeData).toEqual({});
+		kind.save(nodeData, new Set(['a']), '');
+		kind.clear(nodeData);
+		expect(nodeData).toEqual({});
 	});
 });
