@@ -5,8 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 
 import type { DevSession } from '../../scripts/dev/session';
+import { REPO_ROOT } from '../e2e/lib/build-package';
 import { credentialData, CREDENTIAL_TYPE } from '../e2e/lib/service';
 import { pollUntil } from '../e2e/lib/wait';
 import { pollingWorkflow } from '../e2e/scenarios/polling';
@@ -389,6 +391,55 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 					values.includes(status),
 					`Only When Changed To does not offer the status "${status}": ${values.join(', ')}`,
 				);
+		},
+	},
+	{
+		name: 'The polling Won example: imported from its file, the credential chosen, run in the editor up to the credit it would send',
+		async run(editor, session) {
+			await editor.importFromFile(
+				path.join(REPO_ROOT, 'examples', 'credit-partner-when-won-polling.json'),
+			);
+			const trigger = editor.canvasNode('Lead Becomes Won');
+			await trigger.waitFor({ timeout: 30_000 });
+			await editor.screenshot('won-polling-example-imported');
+			// the file carries a placeholder credential: the user chooses theirs (the Setup note's step 1)
+			await trigger.dblclick();
+			await editor.chooseCredential(session.credential.name);
+			const otherValues = editor.page.locator('[data-test-id="parameter-input-otherValues"] input');
+			assert.equal(
+				await otherValues.first().inputValue(),
+				'won',
+				'Only When Changed To does not hold the example’s "won"',
+			);
+			await editor.screenshot('won-polling-example-trigger');
+			await editor.closeNodePanel();
+
+			// a lead becomes won on the portal: the newest change, the one the editor's run shows
+			const [lead] = session.sim.control.seedLeads([
+				{ firstName: `Won${randomBytes(3).toString('hex')}`, status: 'open' },
+			]);
+			session.sim.control.portalUpdateLead(lead!.id, { status: 'won' });
+			const writesBefore = writeRequests(session);
+			// "Execute step" on Partner Credit runs the trigger and the credit, not Send Credit
+			// (its address is the user's CRM, never called from a test)
+			await editor.canvasNode('Partner Credit').dblclick();
+			await editor.testId('node-execute-button').first().click();
+			const output = editor.testId('output-panel');
+			await output.getByText(lead!.id).first().waitFor({ timeout: 60_000 });
+			await editor.screenshot('won-polling-example-ran');
+			const text = await output.innerText();
+			assert.match(text, /partnerLeadId/, 'Partner Credit shows no partnerLeadId');
+			assert.match(text, /previousStatus/, 'the credit has no previousStatus');
+			const partner = session.sim.control.listLeads().find((entry) => entry.id === lead!.id);
+			assert.ok(
+				text.includes(String(partner?.partnerOrganizationId)),
+				'the credit does not name the lead’s partner organization',
+			);
+			assert.equal(
+				writeRequests(session),
+				writesBefore,
+				'running the example wrote to the service',
+			);
 		},
 	},
 	DOCUMENTED_NAMES_CHECK,

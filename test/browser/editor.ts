@@ -107,6 +107,43 @@ export class Editor {
 		);
 	}
 
+	/**
+	 * A new workflow, then the ⋯ menu next to its name imports `file` as a user does: n8n 2.x
+	 * "Import" > "From file", n8n 1.x "Import from File...", and the file chooser.
+	 */
+	async importFromFile(file: string): Promise<void> {
+		await this.page.goto(`${this.baseUrl}/workflow/new`);
+		await this.testId('canvas-plus-button').first().waitFor();
+		await this.testId('workflow-menu').first().click();
+		const item = (name: string) => this.page.getByText(name, { exact: true }).first();
+		const chooser = this.page.waitForEvent('filechooser');
+		chooser.catch(() => undefined); // awaited below; a failed click fails the check instead
+		if (await item('Import from File...').count()) {
+			await item('Import from File...').click(); // n8n 1.x
+		} else {
+			await item('Import').hover(); // n8n 2.x
+			await item('From file').click();
+		}
+		await (await chooser).setFiles(file);
+	}
+
+	/** Closes the open node's panel (its back or close button; Escape where it has none). */
+	async closeNodePanel(): Promise<void> {
+		const panel = this.testId('ndv');
+		const close = this.testId('back-to-canvas').or(this.testId('ndv-close-button')).first();
+		for (let attempt = 1; attempt <= 3 && (await panel.isVisible()); attempt++) {
+			if (await close.isVisible()) await close.click();
+			else await this.page.keyboard.press('Escape');
+			await panel.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+		}
+		await panel.waitFor({ state: 'hidden', timeout: 5_000 });
+	}
+
+	/** The canvas node named `name`. */
+	canvasNode(name: string): Locator {
+		return this.page.locator('[data-test-id="canvas-node"]', { hasText: name }).first();
+	}
+
 	/** Opens the dropdown of a parameter and returns its options (names, without descriptions). */
 	async optionsOf(parameter: string): Promise<string[]> {
 		const options = await this.openDropdown(this.testId(`parameter-input-${parameter}`));
