@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { DevSession } from '../../scripts/dev/session';
 import { REPO_ROOT } from '../e2e/lib/build-package';
 import { credentialData, CREDENTIAL_TYPE } from '../e2e/lib/service';
+import { executionError, nodeOutput, nodesRun, waitForExecutions } from '../e2e/lib/execution-data';
 import { pollUntil } from '../e2e/lib/wait';
 import { pollingWorkflow } from '../e2e/scenarios/polling';
 import type { SchemaField } from '../simulator/types';
@@ -400,7 +401,9 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 				path.join(REPO_ROOT, 'examples', 'credit-partner-when-won-polling.json'),
 			);
 			const trigger = editor.canvasNode('Lead Becomes Won');
+			const sendCredit = editor.canvasNode('Send Credit');
 			await trigger.waitFor({ timeout: 30_000 });
+			await sendCredit.waitFor({ timeout: 30_000 });
 			await editor.screenshot('won-polling-example-imported');
 			// the file carries a placeholder credential: the user chooses theirs (the Setup note's step 1)
 			await trigger.dblclick();
@@ -415,30 +418,72 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			await editor.closeNodePanel();
 
 			// a lead becomes won on the portal: the newest change, the one the editor's run shows
-			const [lead] = session.sim.control.seedLeads([
+			const [seeded] = session.sim.control.seedLeads([
 				{ firstName: `Won${randomBytes(3).toString('hex')}`, status: 'open' },
 			]);
-			session.sim.control.portalUpdateLead(lead!.id, { status: 'won' });
+			const lead = session.sim.control.portalUpdateLead(seeded!.id, { status: 'won' });
 			const writesBefore = writeRequests(session);
 			// "Execute step" on Partner Credit runs the trigger and the credit, not Send Credit
-			// (its address is the user's CRM, never called from a test)
+			// (its address is the user's CRM, never called from a test). Both lines save the new
+			// workflow when it runs: nothing to save before.
 			await editor.canvasNode('Partner Credit').dblclick();
 			await editor.testId('node-execute-button').first().click();
 			const output = editor.testId('output-panel');
-			await output.getByText(lead!.id).first().waitFor({ timeout: 60_000 });
+			await output.getByText(lead.id).first().waitFor({ timeout: 60_000 });
 			await editor.screenshot('won-polling-example-ran');
 			const text = await output.innerText();
 			assert.match(text, /partnerLeadId/, 'Partner Credit shows no partnerLeadId');
 			assert.match(text, /previousStatus/, 'the credit has no previousStatus');
-			const partner = session.sim.control.listLeads().find((entry) => entry.id === lead!.id);
 			assert.ok(
-				text.includes(String(partner?.partnerOrganizationId)),
+				text.includes(String(lead.partnerOrganizationId)),
 				'the credit does not name the lead’s partner organization',
 			);
 			assert.equal(
 				writeRequests(session),
 				writesBefore,
 				'running the example wrote to the service',
+			);
+
+			// the canvas: Partner Credit ran, Send Credit did not
+			await editor.closeNodePanel();
+			await editor
+				.canvasNode('Partner Credit')
+				.locator('[data-test-id="canvas-node-status-success"]')
+				.waitFor({ timeout: 10_000 });
+			await editor.screenshot('won-polling-example-not-sent');
+			assert.equal(
+				await sendCredit.locator('[data-test-id^="canvas-node-status"]').count(),
+				0,
+				'the canvas shows Send Credit as run',
+			);
+			// the run as n8n kept it: the credit for the won lead, and no Send Credit at all
+			const workflowId = /\/workflow\/([^/?#]+)/.exec(editor.page.url())?.[1];
+			assert.ok(
+				workflowId && workflowId !== 'new',
+				`running did not save the workflow: ${editor.page.url()}`,
+			);
+			const [execution] = await waitForExecutions(session.rest, workflowId, 1, 30_000);
+			const detail = await session.rest.getExecution(execution!.id);
+			assert.equal(detail.status, 'success', executionError(detail));
+			assert.deepEqual(
+				nodeOutput(detail, 'Partner Credit').map((credit) => ({
+					partnerLeadId: credit.partnerLeadId,
+					partnerOrganizationId: credit.partnerOrganizationId,
+					agentId: credit.agentId,
+				})),
+				[
+					{
+						partnerLeadId: lead.id,
+						partnerOrganizationId: String(lead.partnerOrganizationId),
+						agentId: String(lead.agentId),
+					},
+				],
+				'the run credits another lead',
+			);
+			assert.deepEqual(
+				nodesRun(detail).sort(),
+				['Lead Becomes Won', 'Partner Credit'],
+				'the run went beyond Partner Credit',
 			);
 		},
 	},

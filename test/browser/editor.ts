@@ -116,9 +116,11 @@ export class Editor {
 		await this.testId('canvas-plus-button').first().waitFor();
 		await this.testId('workflow-menu').first().click();
 		const item = (name: string) => this.page.getByText(name, { exact: true }).first();
+		// the menu opens with either line's words: wait for them before telling the lines apart
+		await item('Import from File...').or(item('Import')).first().waitFor();
 		const chooser = this.page.waitForEvent('filechooser');
 		chooser.catch(() => undefined); // awaited below; a failed click fails the check instead
-		if (await item('Import from File...').count()) {
+		if (await item('Import from File...').isVisible()) {
 			await item('Import from File...').click(); // n8n 1.x
 		} else {
 			await item('Import').hover(); // n8n 2.x

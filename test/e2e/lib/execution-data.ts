@@ -23,6 +23,12 @@ export function nodeOutput(
 	return items;
 }
 
+/** The names of the nodes that ran in the execution (the keys of its run data). */
+export function nodesRun(execution: ExecutionDetail): string[] {
+	const resultData = isRecord(execution.data.resultData) ? execution.data.resultData : {};
+	return isRecord(resultData.runData) ? Object.keys(resultData.runData) : [];
+}
+
 /** The error message of a failed execution (workflow level or the first failing node), if any. */
 export function executionError(execution: ExecutionDetail): string | undefined {
 	const resultData = isRecord(execution.data.resultData) ? execution.data.resultData : {};
