@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
+import { nodeOutput } from '../../test/e2e/lib/execution-data';
 import { httpRequest } from '../../test/e2e/lib/http';
 import type { N8nRest } from '../../test/e2e/lib/n8n-rest';
 import { pollUntil, sleep } from '../../test/e2e/lib/wait';
@@ -28,7 +29,7 @@ import { BRIEF_DELIVERY_RETRY_DELAYS_MS } from '../../test/simulator/personality
 import { RemoteSimulator } from '../sim';
 import { postSigned } from './signed-deliveries';
 import { staticDataBytes } from './trigger-state';
-import { triggerOnly, webhook, type BenchWorkflow } from './workflows';
+import { MEASURED, triggerOnly, webhook, type BenchWorkflow } from './workflows';
 
 export const BURST_SIZES = [0, 50_000];
 
@@ -65,6 +66,13 @@ const SETTINGS = {
 };
 
 const IN_FLIGHT = 16;
+
+/** Our triggers side by side: the default (Fetch Full Lead on and off), and runs sharing executions. */
+const OURS = [
+	{ fetchFullLead: true, eventsPerExecution: 1 },
+	{ fetchFullLead: false, eventsPerExecution: 1 },
+	{ fetchFullLead: true, eventsPerExecution: 10 },
+];
 
 /** n8n's Webhook node, then an HTTP Request node reading the lead with our credential. */
 function webhookWorkflow(
@@ -105,6 +113,23 @@ interface Side {
 	url: string;
 	/** the signing secret (ours); the Webhook node checks none */
 	secret: string;
+	/** runs share executions (Events per Execution Under Load): items are counted, not executions */
+	together: boolean;
+	/** items of the side's executions that ended, by execution id */
+	counted: Map<string, number>;
+}
+
+/** Events the side's workflow ran: its executions, or the items of those that ended. */
+async function eventsRun(rest: N8nRest, side: Side): Promise<number> {
+	if (!side.together) return await rest.executionCount(side.id);
+	for (const execution of await rest.listExecutions(side.id)) {
+		if (side.counted.has(execution.id) || ['new', 'running'].includes(execution.status)) continue;
+		side.counted.set(
+			execution.id,
+			nodeOutput(await rest.getExecution(execution.id), MEASURED).length,
+		);
+	}
+	return [...side.counted.values()].reduce((sum, items) => sum + items, 0);
 }
 
 async function publish(rest: N8nRest, workflow: BenchWorkflow): Promise<string> {
@@ -113,9 +138,9 @@ async function publish(rest: N8nRest, workflow: BenchWorkflow): Promise<string> 
 	return created.id;
 }
 
-/** Waits until the workflow has `count` executions that are no longer running. */
+/** Waits until the workflow ran `count` events in executions that are no longer running. */
 async function executionsDone(rest: N8nRest, side: Side, count: number, what: string) {
-	await pollUntil(async () => ((await rest.executionCount(side.id)) >= count ? true : undefined), {
+	await pollUntil(async () => ((await eventsRun(rest, side)) >= count ? true : undefined), {
 		timeoutMs: 15 * 60_000,
 		intervalMs: 250,
 		what,
@@ -132,7 +157,7 @@ async function executionsDone(rest: N8nRest, side: Side, count: number, what: st
 
 /** One round of one side: deliveries sent 16 at a time; per second until answered and until run. */
 async function round(rest: N8nRest, side: Side, leadIds: string[], count: number) {
-	const before = await rest.executionCount(side.id);
+	const before = await eventsRun(rest, side);
 	const started = performance.now();
 	const body = (index: number) =>
 		JSON.stringify({
@@ -180,6 +205,7 @@ function rssMiB(pid: number): number {
 async function bulkImport(setting: BurstSetting, sim: RemoteSimulator, side: Side, count: number) {
 	const { rest, pid } = setting;
 	const executionsBefore = await rest.executionCount(side.id);
+	const eventsBefore = await eventsRun(rest, side);
 	const attemptsBefore = (await sim.deliveries()).length;
 	const startRss = rssMiB(pid);
 	let peakRss = startRss;
@@ -197,7 +223,7 @@ async function bulkImport(setting: BurstSetting, sim: RemoteSimulator, side: Sid
 				}),
 			),
 		);
-	await executionsDone(rest, side, executionsBefore + count, `the ${count} runs of the burst`);
+	await executionsDone(rest, side, eventsBefore + count, `the ${count} runs of the burst`);
 	const allRanS = (performance.now() - started) / 1000;
 	await sim.waitForDeliveries(5 * 60_000);
 	clearInterval(sampler);
@@ -248,10 +274,11 @@ export async function burstCase(
 				await sim.seedLeads(Math.min(5_000, missing - seeded));
 			const where = size === 0 ? '200 leads' : `${size.toLocaleString('en')} leads`;
 			const sides: Side[] = [];
-			for (const fetchFullLead of [true, false]) {
+			for (const { fetchFullLead, eventsPerExecution } of OURS) {
 				const { workflow, webhookId } = triggerOnly('ours', credential, '', {
 					events: ['lead/create', 'lead/update', 'lead/delete'],
 					fetchFullLead,
+					options: { eventsPerExecution },
 				});
 				const id = await publish(rest, workflow);
 				const url = `${setting.baseUrl}/webhook/${webhookId}/webhook`;
@@ -260,14 +287,24 @@ export async function burstCase(
 					intervalMs: 250,
 					what: 'the trigger to subscribe',
 				});
-				const label = `ours, Fetch Full Lead ${fetchFullLead ? 'on' : 'off'}`;
-				sides.push({ label, id, url, secret });
+				const together =
+					eventsPerExecution > 1 ? `, ${eventsPerExecution} Events per Execution Under Load` : '';
+				const label = `ours, Fetch Full Lead ${fetchFullLead ? 'on' : 'off'}${together}`;
+				sides.push({
+					label,
+					id,
+					url,
+					secret,
+					together: eventsPerExecution > 1,
+					counted: new Map(),
+				});
 			}
 			for (const mode of ['lastNode', 'onReceived'] as const) {
 				const { workflow, path } = webhookWorkflow(credential, leadsUrl, mode);
 				const id = await publish(rest, workflow);
 				const label = `Webhook node + HTTP Request, answering ${mode === 'lastNode' ? 'after the last node' : 'on receipt'}`;
-				sides.push({ label, id, url: `${setting.baseUrl}/webhook/${path}`, secret: 'none' });
+				const url = `${setting.baseUrl}/webhook/${path}`;
+				sides.push({ label, id, url, secret: 'none', together: false, counted: new Map() });
 			}
 			// the baselines (listings) of our triggers are done before anything is measured
 			await sleep(5_000);
@@ -285,7 +322,8 @@ export async function burstCase(
 					);
 				}
 			}
-			const baseline = ran.get(sides[2].label) ?? [];
+			const webhookAfterLastNode = sides[OURS.length];
+			const baseline = ran.get(webhookAfterLastNode.label) ?? [];
 			for (const side of sides) {
 				const values = ran.get(side.label) ?? [];
 				row(
@@ -298,32 +336,36 @@ export async function burstCase(
 					'deliveries/s',
 					answered.get(side.label) ?? [],
 				);
-				if (side !== sides[2])
+				if (side !== webhookAfterLastNode)
 					row(
 						`${where}: ${side.label} / Webhook node answering after the last node`,
 						'ratio',
 						values.map((value, index) => value / baseline[index]),
 					);
 			}
-			for (const side of sides.slice(1))
-				await rest.deactivateWorkflow({ id: side.id, active: true });
-			const ours = sides[0];
-			const burst = await bulkImport(setting, sim, ours, options.burst);
-			log(`${version} burst, ${where}: ${JSON.stringify(burst)}`);
-			const bytes = await staticDataBytes(rest, ours.id);
-			row(`${where}: bulk import of ${options.burst}: answered 200 at the first attempt`, 'share', [
-				burst.firstAttemptShare,
-			]);
-			row(`${where}: bulk import: deliveries the service gave up on`, 'share', [burst.gaveUpShare]);
-			row(`${where}: bulk import: delivery attempts per event`, 'attempts', [
-				burst.attempts / Math.max(1, burst.deliveries),
-			]);
-			row(`${where}: bulk import: seconds until every event ran`, 's', [burst.allRanS]);
-			row(`${where}: bulk import: executions (one per event)`, 'executions', [burst.executions]);
-			row(`${where}: bulk import: n8n peak RSS above its start`, 'MiB', [burst.peakRssMiB]);
-			row(`${where}: bulk import: readiness probes failed`, 'probes', [burst.probes.failed]);
-			row(`${where}: static data after it (each save writes it whole)`, 'bytes', [bytes]);
-			await rest.deactivateWorkflow({ id: ours.id, active: true });
+			// the bulk import, to each of our triggers that runs it differently, one at a time
+			for (const side of sides) await rest.deactivateWorkflow({ id: side.id, active: true });
+			for (const ours of sides.filter((_, index) => OURS[index]?.fetchFullLead)) {
+				await rest.activateWorkflow(await rest.getWorkflow(ours.id));
+				await sleep(5_000);
+				const burst = await bulkImport(setting, sim, ours, options.burst);
+				log(`${version} burst, ${where}, ${ours.label}: ${JSON.stringify(burst)}`);
+				const bytes = await staticDataBytes(rest, ours.id);
+				const of = `${where}: ${ours.label}: bulk import`;
+				row(`${of} of ${options.burst}: answered 200 at the first attempt`, 'share', [
+					burst.firstAttemptShare,
+				]);
+				row(`${of}: deliveries the service gave up on`, 'share', [burst.gaveUpShare]);
+				row(`${of}: delivery attempts per event`, 'attempts', [
+					burst.attempts / Math.max(1, burst.deliveries),
+				]);
+				row(`${of}: seconds until every event ran`, 's', [burst.allRanS]);
+				row(`${of}: executions`, 'executions', [burst.executions]);
+				row(`${of}: n8n peak RSS above its start`, 'MiB', [burst.peakRssMiB]);
+				row(`${of}: readiness probes failed`, 'probes', [burst.probes.failed]);
+				row(`${of}: static data after it (each save writes it whole)`, 'bytes', [bytes]);
+				await rest.deactivateWorkflow({ id: ours.id, active: true });
+			}
 		}
 	} finally {
 		await sim.close();

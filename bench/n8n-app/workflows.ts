@@ -9,6 +9,7 @@ import {
 	ACTION_NODE_TYPE,
 	PACKAGE_NAME,
 	TRIGGER_NODE_TYPE,
+	TRIGGER_NODE_VERSION,
 	type CredentialRef,
 } from '../../test/e2e/workflows';
 import { FLOOR_CREATE_TYPE, FLOOR_TRIGGER_TYPE } from './floor-package';
@@ -180,9 +181,9 @@ export function triggerOnly(
 		kind === 'ours'
 			? {
 					type: TRIGGER_NODE_TYPE,
-					typeVersion: 1,
+					typeVersion: TRIGGER_NODE_VERSION,
 					credentials: { partnerLeadsApi: credential },
-					parameters: { ...parameters, options: {} },
+					parameters: { options: {}, ...parameters },
 				}
 			: { type: FLOOR_TRIGGER_TYPE, typeVersion: 1, parameters: { secret } };
 	return {

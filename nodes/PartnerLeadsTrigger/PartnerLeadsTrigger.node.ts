@@ -20,6 +20,7 @@ import {
 	watchedFieldsProperty,
 } from '../shared/triggerProperties';
 import { handleDelivery } from './webhook';
+import { MAX_EVENTS_PER_EXECUTION } from './runs/places';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './state/eventAge';
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
 import { DEFAULT_CHECK_INTERVAL_MINUTES, watchForMissedEvents } from './trigger';
@@ -34,7 +35,10 @@ export class PartnerLeadsTrigger implements INodeType {
 			dark: 'file:../../icons/partnerLeads.dark.svg',
 		},
 		group: ['trigger'],
-		version: 1,
+		// 1.1 is the same node. n8n 2.x evaluates an expression in an isolate for every request to
+		// a version 1 webhook node (`options.binaryData`, for its own Webhook node); 1.1 skips it.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		// readable event names, as the Events option shows them, not the service's topic values
 		subtitle: TOPIC_NAMES_EXPRESSION,
 		description:
@@ -113,6 +117,15 @@ export class PartnerLeadsTrigger implements INodeType {
 						description:
 							'How often to look for events that never arrived while n8n was running but unreachable (e.g. its proxy was down), besides the check after each start. Each check reads the whole list of leads: about one request per 100 leads, more where the service answers smaller pages.',
 						displayOptions: { show: { '/recoverMissedEvents': [true] } },
+					},
+					{
+						displayName: 'Events per Execution Under Load',
+						name: 'eventsPerExecution',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: MAX_EVENTS_PER_EXECUTION },
+						default: 1,
+						description:
+							'When more events wait to run than n8n runs at once (a bulk import, a backlog after an outage), start up to this many of them, each of another lead, as the items of one execution: a burst runs several times faster. 1 gives every event an execution of its own. With more, a failing execution fails for all of its events, and a run again after n8n stopped runs all of them again, each marked.',
 					},
 					{
 						displayName: 'Ignore Events Older Than (Hours)',

@@ -33,7 +33,7 @@ import { pollingWithDurableCursors } from './scenarios/polling-durable-cursors';
 import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
 import { watchedFields } from './scenarios/watched-fields';
-import { burstScenario } from './scenarios/burst';
+import { burstScenario, sharedExecutionsBurstScenario } from './scenarios/burst';
 import { plannedChecks, runVersion } from './version-session';
 import { plannedQueueChecks, QUEUE_SCENARIOS, runQueueMode } from './queue/session';
 import { E2E_N8N_VERSIONS } from './versions';
@@ -47,6 +47,7 @@ const ALL_SCENARIOS = [
 	createAndGetLeads,
 	leadTrigger,
 	burstScenario,
+	sharedExecutionsBurstScenario,
 	tokenRefresh,
 	leadRunsTogether,
 	httpRequestNode,

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import express from 'express';
 import type { Request, Response } from 'express';
@@ -632,6 +633,9 @@ export class TriggerHost {
 	/** executions under way now, and the most there ever were at once */
 	readonly concurrency = { now: 0, max: 0 };
 
+	/** how long each execution takes besides the trigger node (the workflow's other nodes) */
+	executionMs = 0;
+
 	private async execute(
 		workflow: Workflow,
 		nodeName: string,
@@ -640,8 +644,8 @@ export class TriggerHost {
 	): Promise<IRun> {
 		this.concurrency.now++;
 		this.concurrency.max = Math.max(this.concurrency.max, this.concurrency.now);
-		const run = await this.harness
-			.runWorkflow(workflow, nodeName, items, mode)
+		const run = await sleep(this.executionMs)
+			.then(async () => await this.harness.runWorkflow(workflow, nodeName, items, mode))
 			.finally(() => this.concurrency.now--);
 		const emitted = run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
 		this.executions.push({ mode, items: emitted, run });

@@ -1,4 +1,5 @@
-import type { IDataObject, IRun, ITriggerFunctions } from 'n8n-workflow';
+import { createHash } from 'crypto';
+import type { IDataObject, INodeExecutionData, IRun, ITriggerFunctions } from 'n8n-workflow';
 
 import { maxEventAgeSeconds } from '../state/eventAge';
 import { ProductionNodeMemories } from '../../shared/state/processMemory';
@@ -7,16 +8,18 @@ import { nodeScope } from '../../shared/state/scope';
 import type { WatchedRecord } from '../state/watchedLeads';
 import type { InFlightRun } from '../state/runsInFlight';
 import { RunRecords } from './records';
-import { RUN_CONCURRENCY, RunQueue } from './queue';
+import { RunQueue } from './queue';
+import { ExecutionPlaces, eventsPerExecution, placesFor } from './places';
 
 /**
  * Runs started through the trigger's own `trigger()`, where n8n says when each execution has
  * finished (emit's done promise; a webhook never learns it). `trigger()` lives in the process
  * that runs triggers: the one main process, or the leader in queue mode. A delivery reaching
  * that process is accepted into the runs in flight (saved before its 200) and run from here,
- * a few at a time (RUN_CONCURRENCY): a burst is taken in as fast as n8n saves, and run at the
- * pace n8n can take. A hard kill leaves the runs in flight in static data; those not started
- * run when n8n is back, those started run again, marked.
+ * a few at a time (places.ts): a burst is taken in as fast as n8n saves, and run at the pace
+ * n8n can take, under a backlog several runs to an execution when the node's options say so.
+ * A hard kill leaves the runs in flight in static data; those not started run when n8n is
+ * back, those started run again, marked.
  */
 
 /** How the trigger marks a run of an event it ran before: its execution was interrupted. */
@@ -37,18 +40,26 @@ export interface RunRequest {
 export class RunExecutor {
 	private readonly running = new Map<string, Promise<RunOutcome>>();
 
-	private readonly slots: Array<() => void> = [];
-
-	private executing = 0;
-
 	private readonly maxAgeSeconds: number;
 
 	readonly queue: RunQueue;
 
+	readonly places: ExecutionPlaces<RunRequest>;
+
 	constructor(private readonly context: ITriggerFunctions) {
-		const options = context.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
+		const options = context.getNodeParameter('options', {}) as {
+			maxEventAgeHours?: number;
+			eventsPerExecution?: number;
+		};
 		this.maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
 		this.queue = new RunQueue(context, this);
+		const runsPerExecution = eventsPerExecution(options.eventsPerExecution);
+		this.places = new ExecutionPlaces(
+			placesFor(runsPerExecution),
+			runsPerExecution,
+			async (requests) => await this.executeTogether(requests),
+			() => this.queue.wake(),
+		);
 	}
 
 	get scope(): string {
@@ -87,7 +98,7 @@ export class RunExecutor {
 	/**
 	 * Starts a run decided elsewhere (a recovered event), or joins the one of the same key under
 	 * way. It is in flight from now on (saved with the next save, its emit at the latest), and
-	 * its execution starts once one of the RUN_CONCURRENCY places is free.
+	 * its execution starts once a place is free.
 	 */
 	async start(request: RunRequest): Promise<RunOutcome> {
 		const key = request.run.key;
@@ -108,48 +119,39 @@ export class RunExecutor {
 		return running;
 	}
 
-	/** Emits the run's execution once a place is free, and records how it ended. */
+	/** Runs the run in the next execution a place starts, and records how it ended. */
 	async execute(request: RunRequest): Promise<RunOutcome> {
-		await this.slot();
-		try {
-			const records = this.records();
+		return await this.places.run(request);
+	}
+
+	/** Emits one execution whose items are these runs, and records how it ended for each. */
+	private async executeTogether(requests: RunRequest[]): Promise<RunOutcome[]> {
+		const records = this.records();
+		const runs = requests.map((request) => {
 			const attempts = (records.inFlight.get(request.run.key)?.attempts ?? 0) + 1;
 			const run: InFlightRun = { ...request.run, attempts };
-			const json = attempts > 1 ? { ...request.json, ...RERUN_MARK } : request.json;
 			records.started(run, request.watch);
-			// saved by n8n with this emit, before the execution exists
-			records.writeBack();
-			const done = this.context.helpers.createDeferredPromise<IRun>();
-			this.context.emit([[{ json }]], undefined, done, this.deduplicationKey(run));
-			try {
-				// resolved with the run, or with nothing when n8n refused a second execution of the key
-				await done.promise;
-			} catch {
-				// n8n did not start the execution (the error is in n8n's log)
-				this.records().notStarted(run.key, request.watch);
-				return 'notStarted';
-			}
-			this.records().finished(run, request.version);
-			return 'finished';
-		} finally {
-			this.release();
+			return run;
+		});
+		// saved by n8n with this emit, before the execution exists
+		records.writeBack();
+		const items: INodeExecutionData[] = requests.map((request, index) => ({
+			json: runs[index].attempts > 1 ? { ...request.json, ...RERUN_MARK } : request.json,
+		}));
+		const done = this.context.helpers.createDeferredPromise<IRun>();
+		this.context.emit([items], undefined, done, this.deduplicationKey(runs));
+		try {
+			// resolved with the run, or with nothing when n8n refused a second execution of the key
+			await done.promise;
+		} catch {
+			// n8n did not start the execution (the error is in n8n's log)
+			const after = this.records();
+			requests.forEach((request, index) => after.notStarted(runs[index].key, request.watch));
+			return requests.map(() => 'notStarted');
 		}
-	}
-
-	private async slot(): Promise<void> {
-		if (this.executing < RUN_CONCURRENCY.runs) {
-			this.executing++;
-			return;
-		}
-		await new Promise<void>((resolve) => this.slots.push(resolve));
-	}
-
-	/** Hands the place to the next run waiting for one, or frees it. */
-	private release(): void {
-		const next = this.slots.shift();
-		if (next) next();
-		else this.executing--;
-		this.queue.wake();
+		const after = this.records();
+		requests.forEach((request, index) => after.finished(runs[index], request.version));
+		return requests.map(() => 'finished');
 	}
 
 	/**
@@ -157,11 +159,17 @@ export class RunExecutor {
 	 * event's first run has one key and every run again another: a run whose finish was not saved
 	 * yet when n8n stopped (no delivery waited for it) is not started twice. A recovered event
 	 * keeps its key: no delivery ever waits for its run, so a finished run is the likelier case
-	 * than one interrupted (that one stays in n8n's executions list as crashed).
+	 * than one interrupted (that one stays in n8n's executions list as crashed). Runs sharing an
+	 * execution share a key made of all of theirs: it is refused only where the same runs ran.
 	 */
-	private deduplicationKey(run: InFlightRun): string {
-		const attempt = run.origin === 'recovered' ? 1 : Math.min(run.attempts, 2);
-		return `partner-leads:${this.scope}:${run.key}:${attempt}`;
+	private deduplicationKey(runs: InFlightRun[]): string {
+		const keys = runs.map((run) => {
+			const attempt = run.origin === 'recovered' ? 1 : Math.min(run.attempts, 2);
+			return `${run.key}:${attempt}`;
+		});
+		if (keys.length === 1) return `partner-leads:${this.scope}:${keys[0]}`;
+		const together = createHash('sha256').update(keys.sort().join('\n')).digest('base64url');
+		return `partner-leads:${this.scope}:together:${together}`;
 	}
 }
 

@@ -8,18 +8,11 @@ import { packKeptLead } from '../state/watchedLeads';
 
 /**
  * The runs in flight that wait to be run in this process: deliveries accepted and not started,
- * and runs a hard kill interrupted (run again, marked). Taken up oldest first, RUN_CONCURRENCY
- * at a time, never two of one lead at once, so a lead's events run in the order they were
- * accepted and each is judged against the values its predecessor kept. A run whose lead cannot
+ * and runs a hard kill interrupted (run again, marked). Taken up oldest first, as many at a
+ * time as the places take (places.ts), never two of one lead at once, so a lead's events run
+ * in the order they were accepted and each is judged against the values its predecessor kept. A run whose lead cannot
  * be read now stays in flight and is tried again later, waiting longer each time.
  */
-
-/**
- * Executions of one trigger node under way at once. n8n itself starts every execution at once
- * unless its concurrency limit is set; under a burst of hundreds that starves its event loop
- * and its database. A few at a time keep n8n's CPU busy without queueing behind each other.
- */
-export const RUN_CONCURRENCY = { runs: 16 };
 
 /**
  * A run interrupted this many times is given up with an error in n8n's log, so that an event
@@ -73,7 +66,8 @@ export class RunQueue {
 	 * is not busy with this trigger): the delivery can wait for it. Otherwise undefined.
 	 */
 	takeUpNow(run: InFlightRun): Promise<RunOutcome> | undefined {
-		if (this.closing.signal.aborted || this.active >= RUN_CONCURRENCY.runs) return undefined;
+		if (this.closing.signal.aborted || this.active >= this.executor.places.runsAtOnce)
+			return undefined;
 		if (this.leadsUnderWay.has(run.leadId) || this.executor.joined(run.key)) return undefined;
 		const waiting = this.executor.records().inFlight.size - this.executor.underWay;
 		if (waiting > 1) return undefined;
@@ -95,7 +89,7 @@ export class RunQueue {
 		const nowMs = Date.now();
 		let nextDueMs = Infinity;
 		for (const run of this.executor.records().inFlight.all()) {
-			if (this.active >= RUN_CONCURRENCY.runs) return;
+			if (this.active >= this.executor.places.runsAtOnce) return;
 			if (this.executor.joined(run.key) || this.leadsUnderWay.has(run.leadId)) continue;
 			if (this.unsaved.has(run.key)) continue;
 			const dueMs = this.retries.get(run.key)?.dueMs ?? 0;

@@ -1,6 +1,6 @@
 /* eslint-disable no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { TriggerHost } from '../../harness/webhooks';
-import { RUN_CONCURRENCY } from '../../../nodes/PartnerLeadsTrigger/runs/queue';
+import { RUN_CONCURRENCY } from '../../../nodes/PartnerLeadsTrigger/runs/places';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp } from './helpers';
 import { created, eventually, outputs, quickTimings, restartAfterKill } from './recovery-helpers';
