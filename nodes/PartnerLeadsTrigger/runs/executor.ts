@@ -58,6 +58,12 @@ export class RunExecutor {
 			placesFor(runsPerExecution),
 			runsPerExecution,
 			async (requests) => await this.executeTogether(requests),
+			(request) => ({
+				leadId: request.run.leadId,
+				mayShare:
+					request.run.origin === 'delivered' &&
+					(this.records().inFlight.get(request.run.key)?.attempts ?? 0) === 0,
+			}),
 			() => this.queue.wake(),
 		);
 	}
@@ -129,16 +135,15 @@ export class RunExecutor {
 		const records = this.records();
 		const runs = requests.map((request) => {
 			const attempts = (records.inFlight.get(request.run.key)?.attempts ?? 0) + 1;
-			const run: InFlightRun = { ...request.run, attempts };
-			records.started(run, request.watch);
-			return run;
+			return { ...request.run, attempts } as InFlightRun;
 		});
-		// saved by n8n with this emit, before the execution exists
-		records.writeBack();
 		const items: INodeExecutionData[] = requests.map((request, index) => ({
 			json: runs[index].attempts > 1 ? { ...request.json, ...RERUN_MARK } : request.json,
 		}));
 		const done = this.context.helpers.createDeferredPromise<IRun>();
+		requests.forEach((request, index) => records.started(runs[index], request.watch));
+		// saved by n8n with this emit, before the execution exists
+		records.writeBack();
 		this.context.emit([items], undefined, done, this.deduplicationKey(runs));
 		try {
 			// resolved with the run, or with nothing when n8n refused a second execution of the key
@@ -160,7 +165,9 @@ export class RunExecutor {
 	 * yet when n8n stopped (no delivery waited for it) is not started twice. A recovered event
 	 * keeps its key: no delivery ever waits for its run, so a finished run is the likelier case
 	 * than one interrupted (that one stays in n8n's executions list as crashed). Runs sharing an
-	 * execution share a key made of all of theirs: it is refused only where the same runs ran.
+	 * execution (delivered first runs only) share a key made of all of theirs: it is refused only
+	 * where the same runs ran. A restart seldom groups them alike, so n8n's refusal does not
+	 * cover a shared execution whose emit's save n8n had not finished at a kill.
 	 */
 	private deduplicationKey(runs: InFlightRun[]): string {
 		const keys = runs.map((run) => {

@@ -18,8 +18,8 @@ import type { RunOutcome } from './executor';
  */
 export const RUN_CONCURRENCY = { runs: 16 };
 
-/** The most runs one execution carries, whatever the option says. */
-export const MAX_EVENTS_PER_EXECUTION = 100;
+/** The most runs taken up (their leads read) and waiting to share at once: twice the places' 16. */
+export const MAX_EVENTS_PER_EXECUTION = 2 * RUN_CONCURRENCY.runs;
 
 /** Events per Execution Under Load as set: 1 (each run alone) unless a whole number above 1. */
 export function eventsPerExecution(value: unknown): number {
@@ -44,9 +44,20 @@ interface Waiting<T> {
 	reject: (error: unknown) => void;
 }
 
+/** What decides whether a waiting run may share an execution, and with which. */
+export interface Sharing {
+	leadId: string;
+	/**
+	 * Only a delivered event's first run shares. A recovered run or a run again keeps an
+	 * execution of its own, and with it a deduplication key n8n can match after a restart.
+	 */
+	mayShare: boolean;
+}
+
 /**
- * Hands waiting runs to free places, oldest first, up to `runsPerExecution` of them to each:
- * a run that finds a place free starts alone at once.
+ * Hands waiting runs to free places, oldest first: the oldest, and with it (when it may share)
+ * up to `runsPerExecution - 1` more that may share, each of another lead. A run that finds a
+ * place free starts alone at once.
  */
 export class ExecutionPlaces<T> {
 	private readonly waiting: Array<Waiting<T>> = [];
@@ -57,12 +68,13 @@ export class ExecutionPlaces<T> {
 		readonly places: number,
 		readonly runsPerExecution: number,
 		private readonly execute: (requests: T[]) => Promise<RunOutcome[]>,
+		private readonly sharing: (request: T) => Sharing,
 		private readonly freed: () => void,
 	) {}
 
-	/** Runs taken up at once: enough to fill every place with a full execution. */
+	/** Runs taken up at once: enough to fill every place, at most MAX_EVENTS_PER_EXECUTION. */
 	get runsAtOnce(): number {
-		return this.places * this.runsPerExecution;
+		return Math.min(this.places * this.runsPerExecution, MAX_EVENTS_PER_EXECUTION);
 	}
 
 	/** Runs the request in the next execution a place starts; settles with its outcome. */
@@ -73,9 +85,28 @@ export class ExecutionPlaces<T> {
 		});
 	}
 
+	/** Takes the runs of the next execution out of the waiting ones. */
+	private nextTogether(): Array<Waiting<T>> {
+		const together = this.waiting.splice(0, 1);
+		const first = this.sharing(together[0].request);
+		if (this.runsPerExecution === 1 || !first.mayShare) return together;
+		const leads = new Set([first.leadId]);
+		for (let index = 0; index < this.waiting.length; ) {
+			if (together.length === this.runsPerExecution) break;
+			const { leadId, mayShare } = this.sharing(this.waiting[index].request);
+			if (!mayShare || leads.has(leadId)) {
+				index++;
+				continue;
+			}
+			leads.add(leadId);
+			together.push(...this.waiting.splice(index, 1));
+		}
+		return together;
+	}
+
 	private dispatch(): void {
 		while (this.busy < this.places && this.waiting.length > 0) {
-			const together = this.waiting.splice(0, this.runsPerExecution);
+			const together = this.nextTogether();
 			this.busy++;
 			void this.execute(together.map((waiting) => waiting.request))
 				.then(

@@ -3,7 +3,13 @@ import { TriggerHost } from '../../harness/webhooks';
 import { RUN_CONCURRENCY } from '../../../nodes/PartnerLeadsTrigger/runs/places';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp } from './helpers';
-import { created, eventually, outputs, quickTimings, restartAfterKill } from './recovery-helpers';
+import {
+	created,
+	createThroughKill,
+	outputs,
+	quickTimings,
+	restartAfterKill,
+} from './recovery-helpers';
 
 /**
  * A burst (a partner's bulk import): the service sends hundreds of deliveries at once and
@@ -55,16 +61,7 @@ describe('PartnerLeadsTrigger under a burst of deliveries', () => {
 		// each run reads its lead for 250 ms: the deliveries are answered faster than they run
 		setup.sim.control.setFaults('GET /leads/:id', { latencyMs: 250 });
 		setup.host.dieAfterEmits = 25;
-		for (let index = 0; index < 120; index++) created(setup, `killed${index}`);
-		await eventually(() => setup.host.dead, 'the kill');
-		const killed = setup.host;
-		await setup.sim.control.waitForDeliveries(60_000);
-		const answered = new Set(
-			setup.sim.control
-				.deliveries()
-				.filter((delivery) => delivery.status === 200)
-				.map((delivery) => `${delivery.topic} ${delivery.leadId} ${delivery.timestamp}`),
-		);
+		const { killed, answered } = await createThroughKill(setup, 120);
 		expect(answered.size).toBeGreaterThan(25);
 
 		setup.sim.control.setFaults('GET /leads/:id', {});

@@ -1,7 +1,10 @@
 /* eslint-disable no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
+import { sleep } from 'n8n-workflow';
+
 import type { TriggerHost } from '../../harness/webhooks';
 import {
 	eventsPerExecution,
+	ExecutionPlaces,
 	MAX_EVENTS_PER_EXECUTION,
 	placesFor,
 	RUN_CONCURRENCY,
@@ -9,7 +12,7 @@ import {
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp } from './helpers';
 import type { Output } from './recovery-helpers';
-import { created, eventually, quickTimings, restartAfterKill } from './recovery-helpers';
+import { created, createThroughKill, quickTimings, restartAfterKill } from './recovery-helpers';
 
 /**
  * Options > Events per Execution Under Load: under a backlog, runs that wait for a place share
@@ -43,12 +46,71 @@ describe('Events per Execution Under Load: the setting', () => {
 
 	it('1 keeps every place; more shares fewer places, never below 2, about as many items at once', () => {
 		expect(placesFor(1)).toBe(RUN_CONCURRENCY.runs);
-		for (const perExecution of [2, 4, 10, 100]) {
+		for (const perExecution of [2, 4, 10, MAX_EVENTS_PER_EXECUTION]) {
 			const places = placesFor(perExecution);
 			expect(places).toBeGreaterThanOrEqual(2);
 			expect(places).toBeLessThan(RUN_CONCURRENCY.runs);
 			expect(places * perExecution).toBeGreaterThanOrEqual(RUN_CONCURRENCY.runs);
 		}
+	});
+});
+
+describe('ExecutionPlaces: which waiting runs share an execution', () => {
+	type Request = { leadId: string; mayShare: boolean };
+
+	/** Two places busy with a first execution each, then `waiting` queued behind them. */
+	async function grouped(waiting: Request[], perExecution: number): Promise<string[][]> {
+		const executions: string[][] = [];
+		const busy: Array<() => void> = [];
+		const places = new ExecutionPlaces<Request>(
+			2,
+			perExecution,
+			async (requests) => {
+				executions.push(requests.map((request) => request.leadId));
+				await new Promise<void>((resolve) => busy.push(resolve));
+				return requests.map(() => 'finished' as const);
+			},
+			(request) => request,
+			() => undefined,
+		);
+		const runs = [
+			{ leadId: 'first', mayShare: true },
+			{ leadId: 'second', mayShare: true },
+			...waiting,
+		].map((request) => places.run(request));
+		// each execution that ends frees its place for the next
+		for (let ended = 0; ended < runs.length && busy.length > ended; ended++) {
+			busy[ended]();
+			await sleep(1);
+		}
+		await Promise.all(runs);
+		return executions;
+	}
+
+	it('a run that finds a place free starts alone; waiting runs of other leads share, oldest first', async () => {
+		const lead = (leadId: string) => ({ leadId, mayShare: true });
+		expect(await grouped(['a', 'b', 'c', 'd', 'e'].map(lead), 3)).toEqual([
+			['first'],
+			['second'],
+			['a', 'b', 'c'],
+			['d', 'e'],
+		]);
+	});
+
+	it('never two runs of one lead in an execution, and a run that may not share runs alone, in its turn', async () => {
+		const waiting = [
+			{ leadId: 'a', mayShare: true },
+			{ leadId: 'a', mayShare: true },
+			{ leadId: 'rerun', mayShare: false },
+			{ leadId: 'b', mayShare: true },
+		];
+		expect(await grouped(waiting, 4)).toEqual([
+			['first'],
+			['second'],
+			['a', 'b'],
+			['a'],
+			['rerun'],
+		]);
 	});
 });
 
@@ -119,16 +181,7 @@ describe('PartnerLeadsTrigger with Events per Execution Under Load', () => {
 		// each execution takes 250 ms: the deliveries are answered faster than they run
 		setup.host.executionMs = 250;
 		setup.host.dieAfterEmits = 6;
-		for (let index = 0; index < 120; index++) created(setup, `killed${index}`);
-		await eventually(() => setup.host.dead, 'the kill');
-		const killed = setup.host;
-		await setup.sim.control.waitForDeliveries(60_000);
-		const answered = new Set(
-			setup.sim.control
-				.deliveries()
-				.filter((delivery) => delivery.status === 200)
-				.map((delivery) => `${delivery.topic} ${delivery.leadId} ${delivery.timestamp}`),
-		);
+		const { killed, answered } = await createThroughKill(setup, 120);
 		expect(answered.size).toBeGreaterThan(6);
 
 		const host = await restartAfterKill(setup);
@@ -144,6 +197,13 @@ describe('PartnerLeadsTrigger with Events per Execution Under Load', () => {
 			`a kill after 6 executions of up to 8: ${items(killed).length} items ran before it, ${marked.length} ran again marked, ${items(host).length - marked.length} first runs after it`,
 		);
 		expect(marked.length).toBeGreaterThan(0);
+		// a run again keeps an execution of its own (and its deduplication key)
+		for (const execution of host.executions) {
+			const reasons = execution.items.map(
+				(item) => (item.json as unknown as Output).recoveryReason,
+			);
+			if (reasons.includes('interrupted')) expect(reasons).toEqual(['interrupted']);
+		}
 		expect(host.runsInFlight()).toBe(0);
 	});
 });

@@ -25,6 +25,28 @@ export async function eventually(
 	}
 }
 
+/**
+ * Creates `count` leads at once (each delivered to the trigger, whose host is set to die at
+ * some emit) and waits for the kill and for the service to stop sending: the host that died,
+ * and the events the service saw answered 200 (`topic id timestamp`).
+ */
+export async function createThroughKill(
+	setup: Setup,
+	count: number,
+): Promise<{ killed: TriggerHost; answered: Set<string> }> {
+	for (let index = 0; index < count; index++) created(setup, `killed${index}`);
+	await eventually(() => setup.host.dead, 'the kill');
+	const killed = setup.host;
+	await setup.sim.control.waitForDeliveries(60_000);
+	const answered = new Set(
+		setup.sim.control
+			.deliveries()
+			.filter((delivery) => delivery.status === 200)
+			.map((delivery) => `${delivery.topic} ${delivery.leadId} ${delivery.timestamp}`),
+	);
+	return { killed, answered };
+}
+
 export function listRequests(setup: Setup): number {
 	return setup.sim.control.stats().byRoute['GET /leads'] ?? 0;
 }
