@@ -10,8 +10,9 @@ import { packKeptLead } from '../state/watchedLeads';
  * The runs in flight that wait to be run in this process: deliveries accepted and not started,
  * and runs a hard kill interrupted (run again, marked). Taken up oldest first, as many at a
  * time as the places take (places.ts), never two of one lead at once, so a lead's events run
- * in the order they were accepted and each is judged against the values its predecessor kept. A run whose lead cannot
- * be read now stays in flight and is tried again later, waiting longer each time.
+ * in the order they were accepted and each is judged against the values its predecessor kept.
+ * A run whose lead cannot be read now stays in flight and is tried again later, waiting longer
+ * each time.
  */
 
 /**
