@@ -125,7 +125,7 @@ export class PartnerLeadsTrigger implements INodeType {
 						typeOptions: { minValue: 1, maxValue: MAX_EVENTS_PER_EXECUTION },
 						default: 1,
 						description:
-							'When more events wait to run than n8n runs at once (a bulk import, a backlog after an outage), start up to this many of them, each of another lead, as the items of one execution: a burst runs several times faster. 1 gives every event an execution of its own. With more, a failing execution fails for all of its events, and after n8n stopped in the middle each of them runs again, marked, in an execution of its own.',
+							'When more events wait to run than n8n runs at once (a bulk import, a backlog after an outage), start up to this many of them, each of another lead, as the items of one execution: a burst runs 1.5 to 3 times faster. 1 gives every event an execution of its own. With more, a failing execution fails for all of its events, and after n8n stopped in the middle each of them runs again, marked, in an execution of its own.',
 					},
 					{
 						displayName: 'Ignore Events Older Than (Hours)',
