@@ -10,7 +10,8 @@ import type {
 
 import { MAIN_CONNECTION } from '../shared/connectionTypes';
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
-import { figure, KEPT_LEAD_IDS, watchedValuesCost } from '../shared/figures';
+import { SKETCH_NAMES_UP_TO } from '../shared/changes/idSketch';
+import { figure, watchedValuesCost } from '../shared/figures';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
 import { WATCHED_FIELD_LOAD_OPTIONS } from '../shared/changes/watchedFieldOptions';
 import {
@@ -87,7 +88,7 @@ export class PartnerLeadsTrigger implements INodeType {
 					'Whether to run the workflow, once n8n is back, for leads created, updated or (with Lead Deleted among the Events) deleted while n8n was stopped or unreachable: the service does not send those events again. The trigger reads the list of leads about 20 seconds after n8n starts, then every "Missed Events Check Interval". Such items carry "recovered": true.',
 			},
 			{
-				displayName: `Deleted leads are recovered only with Lead Deleted among the Events: the trigger compares the lead IDs it listed last with those listed now (up to ${figure(KEPT_LEAD_IDS.hex24)} leads with 24-character IDs). Deletes made while the workflow was unpublished are not seen.`,
+				displayName: `Deleted leads are recovered only with Lead Deleted among the Events: the trigger compares the lead IDs it listed last with those listed now (a large portal's IDs are kept as a summary that names up to ${figure(SKETCH_NAMES_UP_TO)} deletes n8n did not receive between two checks). Deletes made while the workflow was unpublished are not seen.`,
 				name: 'recoveryNotice',
 				type: 'notice',
 				default: '',

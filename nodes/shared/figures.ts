@@ -5,8 +5,9 @@
  */
 
 /**
- * Lead IDs the triggers keep to find deleted leads: 1,000,000 bytes of packed IDs (MAX_LEAD_ID_BYTES,
- * nodes/shared/changes/leadIds.ts, for both triggers). A 24-character hex ID
+ * Lead IDs the Polling Trigger keeps to find deleted leads: 1,000,000 bytes of packed IDs
+ * (MAX_LEAD_ID_BYTES, nodes/shared/changes/leadIds.ts; the webhook trigger keeps a large
+ * listing as a sketch of fixed size, idSketch.ts). A 24-character hex ID
  * packs to 16 characters, a UUID (36 characters, e.g. 123e4567-e89b-12d3-a456-426614174000) to
  * 21.3.
  */

@@ -1,10 +1,12 @@
 import { createHash } from 'crypto';
 import type { ITriggerFunctions } from 'n8n-workflow';
 
-import { goneIds } from '../../shared/changes/judge';
+import { SKETCH_NAMES_UP_TO } from '../../shared/changes/idSketch';
 import type { ListedLead } from '../../shared/changes/listedLead';
 import { deleteOutputFor } from '../../shared/changes/output';
+import { figure } from '../../shared/figures';
 import type { RunExecutor } from '../runs/executor';
+import type { Listing } from '../state/knownLeadIds';
 import type { RecoveryLedger } from '../state/recoveryLedger';
 import { RECOVERY_TIMING } from './timing';
 
@@ -27,11 +29,11 @@ function goneLeads(
 	listed: ListedLead[],
 	waiting: Map<string, number>,
 	nowMs: number,
-): { ready: string[]; deferred: string[] } {
-	const previous = ledger.knownIds();
-	const gone = { ready: [] as string[], deferred: [] as string[] };
+): { ready: string[]; deferred: string[]; unnamed: number } {
+	const known = ledger.goneFrom(listed);
+	const gone = { ready: [] as string[], deferred: [] as string[], unnamed: known?.unnamed ?? 0 };
 	const stillWaiting = new Map<string, number>();
-	for (const id of goneIds(listed, previous)) {
+	for (const id of known?.ids ?? []) {
 		if (ledger.hasDeleted(id)) continue;
 		const key = `gone ${id}`;
 		const firstSeenMs = waiting.get(key) ?? nowMs;
@@ -57,7 +59,12 @@ export function recoverDeletes(
 	waiting: Map<string, number>,
 ): { started: number; deferred: number } {
 	const nowMs = Date.now();
-	const { ready, deferred } = goneLeads(ledger, listed, waiting, nowMs);
+	const { ready, deferred, unnamed } = goneLeads(ledger, listed, waiting, nowMs);
+	if (unnamed > 0)
+		context.logger.warn(
+			`Partner Referral Service Trigger: about ${unnamed} leads deleted since the last check could not be identified (more than ${figure(SKETCH_NAMES_UP_TO)} deletes n8n did not receive), so their deletes do not run. Lower Missed Events Check Interval (Minutes) so that fewer deletes fall between two checks`,
+			{ node: context.getNode().name },
+		);
 	const timestamp = new Date(nowMs).toISOString();
 	for (const id of ready) {
 		// recorded before the run starts (saved with its emit): it is never found gone again
@@ -74,17 +81,28 @@ export function recoverDeletes(
 			version: { ms: nowMs, exact: true },
 		});
 	}
-	keepListedIds(context, ledger, [...listed.map((lead) => lead.id), ...deferred]);
+	keepListedIds(context, ledger, listingOf(listed, deferred));
 	return { started: ready.length, deferred: deferred.length };
+}
+
+/** A listing's ids (and those still known beside it) as the ledger keeps them. */
+export function listingOf(listed: ListedLead[], alsoKnown: string[] = []): Listing {
+	let newestCreatedMs: number | undefined = 0;
+	for (const { createdMs } of listed)
+		newestCreatedMs =
+			createdMs === undefined || newestCreatedMs === undefined
+				? undefined
+				: Math.max(newestCreatedMs, createdMs);
+	return { ids: [...listed.map((lead) => lead.id), ...alsoKnown], newestCreatedMs };
 }
 
 /** Keeps the ids for the next check; says so in n8n's log when there are too many to keep. */
 export function keepListedIds(
 	context: ITriggerFunctions,
 	ledger: RecoveryLedger,
-	ids: string[] | undefined,
+	listing: Listing | undefined,
 ): void {
-	if (ledger.rememberListedIds(ids)) return;
+	if (ledger.rememberListing(listing)) return;
 	context.logger.warn(
 		'Partner Referral Service Trigger: too many leads to keep their IDs, leads deleted while n8n was down or unreachable are not recovered',
 		{ node: context.getNode().name },

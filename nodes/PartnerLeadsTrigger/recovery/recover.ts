@@ -15,7 +15,7 @@ import { RunsInFlight } from '../state/runsInFlight';
 import { nodeScope } from '../../shared/state/scope';
 import { watchedLeadsOf } from '../state/watchedLeads';
 import { RecoveryLedger } from '../state/recoveryLedger';
-import { keepListedIds, recoverDeletes } from './deletes';
+import { keepListedIds, listingOf, recoverDeletes } from './deletes';
 import { recoveryRunsOf, startRecoveredRun } from './recoveredRun';
 import { RECOVERY_TIMING } from './timing';
 
@@ -87,8 +87,8 @@ export async function takeBaselineIfDue(
 	if (!baselineLedger.baselineDue) return outcome;
 	takeBaseline(baselineLedger, listing.leads);
 	const topics = selectedTopics(this.getNodeParameter('events', []));
-	const ids = topics.includes('lead/delete') ? listing.leads.map((lead) => lead.id) : undefined;
-	keepListedIds(this, baselineLedger, ids);
+	const kept = topics.includes('lead/delete') ? listingOf(listing.leads) : undefined;
+	keepListedIds(this, baselineLedger, kept);
 	return outcome;
 }
 
@@ -198,6 +198,6 @@ export async function recoverMissedEvents(
 		const deletes = recoverDeletes(this, executor, ledger, listing.leads, waitingOf(this));
 		outcome.recovered += deletes.started;
 		outcome.deferred += deletes.deferred;
-	} else ledger.rememberListedIds(undefined);
+	} else ledger.rememberListing(undefined);
 	return outcome;
 }

@@ -1,10 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { ListedLead } from '../../shared/changes/listedLead';
 import { storedNumber } from '../../shared/changes/storedNumber';
 import type { LeadVersion } from '../../shared/changes/versions';
 import { LeadVersions, leadKey } from '../../shared/changes/versions';
 import type { NodeStore } from '../../shared/state/nodeStore';
 import { StoreKind } from '../../shared/state/nodeStore';
+import type { Gone, Listing } from './knownLeadIds';
 import { KnownLeadIds } from './knownLeadIds';
 
 /**
@@ -223,17 +225,18 @@ export class RecoveryLedger {
 	/** `atMs`: the delete's event time (or when a check found the lead gone). */
 	recordDeleted(leadId: string, atMs: number): void {
 		this.memory.deleted.raise(leadKey(leadId), { ms: atMs, exact: true });
+		this.memory.known.deleteRan(leadId);
 		this.save();
 	}
 
-	/** The ids known (the last listing's and those run since), for deletes; undefined when not kept. */
-	knownIds(): ReadonlySet<string> | undefined {
-		return this.memory.known.ids();
+	/** The leads known (the last listing's and those run since) and not listed now; undefined when no ids are kept. */
+	goneFrom(listed: ListedLead[]): Gone | undefined {
+		return this.memory.known.gone(listed);
 	}
 
 	/** Keeps a listing's ids (undefined: lead/delete not chosen). False: too many to keep. */
-	rememberListedIds(ids: string[] | undefined): boolean {
-		const kept = this.memory.known.replace(ids, this.nowMs(), (id) => this.hasDeleted(id));
+	rememberListing(listing: Listing | undefined): boolean {
+		const kept = this.memory.known.replace(listing, this.nowMs(), (id) => this.hasDeleted(id));
 		this.save();
 		return kept;
 	}

@@ -12,14 +12,14 @@
  */
 export const MAX_LEAD_ID_BYTES = 1_000_000;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX = /^(?:[0-9a-f]{2}){1,64}$/;
 const TEXT_SEPARATOR = '\n';
 
 /** Packed ids: `u` UUIDs, `h<n>` hex ids of n bytes, `t` the others. */
 export type PackedIds = Record<string, string>;
 
-function uuidOf(bytes: Buffer): string {
+export function uuidOf(bytes: Buffer): string {
 	const hex = bytes.toString('hex');
 	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

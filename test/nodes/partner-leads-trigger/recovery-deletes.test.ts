@@ -1,6 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { MAX_LEAD_ID_BYTES, packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
+import { PACKED_LISTING_UP_TO_BYTES } from '../../../nodes/PartnerLeadsTrigger/state/knownLeadIds';
+import { IdSketch, MAX_SKETCH_ID_BYTES } from '../../../nodes/shared/changes/idSketch';
+import { packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
 import { LogCapture } from '../../security/capture';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, post, setUp, signed, storedSecret } from './helpers';
@@ -156,24 +158,53 @@ describe('PartnerLeadsTrigger recovery of deletes by lead id', () => {
 		expect(stored.listedIds).toBeUndefined();
 	});
 
-	it(`lead ids beyond ${MAX_LEAD_ID_BYTES.toLocaleString('en')} bytes are not kept, and the log says deletes are not recovered`, async () => {
-		setup = await setUp({ events: ['lead/delete'] }, { delivery: { maxAttempts: 1 } });
+	it(`a portal whose ids take over ${PACKED_LISTING_UP_TO_BYTES.toLocaleString('en')} bytes packed is kept as a sketch that does not grow with it: deletes live and while n8n was down each run once`, async () => {
+		setup = await setUp(
+			{ events: ['lead/create', 'lead/delete'] },
+			{ delivery: { maxAttempts: 1 } },
+		);
 		// Just over the bound as the trigger packs them: the personality's id shape decides how
 		// many leads that is (24-hex ids take 16 bytes, UUIDs 21.3, numbers their digits and 1).
 		const ids: string[] = [];
-		for (let round = 0; round < 50 && packedBytes(packIds(ids)) <= MAX_LEAD_ID_BYTES; round++)
-			ids.push(...setup.sim.control.seedLeads(10_000).map((lead) => lead.id));
-		expect(packedBytes(packIds(ids))).toBeGreaterThan(MAX_LEAD_ID_BYTES);
+		while (packedBytes(packIds(ids)) <= PACKED_LISTING_UP_TO_BYTES)
+			ids.push(...setup.sim.control.seedLeads(2_000).map((lead) => lead.id));
 		const capture = new LogCapture();
 		capture.start();
 		await setup.host.activate();
+		await checkEnded(setup);
+		const stored = () => setup.host.store.nodeData(setup.host.node.name).recovery as IDataObject;
+		expect(stored().listedIds).toBeUndefined();
+		const sketchBytes = JSON.stringify(stored().listedSketch).length;
+		expect(sketchBytes).toBeLessThanOrEqual(IdSketch.storedBytes(MAX_SKETCH_ID_BYTES));
+		expect(sketchBytes).toBeLessThan(packedBytes(packIds(ids)));
+
+		await nextSecond();
+		const fresh = created(setup, 'createdSinceListing');
+		setup.sim.control.portalDeleteLead(ids[0]);
+		await setup.sim.control.waitForDeliveries(10_000);
+		await setup.host.settle();
+		expect(ran(setup.host).sort()).toEqual(
+			[`lead/create ${fresh.id}`, `lead/delete ${ids[0]}`].sort(),
+		);
+
+		const persisted = await stopN8n(setup);
+		const goneWhileDown = [ids[1], ids[ids.length - 1], fresh.id];
+		for (const id of goneWhileDown) setup.sim.control.portalDeleteLead(id);
+		await setup.sim.control.waitForDeliveries(10_000);
+		await startN8n(setup, persisted);
+		await eventually(() => setup.host.executions.length >= 3, 'the recovered deletes');
+		await checkEnded(setup);
+		expect(ran(setup.host).sort()).toEqual(
+			goneWhileDown.map((id) => `lead/delete ${id} recovered`).sort(),
+		);
+		// the listing kept after the check is a sketch again, the same size as before
+		expect(JSON.stringify(stored().listedSketch).length).toBe(sketchBytes);
+
+		await startN8n(setup, await stopN8n(setup));
+		await checkEnded(setup);
+		expect(setup.host.executions).toHaveLength(0);
 		capture.stop();
-		const warnings = capture.records
-			.filter((record) => record.channel === 'n8n logger.warn')
-			.map((record) => String(record.args[0]));
-		expect(warnings).toEqual([expect.stringContaining('too many leads to keep their IDs')]);
-		const stored = setup.host.store.nodeData(setup.host.node.name).recovery as IDataObject;
-		expect(stored.idsTracked).toBe(false);
-		expect(stored.listedIds).toBeUndefined();
+		const warnings = capture.records.filter((record) => record.channel === 'n8n logger.warn');
+		expect(warnings).toEqual([]);
 	}, 120_000);
 });

@@ -4,7 +4,11 @@ import {
 	forgetLedgerMemory,
 	RecoveryLedger,
 } from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
-import { MAX_IDS_RUN_SINCE_LISTING } from '../../../nodes/PartnerLeadsTrigger/state/knownLeadIds';
+import {
+	MAX_IDS_RUN_SINCE_LISTING,
+	PACKED_LISTING_UP_TO_BYTES,
+} from '../../../nodes/PartnerLeadsTrigger/state/knownLeadIds';
+import { IdSketch } from '../../../nodes/shared/changes/idSketch';
 import { LEDGER_ENTRY_BYTES } from '../../../nodes/shared/changes/versions';
 
 /**
@@ -122,26 +126,60 @@ describe('recovery ledger', () => {
 
 	describe('lead ids known for deletes', () => {
 		const hex = (n: number) => n.toString(16).padStart(24, '0');
+		// every id known: the ones a check that lists no lead finds gone
+		const knownIds = (ledger: RecoveryLedger) => {
+			const gone = ledger.goneFrom([]);
+			return gone && new Set(gone.ids);
+		};
 
 		it('are the last listing and every lead run since, from any process; a new listing keeps only those it does not hold', () => {
 			const database = { saved: '{}' };
 			const trigger = processAt('trigger', database);
 			const webhook = processAt('webhook', database);
-			trigger.write((ledger) => ledger.rememberListedIds([hex(1), hex(2)]));
+			trigger.write((ledger) => ledger.rememberListing({ ids: [hex(1), hex(2)] }));
 			webhook.write((ledger) => ledger.recordDelivered(hex(3), { ms: NOW - 1000, exact: true }));
 			trigger.write((ledger) => ledger.recordRecovered(hex(4), NOW - 500));
-			expect([...(trigger.read().knownIds() ?? [])].sort()).toEqual([1, 2, 3, 4].map(hex));
+			expect([...(knownIds(trigger.read()) ?? [])].sort()).toEqual([1, 2, 3, 4].map(hex));
 			// a listing that holds 1 and 3; 4 was created while it was read; 2's delete ran
 			trigger.write((ledger) => {
 				ledger.recordDeleted(hex(2), NOW);
-				ledger.rememberListedIds([hex(1), hex(3)]);
+				ledger.rememberListing({ ids: [hex(1), hex(3)] });
 			});
-			expect([...(trigger.read().knownIds() ?? [])].sort()).toEqual([1, 3, 4].map(hex));
+			expect([...(knownIds(trigger.read()) ?? [])].sort()).toEqual([1, 3, 4].map(hex));
 			// without lead/delete chosen nothing is kept, not even the leads run since
-			trigger.write((ledger) => ledger.rememberListedIds(undefined));
+			trigger.write((ledger) => ledger.rememberListing(undefined));
 			webhook.write((ledger) => ledger.recordDelivered(hex(5), { ms: NOW, exact: true }));
-			expect(trigger.read().knownIds()).toBeUndefined();
+			expect(knownIds(trigger.read())).toBeUndefined();
 			expect(database.saved).not.toContain('idsRunSince');
+		});
+
+		it(`a listing over ${PACKED_LISTING_UP_TO_BYTES.toLocaleString('en')} bytes packed is kept as a sketch: leads gone are named, those whose delete ran are not, and past what it can name it says about how many`, () => {
+			const database = { saved: '{}' };
+			const trigger = processAt('trigger', database);
+			const webhook = processAt('webhook', database);
+			const ids = Array.from({ length: 20_000 }, (_, n) => hex(n + 1));
+			const listed = (from: string[]) =>
+				from.map((id) => ({ id, version: NOW, createdMs: NOW - 1000, lead: { id } }));
+			trigger.write((ledger) => ledger.rememberListing({ ids, newestCreatedMs: NOW - 1000 }));
+			expect(database.saved).not.toContain('listedIds');
+			expect(database.saved.length).toBeLessThan(IdSketch.storedBytes(14) + 1000);
+			// created since the listing (newer than its newest): never in the sketch, not counted
+			const created = listed([hex(30_001)]).map((lead) => ({ ...lead, createdMs: NOW }));
+			// 1's delete ran in another process; 2..6 gone unseen; 30,002 ran since, never listed
+			webhook.write((ledger) => {
+				ledger.recordDeleted(hex(1), NOW);
+				ledger.recordDelivered(hex(30_002), { ms: NOW, exact: true });
+			});
+			const present = [...listed(ids.slice(6)), ...created];
+			const gone = trigger.read().goneFrom(present);
+			expect(gone?.unnamed).toBe(0);
+			expect(gone?.ids.sort()).toEqual([2, 3, 4, 5, 6, 30_002].map(hex).sort());
+
+			const many = trigger.read().goneFrom(listed(ids.slice(8_000)));
+			expect(many?.unnamed).toBeGreaterThan(5_000);
+			const named = (many?.ids ?? []).filter((id) => id !== hex(30_002));
+			for (const id of named) expect(Number.parseInt(id, 16)).toBeLessThanOrEqual(8_000);
+			expect(named.length + (many?.unnamed ?? 0)).toBeGreaterThan(8_000 * 0.9);
 		});
 
 		it(`keep at most ${MAX_IDS_RUN_SINCE_LISTING.toLocaleString('en')} leads run since the listing, the newest`, () => {
@@ -149,10 +187,10 @@ describe('recovery ledger', () => {
 			const trigger = processAt('trigger', database);
 			const total = MAX_IDS_RUN_SINCE_LISTING + 5;
 			trigger.write((ledger) => {
-				ledger.rememberListedIds([]);
+				ledger.rememberListing({ ids: [] });
 				for (let n = 1; n <= total; n++) ledger.recordRecovered(hex(n), NOW);
 			});
-			const known = trigger.read().knownIds() ?? new Set();
+			const known = knownIds(trigger.read()) ?? new Set();
 			expect(known.size).toBe(MAX_IDS_RUN_SINCE_LISTING);
 			expect(known.has(hex(total))).toBe(true);
 			expect(known.has(hex(5))).toBe(false);
