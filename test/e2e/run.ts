@@ -35,7 +35,12 @@ import { agentTool } from './scenarios/agent-tool';
 import { watchedFields } from './scenarios/watched-fields';
 import { burstScenario, sharedExecutionsBurstScenario } from './scenarios/burst';
 import { plannedChecks, runVersion } from './version-session';
-import { plannedQueueChecks, QUEUE_SCENARIOS, runQueueMode } from './queue/session';
+import {
+	plannedQueueChecks,
+	QUEUE_SCENARIOS,
+	QUEUE_SCENARIOS_BY_NAME_ONLY,
+	runQueueMode,
+} from './queue/session';
 import { E2E_N8N_VERSIONS } from './versions';
 import { filterByName } from './lib/name-filter';
 
@@ -79,7 +84,12 @@ const QUEUE_VERSIONS = (process.env.N8N_E2E_QUEUE_VERSIONS ?? E2E_N8N_VERSIONS.j
 	.split(',')
 	.map((version) => version.trim())
 	.filter(Boolean);
-const QUEUE_SELECTED = filterByName(QUEUE_SCENARIOS, process.env.N8N_E2E_SCENARIOS);
+const QUEUE_SELECTED = process.env.N8N_E2E_SCENARIOS
+	? filterByName(
+			[...QUEUE_SCENARIOS, ...QUEUE_SCENARIOS_BY_NAME_ONLY],
+			process.env.N8N_E2E_SCENARIOS,
+		)
+	: QUEUE_SCENARIOS;
 
 const minutes = (value: string | undefined, fallback: number) =>
 	(Number(value) > 0 ? Number(value) : fallback) * 60_000;

@@ -26,6 +26,7 @@ import { triggerInQueueMode } from './trigger';
 import { recoveryInQueueMode } from './recovery';
 import { pollingInQueueMode } from './polling';
 import { leaderKilledDuringBurst, webhookProcessKilledDuringBurst } from './crash';
+import { burstInQueueMode } from './burst';
 
 export const QUEUE_SCENARIOS: QueueScenario[] = [
 	leadOperationsOnWorkers,
@@ -38,6 +39,14 @@ export const QUEUE_SCENARIOS: QueueScenario[] = [
 	leaderKilledDuringBurst,
 	watchedFieldsInQueueMode,
 ];
+
+/**
+ * Run only when N8N_E2E_SCENARIOS names them, not in CI: beside the other line's cluster (as CI
+ * runs them, 14 processes on 2 cores) the burst in queue mode failed on 2.41.1, its webhook
+ * processes answering "503 Database is not ready!" (issue 40, open); alone it passes. Last: its
+ * 300 leads stay in the portal, and the polling scenario counts list pages.
+ */
+export const QUEUE_SCENARIOS_BY_NAME_ONLY: QueueScenario[] = [burstInQueueMode];
 
 const label = (version: string) => `[n8n ${version} queue mode]`;
 

@@ -24,7 +24,7 @@ import { pollUntil, sleep } from '../lib/wait';
 import { leadTriggerWorkflow, NODE, type CredentialRef } from '../workflows';
 import type { Scenario } from './context';
 
-const BURST = 300;
+export const BURST = 300;
 const IN_FLIGHT = 50;
 
 /** One delivery as a brief service sends it: the attempts' statuses (0: no answer). */
@@ -66,7 +66,11 @@ function probeReadiness(baseUrl: string) {
 }
 
 /** The trigger, then an HTTP Request node that posts each event to "your system". */
-function burstWorkflow(credential: CredentialRef, receiverUrl: string, eventsPerExecution: number) {
+export function burstWorkflow(
+	credential: CredentialRef,
+	receiverUrl: string,
+	eventsPerExecution: number,
+) {
 	const { workflow, webhookId } = leadTriggerWorkflow(credential, {
 		events: ['lead/create', 'lead/update', 'lead/delete'],
 		fetchFullLead: true,
@@ -122,7 +126,8 @@ export const sharedExecutionsBurstScenario: Scenario = {
 	appliesTo: (major) => major >= 2,
 };
 
-async function burstOn(
+/** Sends the burst, waits for every run, prints the figures and asserts each event ran once. */
+export async function burstOn(
 	n8n: { baseUrl: string; version: string },
 	rest: N8nRest,
 	sim: Simulator,
@@ -149,19 +154,19 @@ async function burstOn(
 	};
 	await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
 	const answeredS = (performance.now() - started) / 1000;
-	// each event's run posts once to your system, whichever execution carried it
-	await pollUntil(() => (burst.receiver.received.length >= BURST ? true : undefined), {
-		timeoutMs: 5 * 60_000,
-		intervalMs: 500,
-		what: 'every run of the burst to reach your system',
-	});
+	// each event's run posts once to your system, whichever execution carried it; the figures
+	// are printed whether or not all arrive
+	const allArrived = await pollUntil(
+		() => (burst.receiver.received.length >= BURST ? true : undefined),
+		{ timeoutMs: 5 * 60_000, intervalMs: 500, what: 'every run of the burst to reach your system' },
+	).catch(() => false);
 	const ranS = (performance.now() - started) / 1000;
 	await sleep(2_000); // a run twice would show up as one more
 	// n8n's count can trail the last runs' posts by a moment
 	const executions = await pollUntil(
 		async () => {
 			const count = await rest.executionCount(burst.workflowId);
-			return burst.eventsPerExecution > 1 || count >= BURST ? count : undefined;
+			return !allArrived || burst.eventsPerExecution > 1 || count >= BURST ? count : undefined;
 		},
 		{ timeoutMs: 60_000, intervalMs: 500, what: `${BURST} executions of the burst` },
 	);
@@ -169,8 +174,14 @@ async function burstOn(
 	const firstAttempt = outcomes.filter((statuses) => statuses[0] === 200).length;
 	const givenUp = outcomes.filter((statuses) => !statuses.includes(200)).length;
 	const attempts = outcomes.reduce((sum, statuses) => sum + statuses.length, 0);
+	const statuses = new Map<number, number>();
+	for (const status of outcomes.flat()) statuses.set(status, (statuses.get(status) ?? 0) + 1);
+	const answers = [...statuses].map(([status, count]) => `${count}× ${status}`).join(', ');
+	const ranWhen = allArrived
+		? `all ran in ${ranS.toFixed(1)} s`
+		: `${burst.receiver.received.length} ran within ${ranS.toFixed(0)} s`;
 	process.stdout.write(
-		`      n8n ${n8n.version}: ${BURST} deliveries ${IN_FLIGHT} at a time: ${firstAttempt} answered 200 at the first attempt, ${givenUp} given up, ${attempts} attempts; all answered in ${answeredS.toFixed(1)} s, all ran in ${ranS.toFixed(1)} s in ${executions} executions; readiness: ${readiness.failed.length} of ${readiness.probes} probes failed, slowest ${readiness.slowestMs} ms\n`,
+		`      n8n ${n8n.version}: ${BURST} deliveries ${IN_FLIGHT} at a time: ${firstAttempt} answered 200 at the first attempt, ${givenUp} given up, ${attempts} attempts (${answers}); all answered in ${answeredS.toFixed(1)} s, ${ranWhen} in ${executions} executions; readiness: ${readiness.failed.length} of ${readiness.probes} probes failed, slowest ${readiness.slowestMs} ms\n`,
 	);
 	assert.equal(givenUp, 0, 'deliveries the service gave up on');
 	const ran = burst.receiver.received.map((request) =>
