@@ -6,7 +6,7 @@ import type { ListedLead } from '../../shared/changes/listedLead';
 import { deleteOutputFor } from '../../shared/changes/output';
 import { figure } from '../../shared/figures';
 import type { RunExecutor } from '../runs/executor';
-import type { Listing } from '../state/knownLeadIds';
+import type { Gone, KeptListing } from '../state/knownLeadIds';
 import type { RecoveryLedger } from '../state/recoveryLedger';
 import { RECOVERY_TIMING } from './timing';
 
@@ -29,9 +29,10 @@ function goneLeads(
 	listed: ListedLead[],
 	waiting: Map<string, number>,
 	nowMs: number,
-): { ready: string[]; deferred: string[]; unnamed: number } {
+): { ready: string[]; deferred: string[]; incomplete: Gone | undefined } {
 	const known = ledger.goneFrom(listed);
-	const gone = { ready: [] as string[], deferred: [] as string[], unnamed: known?.unnamed ?? 0 };
+	const incomplete = known && !known.complete ? known : undefined;
+	const gone = { ready: [] as string[], deferred: [] as string[], incomplete };
 	const stillWaiting = new Map<string, number>();
 	for (const id of known?.ids ?? []) {
 		if (ledger.hasDeleted(id)) continue;
@@ -59,10 +60,10 @@ export function recoverDeletes(
 	waiting: Map<string, number>,
 ): { started: number; deferred: number } {
 	const nowMs = Date.now();
-	const { ready, deferred, unnamed } = goneLeads(ledger, listed, waiting, nowMs);
-	if (unnamed > 0)
+	const { ready, deferred, incomplete } = goneLeads(ledger, listed, waiting, nowMs);
+	if (incomplete)
 		context.logger.warn(
-			`Partner Referral Service Trigger: about ${unnamed} leads deleted since the last check could not be identified (more than ${figure(SKETCH_NAMES_UP_TO)} deletes n8n did not receive), so their deletes do not run. Lower Missed Events Check Interval (Minutes) so that fewer deletes fall between two checks`,
+			`Partner Referral Service Trigger: ${incomplete.unnamed > 0 ? `about ${incomplete.unnamed}` : 'some'} leads deleted since the last check could not be identified (in a large portal it tells apart up to ${figure(SKETCH_NAMES_UP_TO)} leads deleted or created between two checks without n8n receiving them), so their deletes do not run. Lower Missed Events Check Interval (Minutes) so that fewer changes fall between two checks`,
 			{ node: context.getNode().name },
 		);
 	const timestamp = new Date(nowMs).toISOString();
@@ -85,14 +86,16 @@ export function recoverDeletes(
 	return { started: ready.length, deferred: deferred.length };
 }
 
-/** A listing's ids (and those still known beside it) as the ledger keeps them. */
-export function listingOf(listed: ListedLead[], alsoKnown: string[] = []): Listing {
-	let newestCreatedMs: number | undefined = 0;
+/**
+ * A listing's ids (and those still known beside it) as the ledger keeps them, with the newest
+ * createdAt among them: a lead without one is always taken out of a sketch, so one such lead
+ * does not stop the others being told apart.
+ */
+export function listingOf(listed: ListedLead[], alsoKnown: string[] = []): KeptListing {
+	let newestCreatedMs: number | undefined;
 	for (const { createdMs } of listed)
-		newestCreatedMs =
-			createdMs === undefined || newestCreatedMs === undefined
-				? undefined
-				: Math.max(newestCreatedMs, createdMs);
+		if (createdMs !== undefined)
+			newestCreatedMs = Math.max(newestCreatedMs ?? createdMs, createdMs);
 	return { ids: [...listed.map((lead) => lead.id), ...alsoKnown], newestCreatedMs };
 }
 
@@ -100,7 +103,7 @@ export function listingOf(listed: ListedLead[], alsoKnown: string[] = []): Listi
 export function keepListedIds(
 	context: ITriggerFunctions,
 	ledger: RecoveryLedger,
-	listing: Listing | undefined,
+	listing: KeptListing | undefined,
 ): void {
 	if (ledger.rememberListing(listing)) return;
 	context.logger.warn(

@@ -17,24 +17,27 @@ import { storedNumber } from '../../shared/changes/storedNumber';
  * Every save of static data carries the listing, so its bytes are a delivery's cost. Up to
  * PACKED_LISTING_UP_TO_BYTES it is kept packed as read or written (leadIds.ts: 6,250 24-hex
  * ids); a larger one as a sketch of fixed size (idSketch.ts: 80 KB for 24-hex ids, whatever
- * the portal), which names up to SKETCH_NAMES_UP_TO leads gone between two checks besides
- * those whose delete ran. A listing with an id too long for a sketch is kept packed up to
- * MAX_LEAD_ID_BYTES; above it the ids are not kept and deletes are not recovered (logged).
+ * the portal) while that is the smaller, which reads back up to SKETCH_NAMES_UP_TO differences
+ * between two checks: leads deleted unseen, and leads taken out that it never held (created and
+ * deleted between two checks, or created while the list was read). A listing with an id too
+ * long for a sketch is kept packed up to MAX_LEAD_ID_BYTES; above it the ids are not kept and
+ * deletes are not recovered (logged).
  */
 
 /**
  * Leads run since the last listing that are kept beside it, newest kept: far more than a
  * default check interval (6 minutes) sees; 270 KB of 24-hex ids at most. Kept as a plain list
  * that grows by one per run: packing it again on every save would cost more than it saves.
- * The leads whose delete ran since a sketched listing are kept the same way.
+ * The leads whose delete ran since a sketched listing are kept the same way (another 270 KB at
+ * most). Both grow with the leads changed between two checks, not with the portal.
  */
 export const MAX_IDS_RUN_SINCE_LISTING = 10_000;
 
 /** A listing up to this many bytes packed is kept packed, a larger one as a sketch. */
 export const PACKED_LISTING_UP_TO_BYTES = 100_000;
 
-/** A listing's ids, and the newest createdAt among them (service time; undefined: not every lead has one). */
-export interface Listing {
+/** A listing's ids, and the newest createdAt among them (service time; undefined: none has one). */
+export interface KeptListing {
 	ids: string[];
 	newestCreatedMs?: number;
 }
@@ -107,8 +110,9 @@ export class KnownLeadIds {
 	/** Takes the stored listing if it is newer than the one held, and every lead run since. */
 	merge(stored: IDataObject): void {
 		this.runSince.take(stored.idsRunSince);
-		this.deletedSince.take(stored.idsDeletedSince);
 		const listedAtMs = storedNumber(stored.idsListedAt);
+		// deletes since another listing would only use up this one's room
+		if (listedAtMs >= this.listedAtMs) this.deletedSince.take(stored.idsDeletedSince);
 		if (listedAtMs <= this.listedAtMs) return;
 		this.listedAtMs = listedAtMs;
 		this.tracked = stored.idsTracked !== false;
@@ -131,16 +135,16 @@ export class KnownLeadIds {
 		if (!this.kept) return undefined;
 		const present = new Set(listed.map(({ id }) => id));
 		const gone = new Set([...this.runSince.ids].filter((id) => !present.has(id)));
-		let unnamed = 0;
+		let unread = { complete: true, unnamed: 0 };
 		if (this.packed) {
 			this.unpacked ??= unpackIds(this.packed);
 			for (const id of this.unpacked) if (!present.has(id)) gone.add(id);
 		} else if (this.sketched) {
 			const left = this.sketched.sketch.leftOver(this.takenOutOf(this.sketched, listed, present));
 			for (const id of left.ids) if (!present.has(id)) gone.add(id);
-			unnamed = left.unnamed;
+			unread = left;
 		}
-		return { ids: [...gone], unnamed };
+		return { ids: [...gone], complete: unread.complete, unnamed: unread.unnamed };
 	}
 
 	/**
@@ -174,7 +178,11 @@ export class KnownLeadIds {
 	 * known while this one does not hold them and `settled` (their delete ran) does not say
 	 * otherwise: a lead created while the list was read is not in it. Returns whether kept.
 	 */
-	replace(listing: Listing | undefined, nowMs: number, settled: (id: string) => boolean): boolean {
+	replace(
+		listing: KeptListing | undefined,
+		nowMs: number,
+		settled: (id: string) => boolean,
+	): boolean {
 		this.listedAtMs = Math.max(this.listedAtMs + 1, nowMs);
 		this.unpacked = undefined;
 		this.packed = undefined;
@@ -187,11 +195,14 @@ export class KnownLeadIds {
 		return this.tracked;
 	}
 
-	private keep({ ids, newestCreatedMs }: Listing): void {
+	private keep({ ids, newestCreatedMs }: KeptListing): void {
 		const packed = packIds(ids);
 		const bytes = packedBytes(packed);
 		const sketch = bytes > PACKED_LISTING_UP_TO_BYTES ? IdSketch.of(ids) : undefined;
-		if (sketch) this.sketched = { stored: { ...sketch.stored() }, sketch, newestCreatedMs };
+		// long text ids make wide cells: packed stays while it is the smaller (up to its bound)
+		const sketchSmaller = sketch !== undefined && IdSketch.storedBytes(sketch.width) < bytes;
+		if (sketch && (sketchSmaller || bytes > MAX_LEAD_ID_BYTES))
+			this.sketched = { stored: { ...sketch.stored() }, sketch, newestCreatedMs };
 		else if (bytes <= MAX_LEAD_ID_BYTES) this.packed = packed;
 		else this.tracked = false;
 	}

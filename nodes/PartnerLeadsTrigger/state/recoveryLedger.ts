@@ -6,7 +6,7 @@ import type { LeadVersion } from '../../shared/changes/versions';
 import { LeadVersions, leadKey } from '../../shared/changes/versions';
 import type { NodeStore } from '../../shared/state/nodeStore';
 import { StoreKind } from '../../shared/state/nodeStore';
-import type { Gone, Listing } from './knownLeadIds';
+import type { Gone, KeptListing } from './knownLeadIds';
 import { KnownLeadIds } from './knownLeadIds';
 
 /**
@@ -235,7 +235,7 @@ export class RecoveryLedger {
 	}
 
 	/** Keeps a listing's ids (undefined: lead/delete not chosen). False: too many to keep. */
-	rememberListing(listing: Listing | undefined): boolean {
+	rememberListing(listing: KeptListing | undefined): boolean {
 		const kept = this.memory.known.replace(listing, this.nowMs(), (id) => this.hasDeleted(id));
 		this.save();
 		return kept;

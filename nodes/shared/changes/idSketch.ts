@@ -12,8 +12,9 @@ import { UUID, uuidOf } from './leadIds';
  * Each id goes into one cell of each of PARTS parts, picked by its SHA-256; a cell keeps the
  * signed count of its ids, the XOR of their checks and the XOR of their encoded bytes. A cell
  * holding one id gives it back; taking that id out of its other cells frees more. Up to
- * SKETCH_NAMES_UP_TO ids left over are read back (3,000 cells; tested); more may leave some
- * unnamed, and the sketch then says about how many.
+ * SKETCH_NAMES_UP_TO ids left over either way (in the set and not taken, or taken and never in
+ * it) are read back (3,000 cells; tested); more may leave some unread, and the sketch then says
+ * so, and about how many.
  */
 
 export const SKETCH_CELLS = 3_000;
@@ -74,7 +75,9 @@ export interface StoredSketch {
 export interface LeftOver {
 	/** ids in the sketch's set and not taken out */
 	ids: string[];
-	/** about how many more could not be read back (0: all were) */
+	/** false when some ids could not be read back: too many were left over */
+	complete: boolean;
+	/** about how many of the sketch's ids were not read back (ids taken that were never in it offset it: a lower bound) */
 	unnamed: number;
 }
 
@@ -176,11 +179,17 @@ export class IdSketch {
 			this.toggle(found.id, encodedId(found.id) as Buffer, found.sign === 1 ? -1 : 1, places);
 			pending.push(...places.cells);
 		}
-		// Every id adds 1 to PARTS cells: what is left counts the ids not read back.
+		// Every id adds 1 to PARTS cells: what is left counts the ids not read back, less those
+		// taken that were never in the set.
 		let count = 0;
-		for (let cell = 0; cell < SKETCH_CELLS; cell++)
-			count += this.cells.readInt16LE(cell * this.cellBytes);
-		return { ids, unnamed: Math.max(0, Math.round(count / PARTS)) };
+		let complete = true;
+		for (let cell = 0; cell < SKETCH_CELLS; cell++) {
+			const at = cell * this.cellBytes;
+			count += this.cells.readInt16LE(at);
+			if (complete && this.cells.subarray(at, at + this.cellBytes).some((byte) => byte !== 0))
+				complete = false;
+		}
+		return { ids, complete, unnamed: complete ? 0 : Math.max(0, Math.round(count / PARTS)) };
 	}
 }
 

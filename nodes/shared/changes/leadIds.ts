@@ -7,8 +7,10 @@
  */
 
 /**
- * Lead ids are kept (for deletes, by both triggers) while they take at most this much: static
- * data is saved whole, so every save carries them.
+ * Lead ids are kept packed (for deletes) while they take at most this much: static data is saved
+ * whole, so every save carries them. The Polling Trigger's bound; the webhook trigger keeps a
+ * large listing as a sketch of fixed size instead (idSketch.ts), packed only when its ids are
+ * too long for one.
  */
 export const MAX_LEAD_ID_BYTES = 1_000_000;
 

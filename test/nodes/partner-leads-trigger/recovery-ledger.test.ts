@@ -8,6 +8,7 @@ import {
 	MAX_IDS_RUN_SINCE_LISTING,
 	PACKED_LISTING_UP_TO_BYTES,
 } from '../../../nodes/PartnerLeadsTrigger/state/knownLeadIds';
+import { listingOf } from '../../../nodes/PartnerLeadsTrigger/recovery/deletes';
 import { IdSketch } from '../../../nodes/shared/changes/idSketch';
 import { LEDGER_ENTRY_BYTES } from '../../../nodes/shared/changes/versions';
 
@@ -172,14 +173,33 @@ describe('recovery ledger', () => {
 			});
 			const present = [...listed(ids.slice(6)), ...created];
 			const gone = trigger.read().goneFrom(present);
-			expect(gone?.unnamed).toBe(0);
+			expect(gone?.complete).toBe(true);
 			expect(gone?.ids.sort()).toEqual([2, 3, 4, 5, 6, 30_002].map(hex).sort());
 
 			const many = trigger.read().goneFrom(listed(ids.slice(8_000)));
+			expect(many?.complete).toBe(false);
 			expect(many?.unnamed).toBeGreaterThan(5_000);
 			const named = (many?.ids ?? []).filter((id) => id !== hex(30_002));
 			for (const id of named) expect(Number.parseInt(id, 16)).toBeLessThanOrEqual(8_000);
 			expect(named.length + (many?.unnamed ?? 0)).toBeGreaterThan(8_000 * 0.9);
+		});
+
+		it('a sketched listing with a lead without createdAt still leaves out the leads created since it: 3,000 new leads and 5 gone read back in full', () => {
+			const database = { saved: '{}' };
+			const trigger = processAt('trigger', database);
+			const lead = (id: string, createdMs: number | undefined) => ({
+				id,
+				version: NOW,
+				createdMs,
+				lead: { id },
+			});
+			const ids = Array.from({ length: 20_000 }, (_, n) => hex(n + 1));
+			const listed = ids.map((id, n) => lead(id, n === 0 ? undefined : NOW - 60_000));
+			trigger.write((ledger) => ledger.rememberListing(listingOf(listed)));
+			const created = Array.from({ length: 3_000 }, (_, n) => lead(hex(50_001 + n), NOW));
+			const gone = trigger.read().goneFrom([...listed.slice(5), ...created]);
+			expect(gone?.complete).toBe(true);
+			expect(gone?.ids.sort()).toEqual(ids.slice(0, 5).sort());
 		});
 
 		it(`keep at most ${MAX_IDS_RUN_SINCE_LISTING.toLocaleString('en')} leads run since the listing, the newest`, () => {

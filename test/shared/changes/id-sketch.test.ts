@@ -41,6 +41,7 @@ describe('IdSketch', () => {
 				const gone = listed.slice(-(SKETCH_NAMES_UP_TO - 300));
 				const present = [...listed.slice(0, -gone.length), ...all.slice(-300)];
 				const left = sketch?.leftOver(present);
+				expect(left?.complete).toBe(true);
 				expect(left?.unnamed).toBe(0);
 				expect(new Set(left?.ids)).toEqual(new Set(gone));
 				expect(left?.ids).toHaveLength(gone.length);
@@ -65,7 +66,7 @@ describe('IdSketch', () => {
 		);
 		expect(large?.leftOver(present).ids.sort()).toEqual([...gone].sort());
 		// nothing gone: nothing left
-		expect(large?.leftOver(many)).toEqual({ ids: [], unnamed: 0 });
+		expect(large?.leftOver(many)).toEqual({ ids: [], complete: true, unnamed: 0 });
 	});
 
 	it('with far more gone than it can name, names only ids that are gone and says about how many it could not', () => {
@@ -73,11 +74,23 @@ describe('IdSketch', () => {
 		const sketch = IdSketch.of(listed) as IdSketch;
 		const gone = listed.slice(0, 6_000);
 		const left = sketch.leftOver(listed.slice(6_000));
+		expect(left.complete).toBe(false);
 		expect(left.unnamed).toBeGreaterThan(0);
 		const goneSet = new Set(gone);
 		for (const id of left.ids) expect(goneSet.has(id)).toBe(true);
 		expect(left.ids.length + left.unnamed).toBeGreaterThan(6_000 * 0.9);
 		expect(left.ids.length + left.unnamed).toBeLessThan(6_000 * 1.1);
+	});
+
+	it('says it could not read everything back when the ids taken that it never held are too many, even where they offset the count', () => {
+		const all = idsOf(FORMS['24-hex'], 46_000, 13);
+		const listed = all.slice(0, 40_000);
+		const sketch = IdSketch.of(listed) as IdSketch;
+		// 10 gone, 6,000 taken that were never in it: the count of what is left is below zero
+		const left = sketch.leftOver([...listed.slice(10), ...all.slice(40_000)]);
+		expect(left.complete).toBe(false);
+		expect(left.unnamed).toBe(0);
+		for (const id of left.ids) expect(listed.slice(0, 10)).toContain(id);
 	});
 
 	it(`keeps no id longer than ${MAX_SKETCH_ID_BYTES} bytes encoded, and reads back nothing that is not a sketch`, () => {
