@@ -21,7 +21,7 @@ import {
 	watchedFieldsProperty,
 } from '../shared/triggerProperties';
 import { handleDelivery } from './webhook';
-import { MAX_EVENTS_PER_EXECUTION } from './runs/places';
+import { DEFAULT_EVENTS_PER_EXECUTION, MAX_EVENTS_PER_EXECUTION } from './runs/places';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './state/eventAge';
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
 import { DEFAULT_CHECK_INTERVAL_MINUTES, watchForMissedEvents } from './trigger';
@@ -38,8 +38,10 @@ export class PartnerLeadsTrigger implements INodeType {
 		group: ['trigger'],
 		// 1.1 is the same node. n8n 2.x evaluates an expression in an isolate for every request to
 		// a version 1 webhook node (`options.binaryData`, for its own Webhook node); 1.1 skips it.
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// 1.2: Events per Execution Under Load, left unset, is 10 (before, 1), so a burst runs
+		// faster than through n8n's own Webhook node; workflows saved before keep what they did.
+		version: [1, 1.1, 1.2],
+		defaultVersion: 1.2,
 		// readable event names, as the Events option shows them, not the service's topic values
 		subtitle: TOPIC_NAMES_EXPRESSION,
 		description:
@@ -124,9 +126,8 @@ export class PartnerLeadsTrigger implements INodeType {
 						name: 'eventsPerExecution',
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: MAX_EVENTS_PER_EXECUTION },
-						default: 1,
-						description:
-							'When more events wait to run than n8n runs at once (a bulk import, a backlog after an outage), start up to this many of them, each of another lead, as the items of one execution: a burst runs 1.5 to 3 times faster. 1 gives every event an execution of its own. With more, a failing execution fails for all of its events, and after n8n stopped in the middle each of them runs again, marked, in an execution of its own.',
+						default: DEFAULT_EVENTS_PER_EXECUTION,
+						description: `When events arrive faster than n8n runs them (a bulk import, a backlog after an outage), start up to this many waiting events, each of another lead, as the items of one execution: a burst runs about twice as fast, in far fewer executions. While fewer than 16 / this many executions of the trigger are under way (at least 2), each event runs at once, alone. 1 gives every event an execution of its own. With more, a failing execution fails for all of its events, and after n8n stopped in the middle each of them runs again, marked, in an execution of its own. Unset, it is ${DEFAULT_EVENTS_PER_EXECUTION} (1 for a trigger added before version 1.2 of this node).`,
 					},
 					{
 						displayName: 'Ignore Events Older Than (Hours)',

@@ -107,7 +107,7 @@ export interface TriggerHostOptions {
 	parameters: INodeParameters;
 	/** keep these to simulate a restart of the same workflow */
 	store?: StaticDataStore;
-	node?: Pick<INode, 'id' | 'name' | 'webhookId'>;
+	node?: Pick<INode, 'id' | 'name' | 'webhookId'> & Partial<Pick<INode, 'typeVersion'>>;
 	/** loopback port; 0 picks a free one. A restart reuses the port so the URL stays the same. */
 	port?: number;
 	/**
@@ -189,7 +189,7 @@ export class TriggerHost {
 			name: options.node?.name ?? 'Partner Referral Service Trigger',
 			webhookId: options.node?.webhookId ?? randomUUID(),
 			type: TRIGGER_NODE_TYPE,
-			typeVersion: 1,
+			typeVersion: options.node?.typeVersion ?? 1,
 			position: [0, 0],
 			parameters: options.parameters,
 			credentials: { [CREDENTIAL_TYPE]: harness.credential },
@@ -633,8 +633,14 @@ export class TriggerHost {
 	/** executions under way now, and the most there ever were at once */
 	readonly concurrency = { now: 0, max: 0 };
 
+	/** the items of the executions under way now (events sharing them), and the most at once */
+	readonly itemsUnderWay = { now: 0, max: 0 };
+
 	/** how long each execution takes besides the trigger node (the workflow's other nodes) */
 	executionMs = 0;
+
+	/** and for each of its items, one after the other (a node that waits on each: an AI model) */
+	itemMs = 0;
 
 	private async execute(
 		workflow: Workflow,
@@ -644,9 +650,14 @@ export class TriggerHost {
 	): Promise<IRun> {
 		this.concurrency.now++;
 		this.concurrency.max = Math.max(this.concurrency.max, this.concurrency.now);
-		const run = await sleep(this.executionMs)
+		this.itemsUnderWay.now += items.length;
+		this.itemsUnderWay.max = Math.max(this.itemsUnderWay.max, this.itemsUnderWay.now);
+		const run = await sleep(this.executionMs + this.itemMs * items.length)
 			.then(async () => await this.harness.runWorkflow(workflow, nodeName, items, mode))
-			.finally(() => this.concurrency.now--);
+			.finally(() => {
+				this.concurrency.now--;
+				this.itemsUnderWay.now -= items.length;
+			});
 		const emitted = run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
 		this.executions.push({ mode, items: emitted, run });
 		return run;

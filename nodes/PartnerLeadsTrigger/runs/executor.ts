@@ -9,7 +9,7 @@ import type { WatchedRecord } from '../state/watchedLeads';
 import type { InFlightRun } from '../state/runsInFlight';
 import { RunRecords } from './records';
 import { RunQueue } from './queue';
-import { ExecutionPlaces, eventsPerExecution, placesFor } from './places';
+import { ExecutionPlaces, eventsPerExecution, RUN_CONCURRENCY } from './places';
 
 /**
  * Runs started through the trigger's own `trigger()`, where n8n says when each execution has
@@ -46,6 +46,14 @@ export class RunExecutor {
 
 	readonly places: ExecutionPlaces<RunRequest>;
 
+	/** the closed executor of the trigger this one replaced (a workflow updated), while it runs */
+	private previous?: RunExecutor;
+
+	/** the executor that replaced this one once closed: runs still under way record there */
+	private successor?: RunExecutor;
+
+	private closed = false;
+
 	constructor(private readonly context: ITriggerFunctions) {
 		const options = context.getNodeParameter('options', {}) as {
 			maxEventAgeHours?: number;
@@ -53,10 +61,9 @@ export class RunExecutor {
 		};
 		this.maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
 		this.queue = new RunQueue(context, this);
-		const runsPerExecution = eventsPerExecution(options.eventsPerExecution);
 		this.places = new ExecutionPlaces(
-			placesFor(runsPerExecution),
-			runsPerExecution,
+			RUN_CONCURRENCY.runs,
+			eventsPerExecution(options.eventsPerExecution, context.getNode().typeVersion),
 			async (requests) => await this.executeTogether(requests),
 			(request) => ({
 				leadId: request.run.leadId,
@@ -65,6 +72,7 @@ export class RunExecutor {
 					(this.records().inFlight.get(request.run.key)?.attempts ?? 0) === 0,
 			}),
 			() => this.queue.wake(),
+			() => this.queue.moreComing(),
 		);
 	}
 
@@ -72,13 +80,48 @@ export class RunExecutor {
 		return nodeScope(this.context);
 	}
 
-	/** The records, read through the static data of `trigger()`'s workflow (which emit saves). */
+	/**
+	 * The records, read through the static data of `trigger()`'s workflow (which emit saves):
+	 * once replaced, the newest trigger's, so a run that ends after an update is recorded where
+	 * the next save takes it.
+	 */
 	records(): RunRecords {
 		return new RunRecords(
-			this.context.getWorkflowStaticData('node'),
+			this.newest().context.getWorkflowStaticData('node'),
 			this.scope,
 			this.maxAgeSeconds,
 		);
+	}
+
+	/** This executor, or the newest of those that replaced it. */
+	private newest(): RunExecutor {
+		return this.successor?.newest() ?? this;
+	}
+
+	get isClosed(): boolean {
+		return this.closed;
+	}
+
+	/**
+	 * This trigger replaces a closed one of the same node (the workflow updated): until the
+	 * executions that one started have ended, this one starts none. Its static data may not hold
+	 * them as started yet, and it would run them again; a lead's events also stay in order.
+	 */
+	takeOver(previous: RunExecutor): void {
+		if (previous.underWay === 0) return;
+		this.previous = previous;
+		previous.successor = this;
+	}
+
+	/** Whether the trigger this one replaced still has runs under way (see takeOver). */
+	get waitsForPrevious(): boolean {
+		if (this.previous && this.previous.underWay === 0) this.previous = undefined;
+		return this.previous !== undefined;
+	}
+
+	private ended(key: string): void {
+		this.running.delete(key);
+		if (this.running.size === 0) this.successor?.wake();
 	}
 
 	/** How many runs are under way here (being prepared, waiting for a place, or executing). */
@@ -96,9 +139,14 @@ export class RunExecutor {
 		this.queue.wake();
 	}
 
-	/** Stops taking up runs (the trigger closes); runs under way still finish. */
+	/**
+	 * Stops taking up and starting runs (the trigger closes); executions under way still finish,
+	 * and runs not started stay in flight for the next `trigger()`.
+	 */
 	close(): void {
+		this.closed = true;
 		this.queue.close();
+		this.places.close();
 	}
 
 	/**
@@ -113,14 +161,14 @@ export class RunExecutor {
 		const records = this.records();
 		const attempts = records.inFlight.get(key)?.attempts ?? 0;
 		records.queued({ ...request.run, attempts }, request.watch);
-		const running = this.execute(request).finally(() => this.running.delete(key));
+		const running = this.execute(request).finally(() => this.ended(key));
 		this.running.set(key, running);
 		return await running;
 	}
 
 	/** Runs a run the queue prepared (it is in flight already), holding its key meanwhile. */
 	runPrepared(key: string, prepared: () => Promise<RunOutcome>): Promise<RunOutcome> {
-		const running = prepared().finally(() => this.running.delete(key));
+		const running = prepared().finally(() => this.ended(key));
 		this.running.set(key, running);
 		return running;
 	}
@@ -185,17 +233,24 @@ const executors = new ProductionNodeMemories<RunExecutor>('runExecutors');
 /** Makes this `trigger()` the one that runs the node's events in this process. */
 export function registerRunExecutor(context: ITriggerFunctions): RunExecutor {
 	const executor = new RunExecutor(context);
+	const previous = executors.get(executor.scope);
+	if (previous?.isClosed) executor.takeOver(previous);
 	executors.set(executor.scope, executor);
 	return executor;
 }
 
-/** Stops handing events to this executor (the trigger closes); runs under way still finish. */
+/**
+ * Stops handing events to this executor (the trigger closes); runs under way still finish. It
+ * stays known while they do, for a trigger() that replaces it (takeOver).
+ */
 export function unregisterRunExecutor(executor: RunExecutor): void {
 	executor.close();
-	if (executors.get(executor.scope) === executor) executors.delete(executor.scope);
+	if (executors.get(executor.scope) === executor && executor.underWay === 0)
+		executors.delete(executor.scope);
 }
 
 /** The executor of a trigger node in this process, if its `trigger()` runs here. */
 export function runExecutorFor(scope: string): RunExecutor | undefined {
-	return executors.get(scope);
+	const executor = executors.get(scope);
+	return executor?.isClosed ? undefined : executor;
 }

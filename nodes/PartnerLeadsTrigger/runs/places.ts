@@ -1,3 +1,5 @@
+import { sleep } from 'n8n-workflow';
+
 import type { RunOutcome } from './executor';
 
 /**
@@ -7,41 +9,52 @@ import type { RunOutcome } from './executor';
  * Each execution costs n8n the same whatever it carries: on n8n 2.x an expression isolate for
  * the execution, its rows, its lifecycle events; for the delivery that started it, another
  * isolate (n8n skips that one only for its own Webhook node). Under a backlog, runs that wait
- * for a place can share one execution, each run an item of its own: a burst then runs 1.5 to 3
- * times faster (bench/README.md). Without a backlog a run never waits, so it runs alone.
+ * for a place can share one execution, each run an item of its own: a burst then runs about
+ * twice as fast (bench/README.md). While few executions are under way a run starts at once,
+ * alone.
  */
 
 /**
  * Executions of one trigger node under way at once. n8n itself starts every execution at once
  * unless its concurrency limit is set; under a burst of hundreds that starves its event loop
  * and its database. A few at a time keep n8n's CPU busy without queueing behind each other.
+ * Runs sharing executions keep every place: a workflow that waits on each item (an AI model, a
+ * slow API) still has as many items under way at once as with one execution per event.
  */
 export const RUN_CONCURRENCY = { runs: 16 };
 
-/** The most runs taken up (their leads read) and waiting to share at once: twice the places' 16. */
-export const MAX_EVENTS_PER_EXECUTION = 2 * RUN_CONCURRENCY.runs;
+/** The most events one execution carries (the option's maximum). */
+export const MAX_EVENTS_PER_EXECUTION = 32;
 
-/** Events per Execution Under Load as set: 1 (each run alone) unless a whole number above 1. */
-export function eventsPerExecution(value: unknown): number {
+/** Events per Execution Under Load for a trigger added now (version 1.2 on). */
+export const DEFAULT_EVENTS_PER_EXECUTION = 10;
+
+/** Leads read at once while runs are taken up, so a burst does not flood the service. */
+export const LEAD_READS_AT_ONCE = 2 * RUN_CONCURRENCY.runs;
+
+/**
+ * Events per Execution Under Load as set: 1 (each run alone) unless a whole number above 1.
+ * Left unset: DEFAULT_EVENTS_PER_EXECUTION from the node's version 1.2 on, 1 before (what a
+ * workflow saved before kept doing).
+ */
+export function eventsPerExecution(value: unknown, nodeVersion = 1): number {
+	if (value === undefined || value === '')
+		return nodeVersion >= 1.2 ? DEFAULT_EVENTS_PER_EXECUTION : 1;
 	const count = Math.floor(Number(value));
 	return Number.isFinite(count) && count > 1 ? Math.min(count, MAX_EVENTS_PER_EXECUTION) : 1;
 }
 
 /**
- * Places for executions: RUN_CONCURRENCY when each run is alone; fewer when runs may share, so
- * that runs wait and share even when no more than RUN_CONCURRENCY deliveries arrive at once
- * (each waiting for its run), and n8n runs about as many items at once as before.
+ * With sharing, while n8n is busy with the trigger, how long a waiting run waits for others to
+ * fill its execution before it starts with fewer: short beside what a workflow takes.
  */
-export function placesFor(runsPerExecution: number): number {
-	return runsPerExecution === 1
-		? RUN_CONCURRENCY.runs
-		: Math.max(2, Math.ceil(RUN_CONCURRENCY.runs / runsPerExecution));
-}
+export const GATHER = { ms: 1_000 };
 
 interface Waiting<T> {
 	request: T;
 	resolve: (outcome: RunOutcome) => void;
 	reject: (error: unknown) => void;
+	sinceMs: number;
 }
 
 /** What decides whether a waiting run may share an execution, and with which. */
@@ -57,12 +70,20 @@ export interface Sharing {
 /**
  * Hands waiting runs to free places, oldest first: the oldest, and with it (when it may share)
  * up to `runsPerExecution - 1` more that may share, each of another lead. A run that finds a
- * place free starts alone at once.
+ * place free while fewer than `holdsBelow` executions are under way starts at once, alone.
+ * Past that, with sharing, an execution starts once a full one waits or the oldest run has
+ * waited GATHER.ms: a burst fills its executions even with places free, and a workflow that
+ * waits on each item still gets every place.
  */
 export class ExecutionPlaces<T> {
 	private readonly waiting: Array<Waiting<T>> = [];
 
 	private busy = 0;
+
+	/** the wait for runs to fill a shared execution, while one is under way */
+	private gathering?: AbortController;
+
+	private closed = false;
 
 	constructor(
 		readonly places: number,
@@ -70,17 +91,31 @@ export class ExecutionPlaces<T> {
 		private readonly execute: (requests: T[]) => Promise<RunOutcome[]>,
 		private readonly sharing: (request: T) => Sharing,
 		private readonly freed: () => void,
+		/** whether other runs are on their way here (taken up, or in flight not taken up yet) */
+		private readonly moreComing: () => boolean = () => true,
 	) {}
 
-	/** Runs taken up at once: enough to fill every place, at most MAX_EVENTS_PER_EXECUTION. */
+	/** Runs taken up at once (read, waiting for a place, executing): enough to fill every place. */
 	get runsAtOnce(): number {
-		return Math.min(this.places * this.runsPerExecution, MAX_EVENTS_PER_EXECUTION);
+		return this.places * this.runsPerExecution;
+	}
+
+	/**
+	 * Runs under way below which a delivery's run starts at once and the delivery waits for it.
+	 * With sharing, only the first few: past them a burst is answered as soon as n8n saved it, so
+	 * its runs wait for a place and share, rather than each delivery holding a place of its own.
+	 */
+	get holdsBelow(): number {
+		return this.runsPerExecution === 1
+			? this.places
+			: Math.max(2, Math.ceil(this.places / this.runsPerExecution));
 	}
 
 	/** Runs the request in the next execution a place starts; settles with its outcome. */
 	run(request: T): Promise<RunOutcome> {
+		if (this.closed) return Promise.resolve('notStarted');
 		return new Promise<RunOutcome>((resolve, reject) => {
-			this.waiting.push({ request, resolve, reject });
+			this.waiting.push({ request, resolve, reject, sinceMs: Date.now() });
 			this.dispatch();
 		});
 	}
@@ -104,8 +139,44 @@ export class ExecutionPlaces<T> {
 		return together;
 	}
 
+	/**
+	 * Starts nothing more (the trigger closes: a workflow updated, unpublished, n8n stopping).
+	 * Executions under way finish; runs waiting for a place settle as not started and stay in
+	 * flight, for the next `trigger()` to run (it takes up every run in flight not started).
+	 */
+	close(): void {
+		this.closed = true;
+		this.gathering?.abort();
+		for (const waiting of this.waiting.splice(0)) waiting.resolve('notStarted');
+	}
+
+	/** Whether the next execution starts now, or waits for more runs to share it. */
+	private startsNow(): boolean {
+		if (this.runsPerExecution === 1 || this.busy < this.holdsBelow) return true;
+		if (this.waiting.length >= this.runsPerExecution) return true;
+		if (!this.sharing(this.waiting[0].request).mayShare || !this.moreComing()) return true;
+		return Date.now() - this.waiting[0].sinceMs >= GATHER.ms;
+	}
+
+	private gatherThenDispatch(): void {
+		if (this.gathering) return;
+		const gathering = new AbortController();
+		this.gathering = gathering;
+		const dueMs = this.waiting[0].sinceMs + GATHER.ms;
+		void sleep(Math.max(0, dueMs - Date.now()), gathering.signal)
+			.then(() => {
+				this.gathering = undefined;
+				this.dispatch();
+			})
+			.catch(() => undefined);
+	}
+
 	private dispatch(): void {
-		while (this.busy < this.places && this.waiting.length > 0) {
+		while (!this.closed && this.busy < this.places && this.waiting.length > 0) {
+			if (!this.startsNow()) {
+				this.gatherThenDispatch();
+				return;
+			}
 			const together = this.nextTogether();
 			this.busy++;
 			void this.execute(together.map((waiting) => waiting.request))

@@ -3,6 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import type { RunExecutor, RunOutcome } from './executor';
 import type { InFlightRun } from '../state/runsInFlight';
+import { LEAD_READS_AT_ONCE } from './places';
 import { prepareRun } from './prepare';
 import { packKeptLead } from '../state/watchedLeads';
 
@@ -30,6 +31,9 @@ export class RunQueue {
 	private wakeQueued = false;
 
 	private active = 0;
+
+	/** runs taken up whose lead is being read (at most LEAD_READS_AT_ONCE) */
+	private reading = 0;
 
 	private readonly leadsUnderWay = new Set<string>();
 
@@ -63,17 +67,23 @@ export class RunQueue {
 	}
 
 	/**
-	 * Takes up this accepted run at once when nothing waits before it and a place is free (n8n
-	 * is not busy with this trigger): the delivery can wait for it. Otherwise undefined.
+	 * Takes up this accepted run at once when nothing waits before it and n8n is not busy with
+	 * this trigger (fewer runs under way than the places hold, or with sharing only the first
+	 * few): the delivery can wait for it. Otherwise undefined.
 	 */
 	takeUpNow(run: InFlightRun): Promise<RunOutcome> | undefined {
-		if (this.closing.signal.aborted || this.active >= this.executor.places.runsAtOnce)
-			return undefined;
+		if (this.closing.signal.aborted || !this.mayTakeUp()) return undefined;
+		if (this.active >= this.executor.places.holdsBelow) return undefined;
 		if (this.leadsUnderWay.has(run.leadId) || this.executor.joined(run.key)) return undefined;
 		const waiting = this.executor.records().inFlight.size - this.executor.underWay;
 		if (waiting > 1) return undefined;
 		this.take(run);
 		return this.executor.joined(run.key);
+	}
+
+	/** Whether runs are on their way to a place: leads being read, runs in flight not taken up. */
+	moreComing(): boolean {
+		return this.reading > 0 || this.executor.records().inFlight.size > this.executor.underWay;
 	}
 
 	/** A delivery accepted this run: it is taken up only once n8n saved it and answered. */
@@ -90,7 +100,7 @@ export class RunQueue {
 		const nowMs = Date.now();
 		let nextDueMs = Infinity;
 		for (const run of this.executor.records().inFlight.all()) {
-			if (this.active >= this.executor.places.runsAtOnce) return;
+			if (!this.mayTakeUp()) return;
 			if (this.executor.joined(run.key) || this.leadsUnderWay.has(run.leadId)) continue;
 			if (this.unsaved.has(run.key)) continue;
 			const dueMs = this.retries.get(run.key)?.dueMs ?? 0;
@@ -101,6 +111,16 @@ export class RunQueue {
 			this.take(run);
 		}
 		if (nextDueMs < Infinity) this.wakeAt(nextDueMs);
+	}
+
+	private doneReading(): void {
+		this.reading--;
+		this.wake();
+	}
+
+	private mayTakeUp(): boolean {
+		if (this.executor.waitsForPrevious) return false;
+		return this.active < this.executor.places.runsAtOnce && this.reading < LEAD_READS_AT_ONCE;
 	}
 
 	private wakeAt(dueMs: number): void {
@@ -116,6 +136,7 @@ export class RunQueue {
 
 	private take(run: InFlightRun): void {
 		this.active++;
+		this.reading++;
 		this.leadsUnderWay.add(run.leadId);
 		void this.executor
 			.runPrepared(run.key, async () => await this.run(run))
@@ -128,6 +149,7 @@ export class RunQueue {
 
 	private async run(run: InFlightRun): Promise<RunOutcome> {
 		if (run.attempts >= MAX_RUN_ATTEMPTS) {
+			this.doneReading();
 			this.giveUp(run);
 			return 'finished';
 		}
@@ -137,6 +159,8 @@ export class RunQueue {
 		} catch (error) {
 			this.retryLater(run, error as Error);
 			return 'notStarted';
+		} finally {
+			this.doneReading();
 		}
 		this.retries.delete(run.key);
 		if (!prepared.start) {

@@ -13,7 +13,12 @@ import { nodeOutput } from '../lib/execution-data';
 import { subscriptionsOf } from '../lib/lead-trigger';
 import { pollUntil, sleep } from '../lib/wait';
 import type { ScenarioContext } from '../scenarios/context';
-import { NODE, TRIGGER_NODE_TYPE, type WorkflowDefinition } from '../workflows';
+import {
+	NODE,
+	TRIGGER_NODE_TYPE,
+	TRIGGER_NODE_VERSION,
+	type WorkflowDefinition,
+} from '../workflows';
 
 /** Where the kills of a run land: the points first (7, 18, 33), then spread over the burst. */
 export function killPoints(kills: number, creates: number): number[] {
@@ -138,7 +143,7 @@ function burstWorkflow(
 					id: randomUUID(),
 					name: NODE.trigger,
 					type: TRIGGER_NODE_TYPE,
-					typeVersion: 1,
+					typeVersion: TRIGGER_NODE_VERSION,
 					position: [0, 0],
 					webhookId,
 					credentials: { partnerLeadsApi: context.credential },
@@ -163,17 +168,25 @@ function burstWorkflow(
 const FINISHED = new Set(['success', 'error']);
 const DONE = new Set(['success', 'error', 'crashed', 'canceled']);
 
-/** Every execution of the workflow with the trigger's first item and the status. */
+/**
+ * Every run of the workflow: each item the trigger gave an execution (several where events
+ * shared it), with the execution's status; an execution without data counts as one run.
+ */
 async function runsOf(context: BurstContext, workflowId: string) {
 	const summaries = await context.rest.listExecutions(workflowId);
-	return await Promise.all(
+	const executions = await Promise.all(
 		summaries.map(async (summary) => {
 			// n8n 1.x can leave an execution row without its data when killed while saving it
 			const detail = await context.rest.getExecution(summary.id).catch(() => undefined);
-			const item = ((detail && nodeOutput(detail, NODE.trigger)[0]) ?? {}) as TriggerItem;
-			return { status: summary.status, item, stoppedAt: summary.stoppedAt };
+			const items = (detail ? nodeOutput(detail, NODE.trigger) : []) as TriggerItem[];
+			return (items.length > 0 ? items : [{}]).map((item) => ({
+				status: summary.status,
+				item,
+				stoppedAt: summary.stoppedAt,
+			}));
 		}),
 	);
+	return executions.flat();
 }
 
 /** The portal's changes of the burst, in order: creates with updates spread among them. */

@@ -3,16 +3,23 @@ import { sleep } from 'n8n-workflow';
 
 import type { TriggerHost } from '../../harness/webhooks';
 import {
+	DEFAULT_EVENTS_PER_EXECUTION,
 	eventsPerExecution,
 	ExecutionPlaces,
+	GATHER,
 	MAX_EVENTS_PER_EXECUTION,
-	placesFor,
 	RUN_CONCURRENCY,
 } from '../../../nodes/PartnerLeadsTrigger/runs/places';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp } from './helpers';
 import type { Output } from './recovery-helpers';
-import { created, createThroughKill, quickTimings, restartAfterKill } from './recovery-helpers';
+import {
+	created,
+	createThroughKill,
+	eventually,
+	quickTimings,
+	restartAfterKill,
+} from './recovery-helpers';
 
 /**
  * Options > Events per Execution Under Load: under a backlog, runs that wait for a place share
@@ -44,13 +51,27 @@ describe('Events per Execution Under Load: the setting', () => {
 		]);
 	});
 
-	it('1 keeps every place; more shares fewer places, never below 2, about as many items at once', () => {
-		expect(placesFor(1)).toBe(RUN_CONCURRENCY.runs);
+	it('left unset: 10 from version 1.2 on, 1 for a trigger saved before', () => {
+		expect(DEFAULT_EVENTS_PER_EXECUTION).toBe(10);
+		expect([1, 1.1, 1.2].map((version) => eventsPerExecution(undefined, version))).toEqual([
+			1, 1, 10,
+		]);
+		expect(eventsPerExecution('', 1.2)).toBe(10);
+		// set, it is what it says on every version
+		expect([1, 1.2].map((version) => eventsPerExecution(1, version))).toEqual([1, 1]);
+		expect([1, 1.2].map((version) => eventsPerExecution(4, version))).toEqual([4, 4]);
+	});
+
+	it('sharing keeps every place; a delivery waits for its run only while a few run', () => {
+		const run = async () => [];
+		const share = () => ({ leadId: '', mayShare: true });
+		const alone = new ExecutionPlaces(RUN_CONCURRENCY.runs, 1, run, share, () => undefined);
+		expect([alone.places, alone.runsAtOnce, alone.holdsBelow]).toEqual([16, 16, 16]);
 		for (const perExecution of [2, 4, 10, MAX_EVENTS_PER_EXECUTION]) {
-			const places = placesFor(perExecution);
-			expect(places).toBeGreaterThanOrEqual(2);
-			expect(places).toBeLessThan(RUN_CONCURRENCY.runs);
-			expect(places * perExecution).toBeGreaterThanOrEqual(RUN_CONCURRENCY.runs);
+			const places = new ExecutionPlaces(16, perExecution, run, share, () => undefined);
+			expect(places.runsAtOnce).toBe(RUN_CONCURRENCY.runs * perExecution);
+			expect(places.holdsBelow).toBeGreaterThanOrEqual(2);
+			expect(places.holdsBelow).toBeLessThan(RUN_CONCURRENCY.runs);
 		}
 	});
 });
@@ -114,6 +135,93 @@ describe('ExecutionPlaces: which waiting runs share an execution', () => {
 	});
 });
 
+describe('ExecutionPlaces: when a shared execution starts', () => {
+	const gatherMs = GATHER.ms;
+	beforeAll(() => (GATHER.ms = 300));
+	afterAll(() => (GATHER.ms = gatherMs));
+
+	/** 16 places, 4 per execution (a delivery waits for its run only while 4 run): four busy. */
+	function placesWithFourBusy(moreComing = () => true) {
+		const started: Array<{ leads: string[]; atMs: number }> = [];
+		const finish: Array<() => void> = [];
+		const places = new ExecutionPlaces<string>(
+			RUN_CONCURRENCY.runs,
+			4,
+			async (leads) => {
+				started.push({ leads, atMs: Date.now() });
+				await new Promise<void>((resolve) => finish.push(resolve));
+				return leads.map(() => 'finished' as const);
+			},
+			(leadId) => ({ leadId, mayShare: !leadId.startsWith('rerun') }),
+			() => undefined,
+			moreComing,
+		);
+		const runs = ['busy1', 'busy2', 'busy3', 'busy4'].map((lead) => places.run(lead));
+		return { places, started, finish, runs };
+	}
+
+	it('while few run, each starts at once, alone; past them a full execution starts at once', async () => {
+		const { places, started, finish, runs } = placesWithFourBusy();
+		expect(places.holdsBelow).toBe(4);
+		expect(started.map((execution) => execution.leads)).toEqual([
+			['busy1'],
+			['busy2'],
+			['busy3'],
+			['busy4'],
+		]);
+		runs.push(...['a', 'b', 'c'].map((lead) => places.run(lead)));
+		await sleep(20);
+		expect(started).toHaveLength(4);
+		runs.push(places.run('d'));
+		await sleep(20);
+		expect(started.map((execution) => execution.leads)[4]).toEqual(['a', 'b', 'c', 'd']);
+		// a run that may not share does not wait for others
+		runs.push(places.run('rerun1'));
+		await sleep(20);
+		expect(started.map((execution) => execution.leads)[5]).toEqual(['rerun1']);
+		finish.forEach((end) => end());
+		await sleep(20);
+		finish.forEach((end) => end());
+		await Promise.all(runs);
+	});
+
+	it('past them, fewer than a full execution start once the oldest waited GATHER.ms', async () => {
+		const { places, started, finish, runs } = placesWithFourBusy();
+		const sentMs = Date.now();
+		runs.push(...['a', 'b'].map((lead) => places.run(lead)));
+		await sleep(GATHER.ms / 2);
+		expect(started).toHaveLength(4);
+		await sleep(GATHER.ms / 2 + 200);
+		const shared = started[4];
+		expect(shared.leads).toEqual(['a', 'b']);
+		expect(shared.atMs - sentMs).toBeGreaterThanOrEqual(GATHER.ms - 5);
+		finish.forEach((end) => end());
+		await Promise.all(runs);
+	});
+
+	it('past them, a run starts at once when no other run is on its way', async () => {
+		const { places, started, finish, runs } = placesWithFourBusy(() => false);
+		runs.push(places.run('alone'));
+		await sleep(20);
+		expect(started.map((execution) => execution.leads)[4]).toEqual(['alone']);
+		finish.forEach((end) => end());
+		await Promise.all(runs);
+	});
+
+	it('closed: runs waiting settle as not started and nothing starts after, the wait included', async () => {
+		const { places, started, finish, runs } = placesWithFourBusy();
+		const waiting = ['a', 'b'].map((lead) => places.run(lead));
+		places.close();
+		expect(await Promise.all(waiting)).toEqual(['notStarted', 'notStarted']);
+		expect(await places.run('later')).toBe('notStarted');
+		await sleep(GATHER.ms + 100);
+		expect(started).toHaveLength(4);
+		// the executions under way still finish
+		finish.forEach((end) => end());
+		expect(await Promise.all(runs)).toEqual(runs.map(() => 'finished'));
+	});
+});
+
 describe('PartnerLeadsTrigger with Events per Execution Under Load', () => {
 	let setup: Setup;
 
@@ -125,8 +233,8 @@ describe('PartnerLeadsTrigger with Events per Execution Under Load', () => {
 			{ delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } },
 		);
 		await setup.host.activate();
-		// each execution takes 100 ms (the workflow's other nodes): runs wait for a place
-		setup.host.executionMs = 100;
+		// each execution takes 400 ms (the workflow's other nodes): runs wait for a place
+		setup.host.executionMs = 400;
 		const leads = Array.from({ length: 300 }, (_, index) => created(setup, `together${index}`));
 		await setup.sim.control.waitForDeliveries(60_000);
 		await setup.host.settle();
@@ -148,7 +256,95 @@ describe('PartnerLeadsTrigger with Events per Execution Under Load', () => {
 			const ids = execution.items.map((item) => (item.json as unknown as Output).event.id);
 			expect(new Set(ids).size).toBe(ids.length);
 		}
-		expect(setup.host.concurrency.max).toBeLessThanOrEqual(placesFor(10));
+		expect(setup.host.concurrency.max).toBeLessThanOrEqual(RUN_CONCURRENCY.runs);
+		expect(setup.host.runsInFlight()).toBe(0);
+	});
+
+	it('a trigger added now shares by default and keeps its places for a slow workflow; one saved before runs each event alone', async () => {
+		const burst = async (typeVersion: number) => {
+			setup = await setUp(
+				{ events: ALL_TOPICS, fetchFullLead: true },
+				{ delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } },
+				{
+					node: {
+						id: `v${typeVersion}`,
+						name: 'Trigger',
+						webhookId: `v${typeVersion}`,
+						typeVersion,
+					},
+				},
+			);
+			await setup.host.activate();
+			// a workflow that waits on each item, one after the other (an AI model): 200 ms each
+			setup.host.itemMs = 200;
+			for (let index = 0; index < 160; index++) created(setup, `v${typeVersion}-${index}`);
+			await setup.sim.control.waitForDeliveries(60_000);
+			await setup.host.settle();
+			const sizes = setup.host.executions.map((execution) => execution.items.length);
+			const deliveries = setup.sim.control.deliveries();
+			const figures = {
+				executions: sizes.length,
+				items: sizes.reduce((sum, size) => sum + size, 0),
+				most: Math.max(...sizes),
+				atOnce: setup.host.concurrency.max,
+				itemsAtOnce: setup.host.itemsUnderWay.max,
+				answered: deliveries.filter((delivery) => delivery.status === 200).length,
+			};
+			await setup.close();
+			return figures;
+		};
+		const added = await burst(1.2);
+		const before = await burst(1.1);
+		console.log(
+			`160 creates, 200 ms per item: version 1.2 ${JSON.stringify(added)}, version 1.1 ${JSON.stringify(before)}`,
+		);
+		for (const figures of [added, before]) {
+			expect(figures.items).toBe(160);
+			expect(figures.answered).toBe(160);
+		}
+		expect(before.executions).toBe(160);
+		expect(added.most).toBeLessThanOrEqual(DEFAULT_EVENTS_PER_EXECUTION);
+		expect(added.executions).toBeLessThan(160 / 2);
+		// at least as many events under way at once as with one execution per event, in more
+		// executions than those that start at once: a workflow that waits on each item keeps
+		// its places (with 16 / 10 places it would work through 2 executions' items at a time)
+		expect(added.itemsAtOnce).toBeGreaterThanOrEqual(
+			Math.max(RUN_CONCURRENCY.runs, before.itemsAtOnce),
+		);
+		expect(added.atOnce).toBeGreaterThan(2 * Math.ceil(RUN_CONCURRENCY.runs / 10));
+		expect(added.atOnce).toBeLessThanOrEqual(RUN_CONCURRENCY.runs);
+	});
+
+	it('the workflow updated during a burst: runs waiting to share start in the new trigger, each event once', async () => {
+		setup = await setUp(
+			{
+				events: ALL_TOPICS,
+				fetchFullLead: true,
+				// what this proves is the runs' hand-over; a check for missed events 50 ms after
+				// the update is another matter (the closing note of issue 40)
+				recoverMissedEvents: false,
+				options: { eventsPerExecution: 10 },
+			},
+			{ delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } },
+		);
+		await setup.host.activate();
+		setup.host.executionMs = 300;
+		const leads = Array.from({ length: 200 }, (_, index) => created(setup, `update${index}`));
+		await eventually(() => setup.host.executions.length >= 3, 'a few executions');
+		// publishing a new version: n8n closes the trigger and starts it again in this process
+		await setup.host.activate('update');
+		await setup.sim.control.waitForDeliveries(60_000);
+		await setup.host.settle();
+		const ran = items(setup.host);
+		const unmarked = ran.filter((item) => item.recoveryReason !== 'interrupted').map(eventOf);
+		const marked = ran.length - unmarked.length;
+		console.log(
+			`200 creates, the workflow updated after 3 executions: ${ran.length} runs, ${marked} marked runs again (executions under way at the update)`,
+		);
+		expect(new Set(ran.map((item) => item.event.id))).toEqual(
+			new Set(leads.map((lead) => lead.id)),
+		);
+		expect(unmarked.length).toBe(new Set(unmarked).size);
 		expect(setup.host.runsInFlight()).toBe(0);
 	});
 
