@@ -103,9 +103,10 @@ export class RunExecutor {
 	}
 
 	/**
-	 * This trigger replaces a closed one of the same node (the workflow updated): until the
-	 * executions that one started have ended, this one starts none. Its static data may not hold
-	 * them as started yet, and it would run them again; a lead's events also stay in order.
+	 * This trigger replaces a closed one of the same node (the workflow updated). The runs that
+	 * one still has under way are joined, not run again (this one's static data, read from the
+	 * database, may not hold them as started yet), and their leads' next events wait for them;
+	 * they record their end in this one's static data.
 	 */
 	takeOver(previous: RunExecutor): void {
 		if (previous.underWay === 0) return;
@@ -113,15 +114,21 @@ export class RunExecutor {
 		previous.successor = this;
 	}
 
-	/** Whether the trigger this one replaced still has runs under way (see takeOver). */
-	get waitsForPrevious(): boolean {
-		if (this.previous && this.previous.underWay === 0) this.previous = undefined;
-		return this.previous !== undefined;
+	/** Whether the trigger this one replaced still runs an event of this lead (see takeOver). */
+	previousRunsLead(leadId: string): boolean {
+		return this.stillRunningBefore()?.queue.runsLead(leadId) ?? false;
+	}
+
+	/** The trigger this one replaced while it has runs under way; forgotten after. */
+	private stillRunningBefore(): RunExecutor | undefined {
+		if (this.previous?.underWay === 0) this.previous = undefined;
+		return this.previous;
 	}
 
 	private ended(key: string): void {
 		this.running.delete(key);
-		if (this.running.size === 0) this.successor?.wake();
+		// the replacing trigger takes up what waited for this run
+		this.successor?.wake();
 	}
 
 	/** How many runs are under way here (being prepared, waiting for a place, or executing). */
@@ -129,9 +136,9 @@ export class RunExecutor {
 		return this.running.size;
 	}
 
-	/** The run of this key if it is under way here. */
+	/** The run of this key if it is under way here, or in the trigger this one replaced. */
 	joined(key: string): Promise<RunOutcome> | undefined {
-		return this.running.get(key);
+		return this.running.get(key) ?? this.stillRunningBefore()?.joined(key);
 	}
 
 	/** Runs accepted or left in flight are taken up (a delivery was accepted, n8n started). */

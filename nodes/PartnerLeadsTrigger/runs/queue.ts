@@ -74,7 +74,7 @@ export class RunQueue {
 	takeUpNow(run: InFlightRun): Promise<RunOutcome> | undefined {
 		if (this.closing.signal.aborted || !this.mayTakeUp()) return undefined;
 		if (this.active >= this.executor.places.holdsBelow) return undefined;
-		if (this.leadsUnderWay.has(run.leadId) || this.executor.joined(run.key)) return undefined;
+		if (this.underWay(run)) return undefined;
 		const waiting = this.executor.records().inFlight.size - this.executor.underWay;
 		if (waiting > 1) return undefined;
 		this.take(run);
@@ -101,7 +101,7 @@ export class RunQueue {
 		let nextDueMs = Infinity;
 		for (const run of this.executor.records().inFlight.all()) {
 			if (!this.mayTakeUp()) return;
-			if (this.executor.joined(run.key) || this.leadsUnderWay.has(run.leadId)) continue;
+			if (this.underWay(run)) continue;
 			if (this.unsaved.has(run.key)) continue;
 			const dueMs = this.retries.get(run.key)?.dueMs ?? 0;
 			if (dueMs > nowMs) {
@@ -118,8 +118,18 @@ export class RunQueue {
 		this.wake();
 	}
 
+	/** Whether an event of this lead is taken up here (read, waiting for a place or executing). */
+	runsLead(leadId: string): boolean {
+		return this.leadsUnderWay.has(leadId);
+	}
+
+	/** The run, or another of its lead, is under way: it waits (a lead's events run in order). */
+	private underWay(run: InFlightRun): boolean {
+		if (this.leadsUnderWay.has(run.leadId) || this.executor.joined(run.key)) return true;
+		return this.executor.previousRunsLead(run.leadId);
+	}
+
 	private mayTakeUp(): boolean {
-		if (this.executor.waitsForPrevious) return false;
 		return this.active < this.executor.places.runsAtOnce && this.reading < LEAD_READS_AT_ONCE;
 	}
 
