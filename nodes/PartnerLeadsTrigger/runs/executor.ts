@@ -103,7 +103,9 @@ export class RunExecutor {
 	}
 
 	/**
-	 * This trigger replaces a closed one of the same node (the workflow updated). The runs that
+	 * This trigger replaces a closed one of the same node that is still registered (a workflow
+	 * updated; n8n 2.41 forgets the node's process memory before it closes the trigger, so there
+	 * this does not happen yet: docs/design/burst.md). The runs that
 	 * one still has under way are joined, not run again (this one's static data, read from the
 	 * database, may not hold them as started yet), and their leads' next events wait for them;
 	 * they record their end in this one's static data.
