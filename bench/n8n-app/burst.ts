@@ -68,14 +68,14 @@ const SETTINGS = {
 const IN_FLIGHT = 16;
 
 /**
- * Our triggers side by side, added as a user adds them now (version 1.2: under a backlog up to 10
- * events share an execution) with Fetch Full Lead on and off, and with one execution per event
- * (Events per Execution Under Load at 1, what a trigger saved before 1.2 does).
+ * Our triggers side by side, at the node's default (one execution per event) with Fetch Full Lead
+ * on and off, and with 10 Leads per Execution Under Load chosen (under a backlog up to 10 events
+ * share an execution).
  */
-const OURS: Array<{ fetchFullLead: boolean; eventsPerExecution?: number }> = [
+const OURS: Array<{ fetchFullLead: boolean; leadsPerExecution?: number }> = [
 	{ fetchFullLead: true },
 	{ fetchFullLead: false },
-	{ fetchFullLead: true, eventsPerExecution: 1 },
+	{ fetchFullLead: true, leadsPerExecution: 10 },
 ];
 
 /** n8n's Webhook node, then an HTTP Request node reading the lead with our credential. */
@@ -117,7 +117,7 @@ interface Side {
 	url: string;
 	/** the signing secret (ours); the Webhook node checks none */
 	secret: string;
-	/** runs share executions (Events per Execution Under Load): items are counted, not executions */
+	/** runs share executions (Leads per Execution Under Load): items are counted, not executions */
 	together: boolean;
 	/** items of the side's executions that ended, by execution id */
 	counted: Map<string, number>;
@@ -278,11 +278,11 @@ export async function burstCase(
 				await sim.seedLeads(Math.min(5_000, missing - seeded));
 			const where = size === 0 ? '200 leads' : `${size.toLocaleString('en')} leads`;
 			const sides: Side[] = [];
-			for (const { fetchFullLead, eventsPerExecution } of OURS) {
+			for (const { fetchFullLead, leadsPerExecution } of OURS) {
 				const { workflow, webhookId } = triggerOnly('ours', credential, '', {
 					events: ['lead/create', 'lead/update', 'lead/delete'],
 					fetchFullLead,
-					options: eventsPerExecution === undefined ? {} : { eventsPerExecution },
+					options: leadsPerExecution === undefined ? {} : { leadsPerExecution },
 				});
 				const id = await publish(rest, workflow);
 				const url = `${setting.baseUrl}/webhook/${webhookId}/webhook`;
@@ -291,14 +291,16 @@ export async function burstCase(
 					intervalMs: 250,
 					what: 'the trigger to subscribe',
 				});
-				const together = eventsPerExecution === 1 ? ', 1 Event per Execution Under Load' : '';
+				const together = leadsPerExecution
+					? `, ${leadsPerExecution} Leads per Execution Under Load`
+					: '';
 				const label = `ours, Fetch Full Lead ${fetchFullLead ? 'on' : 'off'}${together}`;
 				sides.push({
 					label,
 					id,
 					url,
 					secret,
-					together: eventsPerExecution !== 1,
+					together: (leadsPerExecution ?? 1) > 1,
 					counted: new Map(),
 				});
 			}

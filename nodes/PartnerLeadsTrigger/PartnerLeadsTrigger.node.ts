@@ -21,7 +21,8 @@ import {
 	watchedFieldsProperty,
 } from '../shared/triggerProperties';
 import { handleDelivery } from './webhook';
-import { DEFAULT_EVENTS_PER_EXECUTION, MAX_EVENTS_PER_EXECUTION } from './runs/places';
+import { MAX_LEADS_PER_EXECUTION } from './runs/places';
+import { SHARED_EXECUTION_FAILED_MARK } from './runs/executor';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './state/eventAge';
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
 import { DEFAULT_CHECK_INTERVAL_MINUTES, watchForMissedEvents } from './trigger';
@@ -36,12 +37,9 @@ export class PartnerLeadsTrigger implements INodeType {
 			dark: 'file:../../icons/partnerLeads.dark.svg',
 		},
 		group: ['trigger'],
-		// 1.1 is the same node. n8n 2.x evaluates an expression in an isolate for every request to
-		// a version 1 webhook node (`options.binaryData`, for its own Webhook node); 1.1 skips it.
-		// 1.2: Events per Execution Under Load, left unset, is 10 (before, 1), so a burst runs
-		// faster than through n8n's own Webhook node; workflows saved before keep what they did.
-		version: [1, 1.1, 1.2],
-		defaultVersion: 1.2,
+		// One version. Not 1: n8n 2.x evaluates an expression in an isolate for every request to a
+		// version 1 webhook node (`options.binaryData`, meant for its own Webhook node).
+		version: 1.1,
 		// readable event names, as the Events option shows them, not the service's topic values
 		subtitle: TOPIC_NAMES_EXPRESSION,
 		description:
@@ -122,12 +120,12 @@ export class PartnerLeadsTrigger implements INodeType {
 						displayOptions: { show: { '/recoverMissedEvents': [true] } },
 					},
 					{
-						displayName: 'Events per Execution Under Load',
-						name: 'eventsPerExecution',
+						displayName: 'Leads per Execution Under Load',
+						name: 'leadsPerExecution',
 						type: 'number',
-						typeOptions: { minValue: 1, maxValue: MAX_EVENTS_PER_EXECUTION },
-						default: DEFAULT_EVENTS_PER_EXECUTION,
-						description: `When events arrive faster than n8n runs them (a bulk import, a backlog after an outage), start up to this many waiting events, each of another lead, as the items of one execution: a burst runs about twice as fast, in far fewer executions. While fewer than 16 / this many executions of the trigger are under way (at least 2), each event runs at once, alone. 1 gives every event an execution of its own. With more, a failing execution fails for all of its events, and after n8n stopped in the middle each of them runs again, marked, in an execution of its own. Unset, it is ${DEFAULT_EVENTS_PER_EXECUTION} (1 for a trigger added before version 1.2 of this node).`,
+						typeOptions: { minValue: 1, maxValue: MAX_LEADS_PER_EXECUTION },
+						default: 1,
+						description: `1 (the default): every lead event starts an execution of its own, as when you test the workflow with one lead. More: when events arrive faster than n8n runs them (a bulk import), up to this many leads arrive together as the items of one execution, and a bulk import runs about twice as fast. Then every node must handle several items: a Code node set to "Run Once for Each Item", no "Execute Once", and $('…').item rather than .first() in expressions. When such an execution fails, each of its leads runs again in an execution of its own, marked "recoveryReason": "${SHARED_EXECUTION_FAILED_MARK.recoveryReason}", so only the lead the workflow fails on stays failed; for the others the nodes before the failure run twice.`,
 					},
 					{
 						displayName: 'Ignore Events Older Than (Hours)',

@@ -33,7 +33,7 @@ import { pollingWithDurableCursors } from './scenarios/polling-durable-cursors';
 import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
 import { watchedFields } from './scenarios/watched-fields';
-import { burstScenario, oneExecutionPerEventBurstScenario } from './scenarios/burst';
+import { burstScenario, sharedExecutionsBurstScenario } from './scenarios/burst';
 import { plannedChecks, runVersion } from './version-session';
 import {
 	plannedQueueChecks,
@@ -52,7 +52,7 @@ const ALL_SCENARIOS = [
 	createAndGetLeads,
 	leadTrigger,
 	burstScenario,
-	oneExecutionPerEventBurstScenario,
+	sharedExecutionsBurstScenario,
 	tokenRefresh,
 	leadRunsTogether,
 	httpRequestNode,

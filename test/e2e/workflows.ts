@@ -1,8 +1,8 @@
 /**
  * The workflows the scenarios import into n8n, built from the nodes' contract:
  * credential `partnerLeadsApi`, action node `n8n-nodes-partner-leads.partnerLeads`,
- * trigger node `n8n-nodes-partner-leads.partnerLeadsTrigger` (typeVersion 1; the trigger 1.2, what
- * n8n gives a trigger added today).
+ * trigger node `n8n-nodes-partner-leads.partnerLeadsTrigger` (typeVersion 1; the trigger 1.1, its
+ * one version).
  *
  * Workflows are started through a production Webhook node, which runs the same way in 1.x and 2.x
  * (a manual run goes through the editor's push channel and changed shape between the lines).
@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 export const PACKAGE_NAME = 'n8n-nodes-partner-leads';
 export const ACTION_NODE_TYPE = `${PACKAGE_NAME}.partnerLeads`;
 export const TRIGGER_NODE_TYPE = `${PACKAGE_NAME}.partnerLeadsTrigger`;
-/** The trigger's newest version (what n8n gives a trigger added now: its description's `defaultVersion`). */
-export const TRIGGER_NODE_VERSION = 1.2;
+/** The trigger's one version (what n8n gives a trigger added now). */
+export const TRIGGER_NODE_VERSION = 1.1;
 
 export const NODE = {
 	webhook: 'Webhook',

@@ -5,7 +5,7 @@ import { PartnerLeadsApi } from '../../credentials/PartnerLeadsApi.credentials';
 import { PartnerLeads } from '../../nodes/PartnerLeads/PartnerLeads.node';
 import { PartnerLeadsPollingTrigger } from '../../nodes/PartnerLeadsPollingTrigger/PartnerLeadsPollingTrigger.node';
 import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
-import { TestItemsNode, TransportProbeNode } from './test-nodes';
+import { RefuseLeadsNode, TestItemsNode, TransportProbeNode } from './test-nodes';
 
 export const PACKAGE = 'n8n-nodes-partner-leads';
 
@@ -48,10 +48,11 @@ function asAgentTool(node: PartnerLeads): INodeType {
 	return tool;
 }
 
-/** The node types n8n would load from this package, plus two test-only nodes, by full type name. */
+/** The node types n8n would load from this package, plus the test-only nodes, by full type name. */
 const factories: Record<string, NodeTypeFactory> = {
 	'test.testItems': () => new TestItemsNode(),
 	'test.transportProbe': () => new TransportProbeNode(),
+	'test.refuseLeads': () => new RefuseLeadsNode(),
 	[`${PACKAGE}.partnerLeads`]: () => new PartnerLeads(),
 	[`${PACKAGE}.partnerLeadsTool`]: () => asAgentTool(new PartnerLeads()),
 	[`${PACKAGE}.partnerLeadsTrigger`]: () => new PartnerLeadsTrigger(),

@@ -6,7 +6,7 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest } from '../../nodes/shared/transport/request';
 
@@ -76,5 +76,36 @@ export class TransportProbeNode implements INodeType {
 			}
 		}
 		return [output];
+	}
+}
+
+/**
+ * "Your system" behind a trigger, refusing some leads as a CRM might: it handles every item
+ * (as n8n's HTTP Request node sends every item's request), then fails the execution if any
+ * item's lead has one of the first names `refuseFirstNames` (known before the lead's ID is).
+ */
+export class RefuseLeadsNode implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Refuse Leads',
+		name: 'refuseLeads',
+		group: ['transform'],
+		version: 1,
+		description: 'Fails the execution for some leads',
+		defaults: { name: 'Your System' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [
+			{ displayName: 'First Names', name: 'refuseFirstNames', type: 'json', default: '[]' },
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const refused = this.getNodeParameter('refuseFirstNames', 0) as unknown as string[];
+		const items = this.getInputData();
+		const names = items.map((item) => String((item.json.lead as IDataObject)?.firstName));
+		const refusedHere = names.filter((name) => refused.includes(name));
+		if (refusedHere.length > 0)
+			throw new NodeOperationError(this.getNode(), `Refused ${refusedHere.join(', ')}`);
+		return [items];
 	}
 }

@@ -25,9 +25,16 @@ import type {
 import { jsonParse, NodeHelpers } from 'n8n-workflow';
 import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
 
+import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
 import { runExecutorFor } from '../../nodes/PartnerLeadsTrigger/runs/executor';
 import type { N8nHarness } from './harness';
 import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE } from './harness';
+
+/** The trigger's version, as n8n adds it. */
+const TRIGGER_NODE_VERSION = new PartnerLeadsTrigger().description.version as number;
+
+/** The name of the node after the trigger, when a test gives one (TriggerHostOptions.next). */
+export const NEXT_NODE = 'Your System';
 
 /**
  * What the n8n application does around a webhook trigger, with n8n-core's real
@@ -120,6 +127,8 @@ export interface TriggerHostOptions {
 	deduplicationKeys?: Set<string>;
 	/** false: emulate n8n 1.x, which ignores emit's deduplication key (default: kept, 2.20+) */
 	deduplicationKeysKept?: boolean;
+	/** a node the trigger's output goes to (named after its type's default name) */
+	next?: Pick<INode, 'type' | 'parameters'>;
 }
 
 type Registration = { webhookData: IWebhookData; mode: 'production' | 'test' };
@@ -174,6 +183,8 @@ export class TriggerHost {
 
 	private readonly webhookStaticDataSaved: 'always' | 'whenAnsweredByNode';
 
+	private readonly next?: Pick<INode, 'type' | 'parameters'>;
+
 	private constructor(
 		private readonly harness: N8nHarness,
 		private readonly server: Server,
@@ -184,12 +195,13 @@ export class TriggerHost {
 		this.deduplicationKeys = options.deduplicationKeys ?? new Set();
 		this.deduplicationKeysKept = options.deduplicationKeysKept ?? true;
 		this.webhookStaticDataSaved = options.webhookStaticDataSaved ?? 'always';
+		this.next = options.next;
 		this.node = {
 			id: options.node?.id ?? randomUUID(),
 			name: options.node?.name ?? 'Partner Referral Service Trigger',
 			webhookId: options.node?.webhookId ?? randomUUID(),
 			type: TRIGGER_NODE_TYPE,
-			typeVersion: options.node?.typeVersion ?? 1,
+			typeVersion: options.node?.typeVersion ?? TRIGGER_NODE_VERSION,
 			position: [0, 0],
 			parameters: options.parameters,
 			credentials: { [CREDENTIAL_TYPE]: harness.credential },
@@ -227,6 +239,7 @@ export class TriggerHost {
 			webhookStaticDataSaved: this.webhookStaticDataSaved,
 			deduplicationKeys: this.deduplicationKeys,
 			deduplicationKeysKept: this.deduplicationKeysKept,
+			next: this.next,
 		};
 	}
 
@@ -238,7 +251,18 @@ export class TriggerHost {
 
 	/** A Workflow as n8n builds one: from the saved static data, never a shared object. */
 	workflow(): Workflow {
-		return this.harness.workflow([{ ...this.node }], {}, this.store.load());
+		if (!this.next) return this.harness.workflow([{ ...this.node }], {}, this.store.load());
+		const next: INode = {
+			...this.next,
+			id: 'next',
+			name: NEXT_NODE,
+			typeVersion: 1,
+			position: [200, 0],
+		};
+		const connections = {
+			[this.node.name]: { main: [[{ node: NEXT_NODE, type: 'main' as const, index: 0 }]] },
+		};
+		return this.harness.workflow([{ ...this.node }, next], connections, this.store.load());
 	}
 
 	// ---- activation (ActiveWorkflowManager.add / clearWebhooks) ----

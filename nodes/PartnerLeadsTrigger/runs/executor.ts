@@ -9,7 +9,7 @@ import type { WatchedRecord } from '../state/watchedLeads';
 import type { InFlightRun } from '../state/runsInFlight';
 import { RunRecords } from './records';
 import { RunQueue } from './queue';
-import { ExecutionPlaces, eventsPerExecution, RUN_CONCURRENCY } from './places';
+import { ExecutionPlaces, leadsPerExecution, RUN_CONCURRENCY } from './places';
 
 /**
  * Runs started through the trigger's own `trigger()`, where n8n says when each execution has
@@ -25,6 +25,21 @@ import { ExecutionPlaces, eventsPerExecution, RUN_CONCURRENCY } from './places';
 /** How the trigger marks a run of an event it ran before: its execution was interrupted. */
 export const RERUN_MARK = { recovered: true, recoveryReason: 'interrupted' } as const;
 
+/**
+ * How it marks the run again, alone, of a lead whose execution shared with other leads failed:
+ * the lead the workflow fails on fails again alone, every other one gets its own execution.
+ */
+export const SHARED_EXECUTION_FAILED_MARK = {
+	recovered: true,
+	recoveryReason: 'sharedExecutionFailed',
+} as const;
+
+/** Whether n8n reports the execution as failed (a node's error not handled by its On Error). */
+function executionFailed(run: IRun | undefined): boolean {
+	return run?.status === 'error' || run?.data?.resultData?.error !== undefined;
+}
+
+/** 'notStarted': the run did not finish here (its delivery is answered without waiting for it). */
 export type RunOutcome = 'finished' | 'notStarted';
 
 export interface RunRequest {
@@ -39,6 +54,9 @@ export interface RunRequest {
 
 export class RunExecutor {
 	private readonly running = new Map<string, Promise<RunOutcome>>();
+
+	/** runs whose shared execution failed, until their run again alone starts */
+	private readonly failedTogether = new Set<string>();
 
 	private readonly maxAgeSeconds: number;
 
@@ -57,13 +75,13 @@ export class RunExecutor {
 	constructor(private readonly context: ITriggerFunctions) {
 		const options = context.getNodeParameter('options', {}) as {
 			maxEventAgeHours?: number;
-			eventsPerExecution?: number;
+			leadsPerExecution?: number;
 		};
 		this.maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
 		this.queue = new RunQueue(context, this);
 		this.places = new ExecutionPlaces(
 			RUN_CONCURRENCY.runs,
-			eventsPerExecution(options.eventsPerExecution, context.getNode().typeVersion),
+			leadsPerExecution(options.leadsPerExecution),
 			async (requests) => await this.executeTogether(requests),
 			(request) => ({
 				leadId: request.run.leadId,
@@ -195,25 +213,38 @@ export class RunExecutor {
 			return { ...request.run, attempts } as InFlightRun;
 		});
 		const items: INodeExecutionData[] = requests.map((request, index) => ({
-			json: runs[index].attempts > 1 ? { ...request.json, ...RERUN_MARK } : request.json,
+			json: { ...request.json, ...this.runAgainMark(runs[index]) },
 		}));
 		const done = this.context.helpers.createDeferredPromise<IRun>();
 		requests.forEach((request, index) => records.started(runs[index], request.watch));
 		// saved by n8n with this emit, before the execution exists
 		records.writeBack();
 		this.context.emit([items], undefined, done, this.deduplicationKey(runs));
+		let run: IRun | undefined;
 		try {
 			// resolved with the run, or with nothing when n8n refused a second execution of the key
-			await done.promise;
+			run = await done.promise;
 		} catch {
 			// n8n did not start the execution (the error is in n8n's log)
 			const after = this.records();
 			requests.forEach((request, index) => after.notStarted(runs[index].key, request.watch));
 			return requests.map(() => 'notStarted');
 		}
+		if (runs.length > 1 && executionFailed(run)) {
+			// Which lead failed is not known: each stays in flight and runs again alone (the queue
+			// takes it up again; a run again never shares), so only that lead stands failed.
+			runs.forEach((failed) => this.failedTogether.add(failed.key));
+			return requests.map(() => 'notStarted');
+		}
 		const after = this.records();
 		requests.forEach((request, index) => after.finished(runs[index], request.version));
 		return requests.map(() => 'finished');
+	}
+
+	/** The mark of a run again: after its shared execution failed, or after an interruption. */
+	private runAgainMark(run: InFlightRun): IDataObject {
+		if (this.failedTogether.delete(run.key)) return SHARED_EXECUTION_FAILED_MARK;
+		return run.attempts > 1 ? RERUN_MARK : {};
 	}
 
 	/**

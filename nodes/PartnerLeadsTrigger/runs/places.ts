@@ -4,14 +4,14 @@ import type { RunOutcome } from './executor';
 
 /**
  * The places where the trigger's executions run, and how many waiting runs one execution may
- * carry (Options > Events per Execution Under Load).
+ * carry (Options > Leads per Execution Under Load; 1 unless the user chooses more).
  *
  * Each execution costs n8n the same whatever it carries: on n8n 2.x an expression isolate for
  * the execution, its rows, its lifecycle events; for the delivery that started it, another
- * isolate (n8n skips that one only for its own Webhook node). Under a backlog, runs that wait
- * for a place can share one execution, each run an item of its own: a burst then runs about
- * twice as fast (bench/README.md). While few executions are under way a run starts at once,
- * alone.
+ * isolate (n8n skips that one only for its own Webhook node). Where the user chooses it, under a
+ * backlog runs that wait for a place share one execution, each run an item of its own: a burst
+ * then runs about twice as fast (bench/README.md). While few executions are under way a run
+ * starts at once, alone.
  */
 
 /**
@@ -24,24 +24,18 @@ import type { RunOutcome } from './executor';
 export const RUN_CONCURRENCY = { runs: 16 };
 
 /** The most events one execution carries (the option's maximum). */
-export const MAX_EVENTS_PER_EXECUTION = 32;
-
-/** Events per Execution Under Load for a trigger added now (version 1.2 on). */
-export const DEFAULT_EVENTS_PER_EXECUTION = 10;
+export const MAX_LEADS_PER_EXECUTION = 32;
 
 /** Leads read at once while runs are taken up, so a burst does not flood the service. */
 export const LEAD_READS_AT_ONCE = 2 * RUN_CONCURRENCY.runs;
 
 /**
- * Events per Execution Under Load as set: 1 (each run alone) unless a whole number above 1.
- * Left unset: DEFAULT_EVENTS_PER_EXECUTION from the node's version 1.2 on, 1 before (what a
- * workflow saved before kept doing).
+ * Leads per Execution Under Load as set: 1 (each run an execution of its own, the default)
+ * unless a whole number above 1.
  */
-export function eventsPerExecution(value: unknown, nodeVersion = 1): number {
-	if (value === undefined || value === '')
-		return nodeVersion >= 1.2 ? DEFAULT_EVENTS_PER_EXECUTION : 1;
+export function leadsPerExecution(value: unknown): number {
 	const count = Math.floor(Number(value));
-	return Number.isFinite(count) && count > 1 ? Math.min(count, MAX_EVENTS_PER_EXECUTION) : 1;
+	return Number.isFinite(count) && count > 1 ? Math.min(count, MAX_LEADS_PER_EXECUTION) : 1;
 }
 
 /**

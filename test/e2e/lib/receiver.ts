@@ -14,7 +14,10 @@ export interface Receiver {
 	close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** Records every request; answers 200, or the status `statusFor` gives (a system refusing some). */
+export async function startReceiver(
+	statusFor: (request: ReceivedRequest) => number = () => 200,
+): Promise<Receiver> {
 	const received: ReceivedRequest[] = [];
 	const server = http.createServer((request, response) => {
 		const chunks: Buffer[] = [];
@@ -27,8 +30,12 @@ export async function startReceiver(): Promise<Receiver> {
 			} catch {
 				// not JSON: kept as text
 			}
-			received.push({ method: request.method ?? '', path: request.url ?? '', body });
-			response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+			const entry = { method: request.method ?? '', path: request.url ?? '', body };
+			received.push(entry);
+			const status = statusFor(entry);
+			response
+				.writeHead(status, { 'content-type': 'application/json' })
+				.end(status === 200 ? '{"ok":true}' : '{"error":"refused"}');
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
