@@ -125,7 +125,7 @@ export class PartnerLeadsTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: MAX_LEADS_PER_EXECUTION },
 						default: 1,
-						description: `1 (the default): every lead event starts an execution of its own, as when you test the workflow with one lead. More: when events arrive faster than n8n runs them (a bulk import), up to this many leads arrive together as the items of one execution, and a bulk import runs about twice as fast. Then every node must handle several items: a Code node set to "Run Once for Each Item", no "Execute Once", and $('…').item rather than .first() in expressions. When such an execution fails, each of its leads runs again in an execution of its own, marked "recoveryReason": "${SHARED_EXECUTION_FAILED_MARK.recoveryReason}", so only the lead the workflow fails on stays failed; for the others the nodes before the failure run twice.`,
+						description: `1 (the default): every lead event starts an execution of its own, as when you test the workflow with one lead. More: when events arrive faster than n8n runs them (a bulk import), up to this many leads arrive together as the items of one execution, and a bulk import runs about twice as fast. Then every node must handle several items: a Code node running once for each item, no node set to Execute Once, and $('…').item rather than .first() in expressions. When such an execution fails, each of its leads runs again in an execution of its own, marked "recoveryReason": "${SHARED_EXECUTION_FAILED_MARK.recoveryReason}", so only the lead the workflow fails on stays failed; for the others the nodes before the failure run twice.`,
 					},
 					{
 						displayName: 'Ignore Events Older Than (Hours)',

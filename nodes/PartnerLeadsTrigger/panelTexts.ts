@@ -10,7 +10,7 @@ export const EVENT_TRIGGER_DESCRIPTION =
 	'Waiting for you to create or change a lead in the partner portal';
 
 export const ACTIVATION_MESSAGE =
-	'The Partner Referral Service now sends this workflow every lead event you chose, within seconds. Each one starts an execution, listed under Executions.';
+	'The Partner Referral Service now sends this workflow every lead event you chose, within seconds. Each one starts an execution of its own (unless you chose more Leads per Execution Under Load), listed under Executions.';
 
 const TEST_EVENT =
 	"<b>While building your workflow</b>, click 'Execute step' (n8n then listens for a test event), then create or change a lead in the partner portal. The service sends the event to n8n's test URL and the execution shows up in this editor. The service delivers to HTTPS addresses only: n8n must be reachable at its public address, set in N8N_WEBHOOK_URL (n8n 2.35 and later; WEBHOOK_URL before 2.35 and on n8n 1.x); otherwise use the Partner Referral Service Polling Trigger.";
