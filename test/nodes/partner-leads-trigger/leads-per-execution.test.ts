@@ -400,6 +400,40 @@ describe('PartnerLeadsTrigger with Leads per Execution Under Load', () => {
 		expect(setup.host.runsInFlight()).toBe(0);
 	});
 
+	it('Fields to Watch: a lead run again after its shared execution failed shows the same from and to', async () => {
+		const names = Array.from({ length: 60 }, (_, index) => `watch-${index}`);
+		setup = await setUp(
+			{
+				events: ALL_TOPICS,
+				watchedFields: ['status'],
+				options: { leadsPerExecution: 10 },
+			},
+			{ delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } },
+			{
+				node: { id: 'watch', name: 'Trigger', webhookId: 'watch' },
+				next: { type: 'test.refuseLeads', parameters: { refuseFirstNames: [names[30]] } },
+			},
+		);
+		const leads = setup.sim.control.seedLeads(
+			names.map((firstName) => ({ firstName, status: 'open' })),
+		);
+		await setup.host.activate();
+		setup.host.executionMs = 200;
+		for (const lead of leads) setup.sim.control.portalUpdateLead(lead.id, { status: 'won' });
+		await setup.sim.control.waitForDeliveries(60_000);
+		await setup.host.settle();
+		const ran = items(setup.host) as Array<Output & { changes?: unknown; execution: number }>;
+		const again = ran.filter(
+			(item) => item.recoveryReason === SHARED_EXECUTION_FAILED_MARK.recoveryReason,
+		);
+		console.log(
+			`60 status changes, 10 per execution, 1 refused: ${setup.host.executions.length} executions, ${again.length} leads run again alone`,
+		);
+		expect(again.length).toBeGreaterThan(1);
+		for (const item of ran) expect(item.changes).toEqual({ status: { from: 'open', to: 'won' } });
+		expect(setup.host.runsInFlight()).toBe(0);
+	});
+
 	it('the workflow updated during a burst: runs waiting to share start in the new trigger, each event once', async () => {
 		setup = await setUp(
 			{
