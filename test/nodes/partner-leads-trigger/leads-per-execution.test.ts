@@ -1,7 +1,7 @@
 /* eslint-disable no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { sleep } from 'n8n-workflow';
 
-import type { TriggerHost } from '../../harness/webhooks';
+import type { TriggerHost, TriggerHostOptions } from '../../harness/webhooks';
 import { NEXT_NODE } from '../../harness/webhooks';
 import { PartnerLeadsTrigger } from '../../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
 import { SHARED_EXECUTION_FAILED_MARK } from '../../../nodes/PartnerLeadsTrigger/runs/executor';
@@ -33,6 +33,29 @@ import {
 function items(host: TriggerHost): Array<Output & { execution: number }> {
 	return host.executions.flatMap((execution, index) =>
 		execution.items.map((item) => ({ ...(item.json as unknown as Output), execution: index })),
+	);
+}
+
+/** The service sending 40 deliveries at once, each retried briefly. */
+const BURST_DELIVERY = { delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } };
+
+/**
+ * A trigger (all events, the full lead) named `name`, Leads per Execution Under Load as given or
+ * left unset, in front of the service sending a burst; optionally a node after it.
+ */
+async function setUpBurst(
+	name: string,
+	perExecution?: number,
+	next?: TriggerHostOptions['next'],
+): Promise<Setup> {
+	return await setUp(
+		{
+			events: ALL_TOPICS,
+			fetchFullLead: true,
+			options: perExecution === undefined ? {} : { leadsPerExecution: perExecution },
+		},
+		BURST_DELIVERY,
+		{ node: { id: name, name: 'Trigger', webhookId: name }, next },
 	);
 }
 
@@ -230,7 +253,7 @@ describe('PartnerLeadsTrigger with Leads per Execution Under Load', () => {
 	it('300 creates at once, 10 per execution: each answered 200 at its first attempt, each event run once, in far fewer executions', async () => {
 		setup = await setUp(
 			{ events: ALL_TOPICS, fetchFullLead: true, options: { leadsPerExecution: 10 } },
-			{ delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } },
+			BURST_DELIVERY,
 		);
 		await setup.host.activate();
 		// each execution takes 400 ms (the workflow's other nodes): runs wait for a place
@@ -263,17 +286,7 @@ describe('PartnerLeadsTrigger with Leads per Execution Under Load', () => {
 	it('left unset every event runs alone; 10 chosen, leads share and keep their places for a slow workflow', async () => {
 		const burst = async (perExecution?: number) => {
 			const name = `per${perExecution ?? 'Default'}`;
-			setup = await setUp(
-				{
-					events: ALL_TOPICS,
-					fetchFullLead: true,
-					options: perExecution === undefined ? {} : { leadsPerExecution: perExecution },
-				},
-				{ delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } },
-				{
-					node: { id: name, name: 'Trigger', webhookId: name },
-				},
-			);
+			setup = await setUpBurst(name, perExecution);
 			await setup.host.activate();
 			// a workflow that waits on each item, one after the other (an AI model): 200 ms each
 			setup.host.itemMs = 200;
@@ -324,18 +337,10 @@ describe('PartnerLeadsTrigger with Leads per Execution Under Load', () => {
 		const name = `refuse${perExecution ?? 'Default'}`;
 		const names = Array.from({ length: 150 }, (_, index) => `${name}-${index}`);
 		const refusedNames = [names[20], names[75], names[140]];
-		setup = await setUp(
-			{
-				events: ALL_TOPICS,
-				fetchFullLead: true,
-				options: perExecution === undefined ? {} : { leadsPerExecution: perExecution },
-			},
-			{ delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } },
-			{
-				node: { id: name, name: 'Trigger', webhookId: name },
-				next: { type: 'test.refuseLeads', parameters: { refuseFirstNames: refusedNames } },
-			},
-		);
+		setup = await setUpBurst(name, perExecution, {
+			type: 'test.refuseLeads',
+			parameters: { refuseFirstNames: refusedNames },
+		});
 		await setup.host.activate();
 		setup.host.executionMs = 200;
 		const leads = names.map((leadName) => created(setup, leadName));
@@ -408,7 +413,7 @@ describe('PartnerLeadsTrigger with Leads per Execution Under Load', () => {
 				watchedFields: ['status'],
 				options: { leadsPerExecution: 10 },
 			},
-			{ delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } },
+			BURST_DELIVERY,
 			{
 				node: { id: 'watch', name: 'Trigger', webhookId: 'watch' },
 				next: { type: 'test.refuseLeads', parameters: { refuseFirstNames: [names[30]] } },
@@ -444,7 +449,7 @@ describe('PartnerLeadsTrigger with Leads per Execution Under Load', () => {
 				recoverMissedEvents: false,
 				options: { leadsPerExecution: 10 },
 			},
-			{ delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } },
+			BURST_DELIVERY,
 		);
 		await setup.host.activate();
 		setup.host.executionMs = 300;
