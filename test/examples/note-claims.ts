@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import { PartnerLeadsPollingTrigger } from '../../nodes/PartnerLeadsPollingTrigger/PartnerLeadsPollingTrigger.node';
 import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
+import { RERUN_MARK } from '../../nodes/PartnerLeadsTrigger/runs/executor';
 import { ROOT } from '../docs/markdown';
 import { SHIPPED_SOURCE, tsFiles } from '../docs/source-messages';
 
@@ -59,6 +60,11 @@ export const NOTE_CLAIMS: NoteClaim[] = [
 		says: /change made while n8n was down is recovered[^.]*with its `from`/i,
 		what: 'a watched field changed while n8n was down runs once it is back, with the value before as `from` (Recover Missed Events on by default, Fields to Watch on the trigger)',
 		holds: () => recoversByDefault() && parameter('watchedFields') !== undefined,
+	},
+	{
+		says: /a run again after n8n stopped in the middle \(marked `recovered`\)/i,
+		what: 'the webhook trigger runs again, marked `recovered`, an event whose run n8n stopped in the middle (RERUN_MARK)',
+		holds: () => RERUN_MARK.recovered,
 	},
 	{
 		says: /holds when you publish never run/i,

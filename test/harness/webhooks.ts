@@ -127,7 +127,7 @@ export interface TriggerHostOptions {
 	deduplicationKeys?: Set<string>;
 	/** false: emulate n8n 1.x, which ignores emit's deduplication key (default: kept, 2.20+) */
 	deduplicationKeysKept?: boolean;
-	/** a node the trigger's output goes to (named after its type's default name) */
+	/** a node the trigger's output goes to, named NEXT_NODE */
 	next?: Pick<INode, 'type' | 'parameters'>;
 }
 

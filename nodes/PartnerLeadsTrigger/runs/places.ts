@@ -23,7 +23,7 @@ import type { RunOutcome } from './executor';
  */
 export const RUN_CONCURRENCY = { runs: 16 };
 
-/** The most events one execution carries (the option's maximum). */
+/** The most leads one execution carries (the option's maximum). */
 export const MAX_LEADS_PER_EXECUTION = 32;
 
 /** Leads read at once while runs are taken up, so a burst does not flood the service. */

@@ -6,6 +6,7 @@ export interface ReceivedRequest {
 	method: string;
 	path: string;
 	body: unknown;
+	headers: http.IncomingHttpHeaders;
 }
 
 export interface Receiver {
@@ -30,7 +31,12 @@ export async function startReceiver(
 			} catch {
 				// not JSON: kept as text
 			}
-			const entry = { method: request.method ?? '', path: request.url ?? '', body };
+			const entry = {
+				method: request.method ?? '',
+				path: request.url ?? '',
+				body,
+				headers: request.headers,
+			};
 			received.push(entry);
 			const status = statusFor(entry);
 			response

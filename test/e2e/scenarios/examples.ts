@@ -127,6 +127,9 @@ async function creditedWhenWon(
 		'active',
 		`credit sent: ${JSON.stringify(credit.body)}`,
 	);
+	// one credit per lead: its key in the body and as the Idempotency-Key header
+	assert.equal(bodyOf(credit).creditKey, `partner-credit-${leadId}`, 'the credit key');
+	assert.equal(credit.headers['idempotency-key'], `partner-credit-${leadId}`, 'Idempotency-Key');
 	await sleep(3_000);
 	assert.equal(credits().length, 1, `${credits().length} credits sent for one change to won`);
 }
