@@ -451,8 +451,17 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 				.locator('[data-test-id="canvas-node-status-success"]')
 				.waitFor({ timeout: 10_000 });
 			await editor.screenshot('won-polling-example-not-sent');
+			// a run's marks only: the settings' marks (Send Credit retries on fail) share the prefix
+			const settingsMarks = [
+				'retry-on-fail',
+				'execute-once',
+				'continue-on-error',
+				'always-output-data',
+			]
+				.map((mark) => `:not([data-test-id="canvas-node-status-${mark}"])`)
+				.join('');
 			assert.equal(
-				await sendCredit.locator('[data-test-id^="canvas-node-status"]').count(),
+				await sendCredit.locator(`[data-test-id^="canvas-node-status"]${settingsMarks}`).count(),
 				0,
 				'the canvas shows Send Credit as run',
 			);
