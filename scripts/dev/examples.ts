@@ -18,6 +18,7 @@ export interface ExampleWorkflow {
 		name: string;
 		type: string;
 		parameters: Record<string, unknown>;
+		webhookId?: string;
 		credentials?: Record<string, unknown>;
 	}>;
 	connections: Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { Doc } from './markdown';
-import { at, DOCS_PAGES, proseLines, README, readDoc, sectionRange } from './markdown';
+import { at, DOCS_PAGES, proseLines, README, readDoc } from './markdown';
 
 /**
  * The pages a no-code user reads speak the user's words: the package's internals and the
@@ -26,12 +26,14 @@ const INTERNAL_TERMS: Array<{ term: RegExp; instead: string }> = [
 	},
 ];
 
-/** The CHANGELOG's part for users: what a release gives, before the contributors' details. */
+/** The CHANGELOG's part for users: each release's sections before its part for contributors. */
 function changelogForUsers(): { doc: Doc; from: number; to: number } {
 	const doc = readDoc('CHANGELOG.md');
-	const heading = doc.headings.find((candidate) => candidate.text === 'What you get');
-	if (!heading) throw new Error('CHANGELOG.md has no "What you get" section');
-	return { doc, ...sectionRange(doc, heading) };
+	const release = doc.headings.find((candidate) => candidate.level === 2);
+	const contributors = doc.headings.find((candidate) => candidate.text === 'For contributors');
+	if (!release || !contributors)
+		throw new Error('CHANGELOG.md has no release, or no "For contributors" part');
+	return { doc, from: release.line, to: contributors.line - 1 };
 }
 
 const PAGES = [README, ...DOCS_PAGES].map((doc) => ({ doc, from: 1, to: doc.lines.length }));

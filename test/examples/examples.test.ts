@@ -32,6 +32,7 @@ const BASE_NODE_VERSIONS: Record<string, number[]> = {
 	'n8n-nodes-base.httpRequest': [4.2],
 	'n8n-nodes-base.set': [3.4],
 	'n8n-nodes-base.stickyNote': [1],
+	'n8n-nodes-base.stopAndError': [1],
 	'@n8n/n8n-nodes-langchain.chatTrigger': [1.1],
 	'@n8n/n8n-nodes-langchain.agent': [3],
 	'@n8n/n8n-nodes-langchain.lmChatOpenAi': [1.2],
@@ -183,7 +184,7 @@ describe.each(files)('examples/%s', (file) => {
 		}
 	});
 
-	it('names our credential as a placeholder to choose on import, and gives webhook nodes an id', () => {
+	it('names our credential as a placeholder to choose on import; webhook ids only where n8n renews them', () => {
 		for (const node of ours) {
 			expect(Object.keys(node.credentials ?? {})).toEqual([CREDENTIAL_TYPE]);
 			expect(node.credentials?.[CREDENTIAL_TYPE]).toEqual({
@@ -191,13 +192,15 @@ describe.each(files)('examples/%s', (file) => {
 				name: expect.any(String),
 			});
 		}
-		// Triggers that n8n calls on a schedule (n8n's Schedule Trigger, our polling trigger) have no webhook
-		const scheduled = ['n8n-nodes-base.scheduleTrigger', POLLING_TRIGGER_NODE_TYPE];
+		// n8n's editor gives a webhook node without an id one of its own on import, and renews the
+		// id of its own Form Trigger; it keeps any other id as it is, so a second copy of the
+		// example with our trigger's id in the file could not be published next to the first
+		for (const node of example.nodes.filter((candidate) => candidate.type === TRIGGER_NODE_TYPE))
+			expect(node.webhookId).toBeUndefined();
 		for (const node of example.nodes.filter(
-			(candidate) => /trigger$/i.test(candidate.type) && !scheduled.includes(candidate.type),
-		)) {
+			(candidate) => candidate.type === 'n8n-nodes-base.formTrigger',
+		))
 			expect(node.webhookId).toMatch(/^[0-9a-f-]{36}$/);
-		}
 	});
 });
 

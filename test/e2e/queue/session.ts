@@ -19,6 +19,7 @@ import { describe, log, type Report } from '../lib/report';
 import { CREDENTIAL_TYPE, credentialData, startService } from '../lib/service';
 import { withTimeout } from '../lib/wait';
 import type { QueueContext, QueueScenario } from './context';
+import { firstExecutionsOnWorkers } from './first-executions';
 import { leadOperationsOnWorkers } from './lead-operations';
 import { restartInQueueMode, workerKilledMidRun } from './restart-and-crash';
 import { watchedFieldsInQueueMode } from './watched-fields';
@@ -93,6 +94,7 @@ export async function runQueueMode(
 			);
 			const name = 'e2e partner leads (queue mode)';
 			const stored = await rest.createCredential(name, CREDENTIAL_TYPE, credentialData(sim));
+			await firstExecutionsOnWorkers(cluster, rest, figures);
 			context = {
 				cluster,
 				rest,

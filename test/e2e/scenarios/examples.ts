@@ -16,6 +16,7 @@ import type { N8nRest, WorkflowSummary } from '../lib/n8n-rest';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../lib/receiver';
 import { runThroughWebhook } from '../lib/run-workflow';
 import { pollUntil, sleep } from '../lib/wait';
+import { TRIGGER_NODE_TYPE } from '../workflows';
 import type { Scenario, ScenarioContext } from './context';
 
 const FILES = {
@@ -43,6 +44,9 @@ function adjustFor(context: ScenarioContext, receiver: Receiver, reconcilePath: 
 				};
 				parameters.agentId = { __rl: true, mode: 'id', value: context.sim.defaultAgents[0]!.id };
 			}
+			// n8n's editor gives a webhook node without an id one of its own on import
+			if (node.type === TRIGGER_NODE_TYPE && !node.webhookId)
+				return { ...node, parameters, webhookId: randomUUID() };
 			if (node.type === 'n8n-nodes-base.scheduleTrigger') {
 				return {
 					...node,
@@ -134,11 +138,51 @@ async function creditedWhenWon(
 	assert.equal(credits().length, 1, `${credits().length} credits sent for one change to won`);
 }
 
+/**
+ * The "becomes Won" example when the user's system refuses a credit: Send Credit tries 3 times
+ * with the same Idempotency-Key, then Credit Not Sent fails the execution naming the lead.
+ */
+async function refusedCreditFailsNamingTheLead(
+	{ rest, sim }: ScenarioContext,
+	receiver: Receiver,
+	workflow: WorkflowSummary,
+	leadId: string,
+): Promise<void> {
+	const failedBefore = (await rest.listExecutions(workflow.id)).filter(
+		(execution) => execution.status === 'error',
+	).length;
+	sim.control.portalUpdateLead(leadId, { status: 'won' });
+	const failed = await pollUntil(
+		async () => {
+			const errors = (await rest.listExecutions(workflow.id)).filter(
+				(execution) => execution.status === 'error',
+			);
+			return errors.length > failedBefore ? errors[0] : undefined;
+		},
+		{ timeoutMs: 60_000, what: 'the won example to fail the execution of a refused credit' },
+	);
+	const message = executionError(await rest.getExecution(failed.id)) ?? '';
+	assert.match(message, new RegExp(`credit for lead ${leadId} was not sent`), message);
+	const tries = receiver.received.filter(
+		(request) =>
+			request.path.endsWith('/partner-credits') && bodyOf(request).partnerLeadId === leadId,
+	);
+	assert.equal(tries.length, 3, `Send Credit tried ${tries.length} times, not 3`);
+	for (const request of tries)
+		assert.equal(request.headers['idempotency-key'], `partner-credit-${leadId}`, 'Idempotency-Key');
+}
+
 export const examplesRun: Scenario = {
 	name: 'examples: imported with the credential chosen, and run (form → lead, polling → a new lead, sync incl. a deleted lead, Won by webhook and by polling, reconciliation)',
 	async run(context) {
 		const { rest, sim, n8n } = context;
-		const receiver = await startReceiver();
+		// the user's system refuses the credits of this lead (the Won example's failure path)
+		const [refusedLead] = sim.control.seedLeads([{ firstName: 'Refused', status: 'active' }]);
+		const receiver = await startReceiver((request) =>
+			request.path.endsWith('/partner-credits') && bodyOf(request).partnerLeadId === refusedLead!.id
+				? 500
+				: 200,
+		);
 		const reconcilePath = `e2e-reconcile-${randomUUID()}`;
 		const active: WorkflowSummary[] = [];
 		try {
@@ -274,6 +318,7 @@ export const examplesRun: Scenario = {
 			const wonActive = await rest.activateWorkflow(won.stored);
 			active.push(wonActive);
 			await creditedWhenWon(context, receiver, won.example, created.id);
+			await refusedCreditFailsNamingTheLead(context, receiver, wonActive, refusedLead!.id);
 			await rest.deactivateWorkflow(wonActive);
 
 			// Credit when Won, by polling: the lead polled above (status active when this workflow is

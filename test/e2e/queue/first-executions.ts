@@ -1,0 +1,81 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
+/**
+ * The cluster's first executions, before any scenario: each webhook process hands a plain
+ * Webhook → No Operation workflow (n8n's own nodes, no credential, no token) to the workers and
+ * answers with its result. A freshly started 1.x cluster beside the other line once left the
+ * first webhook call of the first scenario unanswered for 60 s (CI, 1.123.81); the time each
+ * process took is printed, so a slow start is seen here rather than inside a scenario.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+
+import { waitForExecutions } from '../lib/execution-data';
+import { httpRequest } from '../lib/http';
+import type { N8nRest } from '../lib/n8n-rest';
+import type { QueueCluster } from '../lib/queue-mode/cluster';
+import { pollUntil } from '../lib/wait';
+import { webhookStartNode } from '../workflows';
+
+/** A webhook call left unanswered this long is given up and made again (at most `ATTEMPTS`). */
+const CALL_TIMEOUT_MS = 30_000;
+const ATTEMPTS = 3;
+
+export async function firstExecutionsOnWorkers(
+	cluster: QueueCluster,
+	rest: N8nRest,
+	figures: Map<string, string | number>,
+): Promise<void> {
+	const path = `e2e-first-${randomUUID()}`;
+	const start = webhookStartNode(path);
+	const noOp = {
+		id: randomUUID(),
+		name: 'No Operation',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [200, 0],
+		parameters: {},
+	};
+	const created = await rest.createWorkflow({
+		name: 'e2e first executions',
+		nodes: [start, noOp],
+		connections: {
+			[String(start.name)]: { main: [[{ node: noOp.name, type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	});
+	await rest.activateWorkflow(created);
+	const took: string[] = [];
+	for (const webhookProcess of cluster.webhooks) {
+		const startedAt = Date.now();
+		let attempts = 0;
+		const answer = await pollUntil(
+			async () => {
+				attempts++;
+				const response = await httpRequest(`${webhookProcess.baseUrl}/webhook/${path}`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({ from: webhookProcess.name }),
+					timeoutMs: CALL_TIMEOUT_MS,
+				});
+				// 404: the process does not know the webhook yet (activation is under way)
+				return response.status === 404 ? undefined : response;
+			},
+			{
+				timeoutMs: ATTEMPTS * CALL_TIMEOUT_MS,
+				intervalMs: 250,
+				what: `${webhookProcess.name} to run its first execution on a worker`,
+			},
+		);
+		assert.equal(
+			answer.status,
+			200,
+			`${webhookProcess.name} answered ${answer.status}: ${answer.text}`,
+		);
+		took.push(
+			`${webhookProcess.name} ${((Date.now() - startedAt) / 1000).toFixed(1)} s (${attempts} calls)`,
+		);
+	}
+	figures.set('first execution through each webhook process', took.join(', '));
+	await waitForExecutions(rest, created.id, cluster.webhooks.length, 60_000);
+	await rest.deactivateWorkflow(created);
+}
