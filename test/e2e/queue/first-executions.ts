@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The cluster's first executions, before any scenario: each webhook process hands a plain
  * Webhook → No Operation workflow (n8n's own nodes, no credential, no token) to the workers and
