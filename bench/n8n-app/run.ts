@@ -59,7 +59,7 @@ import {
 	type BenchWorkflow,
 } from './workflows';
 import { runMain } from '../processes';
-import { MAX_PARALLEL_REQUESTS } from '../../nodes/PartnerLeads/actions/itemLoop';
+import { MAX_PARALLEL_REQUESTS } from '../../nodes/PartnerLeads/actions/common/itemLoop';
 
 type CaseName =
 	| 'create'

@@ -16,7 +16,7 @@ import {
 	WATCHED_KEY,
 	watchedStateFor,
 } from '../shared/changes/watchedValues';
-import { isRecord } from '../shared/record';
+import { isRecord } from '../shared/transport/record';
 import { StaticStore } from '../shared/state/nodeStore';
 
 /**

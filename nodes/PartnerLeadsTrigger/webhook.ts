@@ -4,7 +4,7 @@ import type { LeadVersion } from '../shared/changes/versions';
 import { withChanges } from '../shared/changes/watchedFields';
 import { isoTimeMs } from '../shared/isoTime';
 import { leadItem, readLeadFor } from '../shared/leadItem';
-import { isRecord } from '../shared/record';
+import { isRecord } from '../shared/transport/record';
 import { rejected, reply } from './delivery/answers';
 import type { ClaimedEvent } from './delivery/classify';
 import { classifyDelivery } from './delivery/classify';

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isRecord } from './record';
+import { isRecord } from './transport/record';
 import type { ItemRequestOptions, PartnerLeadsFunctions } from './transport/request';
 import { apiRequest } from './transport/request';
 

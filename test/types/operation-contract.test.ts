@@ -3,7 +3,7 @@ import * as path from 'node:path';
 
 import * as ts from 'typescript';
 
-import { defineOperation } from '../../nodes/PartnerLeads/actions/defineOperation';
+import { defineOperation } from '../../nodes/PartnerLeads/actions/common/defineOperation';
 
 /**
  * The operation contract is checked by the compiler: `run` takes what `prepare` gives. The

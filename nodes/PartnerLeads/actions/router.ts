@@ -4,10 +4,10 @@ import { NodeOperationError } from 'n8n-workflow';
 import { AGENT_TOOL_RESOURCES, runsAsAgentTool } from '../helpers/agentTool';
 import type { LeadField } from '../../shared/schema/leadField';
 import { fetchLeadSchema } from '../../shared/schema/leadSchema';
-import { runFailure } from './itemLoop';
+import { runFailure } from './common/itemLoop';
 import * as lead from './lead';
 import * as leadSchema from './leadSchema';
-import type { OperationExecute, OperationRun, PartnerLeadsResource } from './types';
+import type { OperationExecute, OperationRun, PartnerLeadsResource } from './common/types';
 import * as webhookSubscription from './webhookSubscription';
 
 const operations: Record<PartnerLeadsResource, Record<string, { execute: OperationExecute }>> = {

@@ -8,7 +8,7 @@ export function runsAsAgentTool(context: Pick<IExecuteFunctions, 'getNode'>): bo
 	return context.getNode().type.endsWith('Tool');
 }
 
-/** Said to the model with every error it gets from the tool (see errorsAsItems in actions/itemLoop.ts). */
+/** Said to the model with every error it gets from the tool (see errorsAsItems in actions/common/itemLoop.ts). */
 export const AGENT_RETRY_HINT =
 	'Where the error names a value to change, correct the arguments and call the tool again.';
 

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from '
 import { NodeOperationError } from 'n8n-workflow';
 
 import { leadFullName } from '../../shared/leads';
-import { asRecord } from '../../shared/record';
+import { asRecord } from '../../shared/transport/record';
 import type { LeadField } from '../../shared/schema/leadField';
 import { fieldName } from '../../shared/schema/leadField';
 import { coerceFieldValue, isEmptyValue } from '../../shared/schema/fieldTypes';

@@ -7,7 +7,7 @@ import type {
 
 import { ListReader } from '../../shared/transport/paging';
 import { leadFullName } from '../../shared/leads';
-import { isRecord } from '../../shared/record';
+import { isRecord } from '../../shared/transport/record';
 
 /** Leads one search call reads at most when it filters; the pagination token carries on from there. */
 const LEADS_PER_SEARCH = 500;

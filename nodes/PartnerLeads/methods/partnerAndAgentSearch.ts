@@ -5,7 +5,7 @@ import type {
 } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, pagesOf } from '../../shared/transport/paging';
-import { isRecord } from '../../shared/record';
+import { isRecord } from '../../shared/transport/record';
 
 /**
  * The service has no list of partner organizations or agents (their records are not shown

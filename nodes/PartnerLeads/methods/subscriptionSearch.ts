@@ -6,7 +6,7 @@ import type {
 
 import { topicName } from '../../shared/topics';
 import { allOf } from '../../shared/transport/paging';
-import { isRecord } from '../../shared/record';
+import { isRecord } from '../../shared/transport/record';
 
 /**
  * The subscription picker of Webhook Subscription > Delete: the subscriptions of the

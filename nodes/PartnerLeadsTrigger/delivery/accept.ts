@@ -1,7 +1,8 @@
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { RunExecutor, RunOutcome } from '../runs/executor';
+import type { RunExecutor } from '../runs/executor';
+import type { RunOutcome } from '../runs/runRequest';
 import { MAX_IN_FLIGHT } from '../state/runsInFlight';
 import { RunRecords } from '../runs/records';
 import type { ClaimedEvent } from './classify';

@@ -1,5 +1,5 @@
 import type { LeadTopic } from '../../shared/topics';
-import { isRecord } from '../../shared/record';
+import { isRecord } from '../../shared/transport/record';
 import { isLeadTopic } from '../../shared/topics';
 
 /** A webhook notification: the body carries only the lead's id, the topic and a time. */

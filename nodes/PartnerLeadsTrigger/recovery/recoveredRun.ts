@@ -2,7 +2,7 @@ import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 
 import type { LeadChange } from '../../shared/changes/judge';
 import { fetchesFullLead, watchSettingsOf, withChanges } from '../../shared/changes/watchedFields';
-import { isRecord } from '../../shared/record';
+import { isRecord } from '../../shared/transport/record';
 import { selectedTopics } from '../../shared/topics';
 import type { RunExecutor } from '../runs/executor';
 import { nodeScope } from '../../shared/state/scope';

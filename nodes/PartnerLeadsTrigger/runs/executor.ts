@@ -3,11 +3,10 @@ import type { IDataObject, INodeExecutionData, IRun, ITriggerFunctions } from 'n
 
 import { maxEventAgeSeconds } from '../state/eventAge';
 import { ProductionNodeMemories } from '../../shared/state/processMemory';
-import type { LeadVersion } from '../../shared/changes/versions';
 import { nodeScope } from '../../shared/state/scope';
-import type { WatchedRecord } from '../state/watchedLeads';
 import type { InFlightRun } from '../state/runsInFlight';
 import { RunRecords } from './records';
+import type { RunOutcome, RunRequest } from './runRequest';
 import { RunQueue } from './queue';
 import { ExecutionPlaces, leadsPerExecution, RUN_CONCURRENCY } from './places';
 
@@ -37,19 +36,6 @@ export const SHARED_EXECUTION_FAILED_MARK = {
 /** Whether n8n reports the execution as failed (a node's error not handled by its On Error). */
 function executionFailed(run: IRun | undefined): boolean {
 	return run?.status === 'error' || run?.data?.resultData?.error !== undefined;
-}
-
-/** 'notStarted': the run did not finish here (its delivery is answered without waiting for it). */
-export type RunOutcome = 'finished' | 'notStarted';
-
-export interface RunRequest {
-	run: Omit<InFlightRun, 'attempts'>;
-	/** the item, as a first run gives it */
-	json: IDataObject;
-	/** recorded as run once the execution finished */
-	version: LeadVersion;
-	/** the lead's watched values, kept from the start of the run */
-	watch?: WatchedRecord;
 }
 
 export class RunExecutor {

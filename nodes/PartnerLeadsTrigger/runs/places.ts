@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import type { RunOutcome } from './executor';
+import type { RunOutcome } from './runRequest';
 
 /**
  * The places where the trigger's executions run, and how many waiting runs one execution may

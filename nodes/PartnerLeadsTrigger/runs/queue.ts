@@ -1,10 +1,11 @@
 import type { ITriggerFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { RunExecutor, RunOutcome } from './executor';
 import type { InFlightRun } from '../state/runsInFlight';
 import { LEAD_READS_AT_ONCE } from './places';
 import { prepareRun } from './prepare';
+import type { RunRecords } from './records';
+import type { RunOutcome, RunRequest } from './runRequest';
 import { packKeptLead } from '../state/watchedLeads';
 
 /**
@@ -24,6 +25,17 @@ export const MAX_RUN_ATTEMPTS = 3;
 
 /** Waits before a run whose preparation failed is tried again: doubling, up to a minute. */
 export const PREPARE_RETRY = { firstMs: 2_000, maxMs: 60_000 };
+
+/** What the queue asks of the trigger's executor (executor.ts), which owns the queue. */
+export interface QueueExecutor {
+	readonly places: { readonly holdsBelow: number; readonly runsAtOnce: number };
+	readonly underWay: number;
+	records(): RunRecords;
+	joined(key: string): Promise<RunOutcome> | undefined;
+	previousRunsLead(leadId: string): boolean;
+	runPrepared(key: string, prepared: () => Promise<RunOutcome>): Promise<RunOutcome>;
+	execute(request: RunRequest): Promise<RunOutcome>;
+}
 
 export class RunQueue {
 	private closing = new AbortController();
@@ -49,7 +61,7 @@ export class RunQueue {
 
 	constructor(
 		private readonly context: ITriggerFunctions,
-		private readonly executor: RunExecutor,
+		private readonly executor: QueueExecutor,
 	) {}
 
 	/** Looks for runs to take up, once the code running now is done. */

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isRecord } from '../../shared/record';
+import { isRecord } from '../../shared/transport/record';
 import { StaticStore } from '../../shared/state/nodeStore';
 import type { LeadTopic } from '../../shared/topics';
 import { isLeadTopic } from '../../shared/topics';

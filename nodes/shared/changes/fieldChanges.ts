@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { isRecord } from '../record';
+import { isRecord } from '../transport/record';
 import { comparableValue } from '../schema/fieldTypes';
 import type { LeadField } from '../schema/leadField';
 

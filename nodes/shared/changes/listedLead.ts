@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isoTimeMs } from '../isoTime';
-import { isRecord, recordId } from '../record';
+import { isRecord, recordId } from '../transport/record';
 
 /** A lead as the list gave it, read once: its id, and its times in the service's clock. */
 export interface ListedLead {

@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { isRecord } from '../record';
+import { isRecord } from '../transport/record';
 import { MAX_PAGE_SIZE, pagesOf } from '../transport/paging';
 
 /**

@@ -11,7 +11,7 @@ import { describeFailure, readHttpFailure } from '../transport/errors';
 import { redactSecrets } from '../transport/redact';
 import { serviceUrl } from '../transport/request';
 import { requestAccessToken } from '../transport/token';
-import { credentialProblemText, isCredentialProblem } from './credentialProblem';
+import { credentialProblemText, isCredentialProblem } from '../transport/credentialProblem';
 
 /**
  * The credential's Test button, in code rather than as a declarative test request: n8n 1.x

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { asRecord } from '../record';
+import { asRecord } from '../transport/record';
 import { BASE_ADDRESS_FIELDS, CREDENTIAL_TYPE } from '../transport/connection';
 import { unwrapEnvelope } from '../transport/envelope';
 import type { ItemRequestOptions, PartnerLeadsFunctions } from '../transport/request';

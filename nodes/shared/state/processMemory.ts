@@ -27,7 +27,7 @@ import { scopeOf } from './scope';
  * |---|---|
  * | access tokens (transport/tokenCache.ts) | 100 credentials |
  * | the editor's schema copies (schema/leadSchema.ts) | 50 credentials, 1 minute |
- * | credential problems (credential/credentialProblem.ts) | 200 messages |
+ * | credential problems (transport/credentialProblem.ts) | 200 messages |
  * | decrypted credential per execution (transport/request.ts) | goes with the execution (WeakMap) |
  * | executions refused despite a fresh token (transport/request.ts) | goes with the execution (WeakSet) |
  * | poll contexts that polled once (PartnerLeadsPollingTrigger/poll.ts) | goes with the context (WeakSet) |

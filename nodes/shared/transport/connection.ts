@@ -1,6 +1,6 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
-import { CredentialProblemError } from '../credential/credentialProblem';
+import { CredentialProblemError } from './credentialProblem';
 
 export const CREDENTIAL_TYPE = 'partnerLeadsApi';
 

@@ -1,4 +1,4 @@
-import { asRecord, isRecord } from '../record';
+import { asRecord, isRecord } from './record';
 
 /**
  * The service wraps responses as `{ data, context: { requestId }, status }` (the service's usual

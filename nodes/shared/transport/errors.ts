@@ -1,10 +1,10 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { credentialProblemByMessage, isCredentialProblem } from '../credential/credentialProblem';
+import { credentialProblemByMessage, isCredentialProblem } from './credentialProblem';
 import { BASE_ADDRESS_FIELDS } from './connection';
 import { redactSecrets } from './redact';
-import { asRecord } from '../record';
+import { asRecord } from './record';
 
 /**
  * Transport errors, from what an HTTP failure looked like to the error the user sees:

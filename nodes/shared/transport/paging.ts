@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { recordId } from '../record';
+import { recordId } from './record';
 import { readListPage } from './envelope';
 import type { ApiRequest, PartnerLeadsFunctions } from './request';
 import { apiRequestRaw } from './request';

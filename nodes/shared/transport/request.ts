@@ -14,7 +14,7 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import type { ServiceConnection } from './connection';
-import { isCredentialProblem } from '../credential/credentialProblem';
+import { isCredentialProblem } from './credentialProblem';
 import { connectionFromCredentials, CREDENTIAL_TYPE, secretsOf } from './connection';
 import { unwrapEnvelope } from './envelope';
 import { serviceError, readHttpFailure } from './errors';

@@ -1,7 +1,7 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { CredentialProblemError } from '../credential/credentialProblem';
+import { CredentialProblemError } from './credentialProblem';
 import { connectionFromCredentials } from './connection';
 import type { ServiceConnection } from './connection';
 import type { HttpFailure } from './errors';

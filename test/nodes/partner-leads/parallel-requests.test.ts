@@ -1,4 +1,4 @@
-import { MAX_PARALLEL_REQUESTS } from '../../../nodes/PartnerLeads/actions/itemLoop';
+import { MAX_PARALLEL_REQUESTS } from '../../../nodes/PartnerLeads/actions/common/itemLoop';
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';

@@ -7,8 +7,8 @@ import {
 	splitStandardAndCustomFields,
 	withCreditFields,
 } from '../../helpers/leadValues';
-import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
-import { defineOperation } from '../defineOperation';
+import { creditFields, leadFieldsMapper, requestOptions } from '../common/descriptions';
+import { defineOperation } from '../common/defineOperation';
 
 const properties: INodeProperties[] = [...creditFields, leadFieldsMapper('create'), requestOptions];
 

@@ -8,8 +8,8 @@ import {
 	leadIdParameter,
 	requestOptions,
 	simplifyOption,
-} from '../common.descriptions';
-import { defineOperation } from '../defineOperation';
+} from '../common/descriptions';
+import { defineOperation } from '../common/defineOperation';
 
 const properties: INodeProperties[] = [leadIdLocator, simplifyOption, requestOptions];
 

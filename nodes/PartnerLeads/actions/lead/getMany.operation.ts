@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { isRecord } from '../../../shared/record';
+import { isRecord } from '../../../shared/transport/record';
 import { pagesOf } from '../../../shared/transport/paging';
 import { utcInstant } from '../../../shared/schema/fieldTypes';
 import { simplifyLead } from '../../helpers/leadValues';
-import { returnAllOrLimit, simplifyOption } from '../common.descriptions';
-import { defineOperation } from '../defineOperation';
+import { returnAllOrLimit, simplifyOption } from '../common/descriptions';
+import { defineOperation } from '../common/defineOperation';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,

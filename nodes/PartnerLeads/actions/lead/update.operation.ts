@@ -12,8 +12,8 @@ import {
 	leadIdLocator,
 	leadIdParameter,
 	requestOptions,
-} from '../common.descriptions';
-import { defineOperation } from '../defineOperation';
+} from '../common/descriptions';
+import { defineOperation } from '../common/defineOperation';
 
 const properties: INodeProperties[] = [leadIdLocator, leadFieldsMapper('update'), requestOptions];
 

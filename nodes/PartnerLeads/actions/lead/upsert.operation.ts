@@ -8,7 +8,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { isoTimeMs } from '../../../shared/isoTime';
 import { createLead, leadFieldValue, patchLead } from '../../../shared/leads';
-import { isRecord } from '../../../shared/record';
+import { isRecord } from '../../../shared/transport/record';
 import type { LeadField } from '../../../shared/schema/leadField';
 import { fieldName } from '../../../shared/schema/leadField';
 import { httpCodeOf } from '../../../shared/transport/errors';
@@ -22,8 +22,8 @@ import {
 	withCreditFields,
 	writableValues,
 } from '../../helpers/leadValues';
-import { creditFields, leadFieldsMapper, requestOptions } from '../common.descriptions';
-import { defineOperation } from '../defineOperation';
+import { creditFields, leadFieldsMapper, requestOptions } from '../common/descriptions';
+import { defineOperation } from '../common/defineOperation';
 
 /** Added to every output lead of Create or Update: what the node did with the item. */
 export const UPSERT_ACTION_FIELD = '_action';

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { LeadField } from '../../../shared/schema/leadField';
 import { fetchLeadSchemaResponse } from '../../../shared/schema/leadSchema';
-import { defineOperation } from '../defineOperation';
+import { defineOperation } from '../common/defineOperation';
 
 const properties: INodeProperties[] = [
 	{

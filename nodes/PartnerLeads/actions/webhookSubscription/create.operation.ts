@@ -3,9 +3,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { isLoopbackHost } from '../../../shared/transport/connection';
 import { apiRequest } from '../../../shared/transport/request';
-import { isRecord } from '../../../shared/record';
+import { isRecord } from '../../../shared/transport/record';
 import { LEAD_TOPIC_OPTIONS } from '../../../shared/topics';
-import { defineOperation } from '../defineOperation';
+import { defineOperation } from '../common/defineOperation';
 
 export const SIGNING_SECRET_NOTICE =
 	'The signingSecret is shown only in this answer: the service cannot show it again. Keep it like a password (for example in an n8n credential) and use it to verify the x-svc-signature-v2 header of deliveries. Do not log it or share it.';

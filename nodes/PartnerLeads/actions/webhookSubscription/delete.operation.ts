@@ -2,8 +2,8 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport/request';
-import { isRecord } from '../../../shared/record';
-import { defineOperation } from '../defineOperation';
+import { isRecord } from '../../../shared/transport/record';
+import { defineOperation } from '../common/defineOperation';
 
 const properties: INodeProperties[] = [
 	{

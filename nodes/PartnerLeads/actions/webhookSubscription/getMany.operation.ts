@@ -2,9 +2,9 @@ import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { allOf } from '../../../shared/transport/paging';
-import { returnAllOrLimit } from '../common.descriptions';
-import { defineOperation } from '../defineOperation';
-import { isRecord } from '../../../shared/record';
+import { returnAllOrLimit } from '../common/descriptions';
+import { defineOperation } from '../common/defineOperation';
+import { isRecord } from '../../../shared/transport/record';
 
 const properties: INodeProperties[] = [
 	{

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { ItemRequestOptions } from '../../shared/transport/request';
-import type { LeadField } from '../../shared/schema/leadField';
+import type { ItemRequestOptions } from '../../../shared/transport/request';
+import type { LeadField } from '../../../shared/schema/leadField';
 
 /** What the router hands every operation besides the input items. */
 export interface OperationRun {
@@ -10,7 +10,7 @@ export interface OperationRun {
 }
 
 /**
- * An operation's steps, run by the one item loop (actions/itemLoop.ts), which owns
+ * An operation's steps, run by the one item loop (actions/common/itemLoop.ts), which owns
  * iteration, "Continue On Fail", pairing and item errors. `T` is what `prepare` gives and
  * `run` takes. The steps are properties, not methods: method parameters are bivariant, so a
  * `run` taking something else than `prepare` gives would compile.

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { ItemRequestOptions } from '../../shared/transport/request';
-import { AdaptiveLimiter } from '../helpers/adaptiveLimiter';
-import type { LimiterSettings } from '../helpers/adaptiveLimiter';
-import { AGENT_RETRY_HINT, runsAsAgentTool } from '../helpers/agentTool';
+import type { ItemRequestOptions } from '../../../shared/transport/request';
+import { AdaptiveLimiter } from '../../helpers/adaptiveLimiter';
+import type { LimiterSettings } from '../../helpers/adaptiveLimiter';
+import { AGENT_RETRY_HINT, runsAsAgentTool } from '../../helpers/agentTool';
 import type { ItemSteps } from './types';
 
 export const MAX_PARALLEL_REQUESTS = 32;

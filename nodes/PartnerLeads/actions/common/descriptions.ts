@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { LeadWritePurpose } from '../helpers/schema';
+import type { LeadWritePurpose } from '../../helpers/schema';
 import { AUTOMATIC_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS } from './itemLoop';
 
 export const leadIdLocator: INodeProperties = {
