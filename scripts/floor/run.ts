@@ -215,6 +215,9 @@ async function main(): Promise<void> {
 				n8n = await startN8n({
 					runtime,
 					startupTimeoutMs: 180_000,
+					// n8n before 1.85 offers a community node as an AI Agent's tool only with this
+					// (docs/actions.md says so); from 1.85 on it always does
+					environment: { N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE: 'true' },
 					watchWords: [
 						PACKAGE,
 						'partnerleads',

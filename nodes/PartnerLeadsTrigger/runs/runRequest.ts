@@ -4,7 +4,7 @@ import type { LeadVersion } from '../../shared/changes/versions';
 import type { InFlightRun } from '../state/runsInFlight';
 import type { WatchedRecord } from '../state/watchedLeads';
 
-/** What the queue hands the executor for one run (RunRequest), and what came of it. */
+// What the queue hands the executor for one run, and what came of it (queue.ts → executor.ts).
 
 /** 'notStarted': the run did not finish here (its delivery is answered without waiting for it). */
 export type RunOutcome = 'finished' | 'notStarted';

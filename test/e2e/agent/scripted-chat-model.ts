@@ -161,9 +161,27 @@ export function toolResults(request: ChatRequest): string[] {
 		);
 }
 
+/**
+ * The operation an automatic tool description names on n8n 1.82 (the floor), which describes a
+ * tool by its node's description, then "Resource: lead" and "Operation: create"; later lines say
+ * "Create a lead in Partner Referral Service".
+ */
+const OPERATION_OF_ACTION: Record<string, string> = {
+	'Create a lead': 'create',
+	'Get a lead': 'get',
+	'Update a lead': 'update',
+};
+
 /** The tool whose description says it does `action` (e.g. "Create a lead"); fails clearly if none. */
 export function toolFor(request: ChatRequest, action: string): ChatTool {
-	const tool = request.tools.find((candidate) => candidate.description.includes(action));
+	const operation = OPERATION_OF_ACTION[action];
+	const tool =
+		request.tools.find((candidate) => candidate.description.includes(action)) ??
+		request.tools.find(
+			(candidate) =>
+				operation !== undefined &&
+				new RegExp(`Resource: lead\\s+Operation: ${operation}\\b`).test(candidate.description),
+		);
 	if (!tool) {
 		const offered = request.tools.map((candidate) => `${candidate.name}: ${candidate.description}`);
 		throw new Error(`no tool does "${action}"; offered: ${offered.join(' | ')}`);
