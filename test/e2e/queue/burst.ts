@@ -20,7 +20,13 @@ export const burstInQueueMode: QueueScenario = {
 		try {
 			await rest.activateWorkflow(created);
 			// readiness probed where the service delivers: the webhook processes, through the balancer
-			const where = { baseUrl: cluster.balancerUrl, version: `${cluster.version} queue mode` };
+			const where = {
+				baseUrl: cluster.balancerUrl,
+				version: `${cluster.version} queue mode`,
+				logFiles: [cluster.main, ...cluster.workers, ...cluster.webhooks].map(
+					(process) => process.logFile,
+				),
+			};
 			await burstOn(where, rest, sim, {
 				workflowId: created.id,
 				webhookId,
