@@ -42,7 +42,6 @@ import { watchedFields } from '../../test/e2e/scenarios/watched-fields';
 import { FLOOR_N8N_VERSION, FLOOR_NODE_MAJOR } from '../../test/e2e/versions';
 import { NODE } from '../../test/e2e/workflows';
 
-
 /** The e2e scenarios the floor runs besides its own steps: the parts most likely to differ on an old n8n. */
 const FLOOR_SCENARIOS: Scenario[] = [pollingTrigger, watchedFields, agentTool];
 
