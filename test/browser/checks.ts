@@ -23,6 +23,13 @@ export interface BrowserCheck {
 	run(editor: Editor, session: DevSession): Promise<void>;
 }
 
+/** A node of a workflow as n8n's REST API gives it back. */
+interface StoredNode {
+	name: string;
+	webhookId?: string;
+	credentials?: Record<string, { id?: string }>;
+}
+
 /** Node parameters of their own on Create, not mapper fields (spec 5.8). */
 const NODE_PARAMETER_FIELDS = ['partnerOrganizationId', 'agentId'];
 
@@ -231,6 +238,70 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 		},
 	},
 	...DOCS_CHECKS.slice(1),
+	{
+		name: 'The webhook Won example imported twice into one n8n: each copy gets a webhook of its own, and both publish',
+		async run(editor, session) {
+			const copies: WorkflowSummary[] = [];
+			try {
+				for (let copy = 1; copy <= 2; copy++) {
+					await editor.importFromFile(
+						path.join(REPO_ROOT, 'examples', 'credit-partner-when-won.json'),
+					);
+					const trigger = editor.canvasNode('Lead Becomes Won');
+					await trigger.waitFor({ timeout: 30_000 });
+					await trigger.dblclick();
+					await editor.chooseCredential(session.credential.name);
+					await editor.closeNodePanel();
+					await editor.page.keyboard.press('ControlOrMeta+s');
+					const workflowId = await pollUntil(
+						() => {
+							const id = /\/workflow\/([^/?#]+)/.exec(editor.page.url())?.[1];
+							return id && id !== 'new' ? id : undefined;
+						},
+						{ timeoutMs: 30_000, what: `copy ${copy} of the example to be saved` },
+					);
+					copies.push(await session.rest.getWorkflow(workflowId));
+				}
+				await editor.screenshot('won-example-imported-twice');
+				const webhookIds = await Promise.all(
+					copies.map(async (copy) => {
+						const stored = JSON.parse(await session.rest.workflowJson(copy.id)) as {
+							data?: { nodes?: StoredNode[] };
+							nodes?: StoredNode[];
+						};
+						const nodes = stored.data?.nodes ?? stored.nodes ?? [];
+						const trigger = nodes.find((node) => node.name === 'Lead Becomes Won');
+						assert.equal(
+							trigger?.credentials?.[CREDENTIAL_TYPE]?.id,
+							session.credential.id,
+							`copy ${copy.id} does not use the credential chosen`,
+						);
+						return trigger?.webhookId;
+					}),
+				);
+				assert.ok(
+					webhookIds.every(Boolean) && webhookIds[0] !== webhookIds[1],
+					`the two copies' webhook ids: ${webhookIds.join(', ')}`,
+				);
+				// published both: each copy subscribes at the service with its own address
+				for (const [index, copy] of copies.entries())
+					copies[index] = await session.rest.activateWorkflow(copy);
+				for (const webhookId of webhookIds)
+					await pollUntil(
+						() =>
+							session.sim.control
+								.listSubscriptions()
+								.some((s) => s.topic === 'lead/update' && s.url.includes(webhookId!))
+								? true
+								: undefined,
+						{ timeoutMs: 30_000, what: `the copy with webhook ${webhookId} to subscribe` },
+					);
+			} finally {
+				for (const copy of copies)
+					await session.rest.deactivateWorkflow(copy).catch(() => undefined);
+			}
+		},
+	},
 	{
 		name: 'credential: with a wrong secret the test shows our message (and not the secret)',
 		async run(editor, session) {
@@ -495,64 +566,6 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 				['Lead Becomes Won', 'Partner Credit'],
 				'the run went beyond Partner Credit',
 			);
-		},
-	},
-	{
-		name: 'The webhook Won example imported twice into one n8n: each copy gets a webhook of its own, and both publish',
-		async run(editor, session) {
-			const copies: WorkflowSummary[] = [];
-			try {
-				for (let copy = 1; copy <= 2; copy++) {
-					await editor.importFromFile(
-						path.join(REPO_ROOT, 'examples', 'credit-partner-when-won.json'),
-					);
-					const trigger = editor.canvasNode('Lead Becomes Won');
-					await trigger.waitFor({ timeout: 30_000 });
-					await trigger.dblclick();
-					await editor.chooseCredential(session.credential.name);
-					await editor.closeNodePanel();
-					await editor.page.keyboard.press('ControlOrMeta+s');
-					const workflowId = await pollUntil(
-						() => {
-							const id = /\/workflow\/([^/?#]+)/.exec(editor.page.url())?.[1];
-							return id && id !== 'new' ? id : undefined;
-						},
-						{ timeoutMs: 30_000, what: `copy ${copy} of the example to be saved` },
-					);
-					copies.push(await session.rest.getWorkflow(workflowId));
-				}
-				await editor.screenshot('won-example-imported-twice');
-				const webhookIds = await Promise.all(
-					copies.map(async (copy) => {
-						const stored = JSON.parse(await session.rest.workflowJson(copy.id)) as {
-							data?: { nodes?: Array<{ name: string; webhookId?: string }> };
-							nodes?: Array<{ name: string; webhookId?: string }>;
-						};
-						const nodes = stored.data?.nodes ?? stored.nodes ?? [];
-						return nodes.find((node) => node.name === 'Lead Becomes Won')?.webhookId;
-					}),
-				);
-				assert.ok(
-					webhookIds.every(Boolean) && webhookIds[0] !== webhookIds[1],
-					`the two copies' webhook ids: ${webhookIds.join(', ')}`,
-				);
-				// published both: each copy subscribes at the service with its own address
-				for (const [index, copy] of copies.entries())
-					copies[index] = await session.rest.activateWorkflow(copy);
-				for (const webhookId of webhookIds)
-					await pollUntil(
-						() =>
-							session.sim.control
-								.listSubscriptions()
-								.some((s) => s.topic === 'lead/update' && s.url.includes(webhookId!))
-								? true
-								: undefined,
-						{ timeoutMs: 30_000, what: `the copy with webhook ${webhookId} to subscribe` },
-					);
-			} finally {
-				for (const copy of copies)
-					await session.rest.deactivateWorkflow(copy).catch(() => undefined);
-			}
 		},
 	},
 	DOCUMENTED_NAMES_CHECK,
