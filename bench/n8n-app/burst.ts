@@ -24,7 +24,7 @@ import { nodeOutput } from '../../test/e2e/lib/execution-data';
 import { httpRequest } from '../../test/e2e/lib/http';
 import type { N8nRest } from '../../test/e2e/lib/n8n-rest';
 import { pollUntil, sleep } from '../../test/e2e/lib/wait';
-import type { CredentialRef } from '../../test/e2e/workflows';
+import { getWithOurCredential, type CredentialRef } from '../../test/e2e/workflows';
 import { BRIEF_DELIVERY_RETRY_DELAYS_MS } from '../../test/simulator/personality';
 import { RemoteSimulator } from '../sim';
 import { postSigned } from './signed-deliveries';
@@ -89,21 +89,7 @@ function webhookWorkflow(
 		name: `bench burst webhook ${responseMode}`,
 		nodes: [
 			webhook(path, responseMode),
-			{
-				id: randomUUID(),
-				name: 'Get Lead',
-				type: 'n8n-nodes-base.httpRequest',
-				typeVersion: 4.2,
-				position: [220, 0],
-				credentials: { partnerLeadsApi: credential },
-				parameters: {
-					method: 'GET',
-					url: `=${leadsUrl}/{{ $json.body.id }}`,
-					authentication: 'predefinedCredentialType',
-					nodeCredentialType: 'partnerLeadsApi',
-					options: {},
-				},
-			},
+			getWithOurCredential('Get Lead', credential, `=${leadsUrl}/{{ $json.body.id }}`),
 		],
 		connections: { Webhook: { main: [[{ node: 'Get Lead', type: 'main', index: 0 }]] } },
 		settings: SETTINGS,
@@ -160,8 +146,15 @@ async function executionsDone(rest: N8nRest, side: Side, count: number, what: st
 }
 
 /** One round of one side: deliveries sent 16 at a time; per second until answered and until run. */
-async function round(rest: N8nRest, side: Side, leadIds: string[], count: number) {
+/** Bytes the process has written to storage so far (its database, WAL and journal included). */
+function bytesWritten(pid: number): number {
+	const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+	return Number(/^write_bytes:\s+(\d+)/m.exec(io)?.[1] ?? 0);
+}
+
+async function round(rest: N8nRest, pid: number, side: Side, leadIds: string[], count: number) {
 	const before = await eventsRun(rest, side);
+	const writtenBefore = bytesWritten(pid);
 	const started = performance.now();
 	const body = (index: number) =>
 		JSON.stringify({
@@ -173,7 +166,12 @@ async function round(rest: N8nRest, side: Side, leadIds: string[], count: number
 	const answeredS = (performance.now() - started) / 1000;
 	await executionsDone(rest, side, before + count - refused.length, `${side.label}: its runs`);
 	const ranS = (performance.now() - started) / 1000;
-	return { answered: count / answeredS, ran: count / ranS, refused: refused.length };
+	return {
+		answered: count / answeredS,
+		ran: count / ranS,
+		refused: refused.length,
+		bytesPerDelivery: (bytesWritten(pid) - writtenBefore) / count,
+	};
 }
 
 /** Probes n8n's readiness every second until stopped; counts the failed probes. */
@@ -315,15 +313,17 @@ export async function burstCase(
 			await sleep(5_000);
 			const ran = new Map<string, number[]>();
 			const answered = new Map<string, number[]>();
-			for (const side of sides) await round(rest, side, leadIds, 20);
+			const written = new Map<string, number[]>();
+			for (const side of sides) await round(rest, setting.pid, side, leadIds, 20);
 			for (let run = 0; run < options.runs; run++) {
 				const shift = run % sides.length;
 				for (const side of [...sides.slice(shift), ...sides.slice(0, shift)]) {
-					const figures = await round(rest, side, leadIds, options.deliveries);
+					const figures = await round(rest, setting.pid, side, leadIds, options.deliveries);
 					ran.set(side.label, [...(ran.get(side.label) ?? []), figures.ran]);
 					answered.set(side.label, [...(answered.get(side.label) ?? []), figures.answered]);
+					written.set(side.label, [...(written.get(side.label) ?? []), figures.bytesPerDelivery]);
 					log(
-						`${version} burst, ${where}, run ${run + 1}: ${side.label}: ${figures.ran.toFixed(1)} ran/s, ${figures.answered.toFixed(1)} answered/s, ${figures.refused} not answered 200`,
+						`${version} burst, ${where}, run ${run + 1}: ${side.label}: ${figures.ran.toFixed(1)} ran/s, ${figures.answered.toFixed(1)} answered/s, ${figures.refused} not answered 200, ${Math.round(figures.bytesPerDelivery)} bytes written per delivery`,
 					);
 				}
 			}
@@ -340,6 +340,11 @@ export async function burstCase(
 					`${where}: ${side.label}: until the last answer`,
 					'deliveries/s',
 					answered.get(side.label) ?? [],
+				);
+				row(
+					`${where}: ${side.label}: bytes n8n wrote to storage per delivery`,
+					'bytes',
+					written.get(side.label) ?? [],
 				);
 				if (side !== webhookAfterLastNode)
 					row(

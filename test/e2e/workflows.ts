@@ -46,7 +46,7 @@ function connect(...names: string[]): Record<string, unknown> {
 	return connections;
 }
 
-const SETTINGS = {
+export const SETTINGS = {
 	executionOrder: 'v1',
 	saveDataSuccessExecution: 'all',
 	saveDataErrorExecution: 'all',
@@ -73,6 +73,41 @@ export function webhookStartNode(
 			options: {},
 		},
 	};
+}
+
+/** n8n's own HTTP Request node with these parameters, and our credential when given. */
+export function httpRequestNode(
+	name: string,
+	x: number,
+	parameters: Record<string, unknown>,
+	credential?: CredentialRef,
+): Record<string, unknown> {
+	return {
+		id: randomUUID(),
+		name,
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		position: [x, 0],
+		...(credential ? { credentials: { partnerLeadsApi: credential } } : {}),
+		parameters,
+	};
+}
+
+/** n8n's own HTTP Request node sending GET `url` with our credential (a predefined credential type). */
+export function getWithOurCredential(
+	name: string,
+	credential: CredentialRef,
+	url: string,
+	x = 220,
+): Record<string, unknown> {
+	const parameters = {
+		method: 'GET',
+		url,
+		authentication: 'predefinedCredentialType',
+		nodeCredentialType: 'partnerLeadsApi',
+		options: {},
+	};
+	return httpRequestNode(name, x, parameters, credential);
 }
 
 /** One of our action nodes with the given credential and parameters. */

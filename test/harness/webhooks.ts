@@ -68,6 +68,12 @@ export class StaticDataStore {
 	/** a crashed process saves nothing more */
 	frozen = false;
 
+	/**
+	 * How long a delivery's save waits in n8n's database queue before it is written (0: at
+	 * once). Under a burst n8n's saves queue behind each other; the answer waits for the save.
+	 */
+	deliverySaveMs = 0;
+
 	load(): IDataObject {
 		return JSON.parse(this.saved) as IDataObject;
 	}
@@ -571,8 +577,12 @@ export class TriggerHost {
 		return true;
 	}
 
+	/** Called as each request is answered (the database as n8n holds it then: `store`). */
+	onAnswer?: (body: unknown, status: number) => void;
+
 	private answered(req: Request, res: Response, nodeRan: boolean): void {
 		this.answers.push({ path: req.path, status: res.statusCode, nodeRan });
+		this.onAnswer?.(req.body, res.statusCode);
 	}
 
 	private async receive(req: Request, res: Response): Promise<void> {
@@ -639,7 +649,11 @@ export class TriggerHost {
 		if (result.workflowData !== undefined) {
 			this.track(this.execute(workflow, node.name, result.workflowData[0] ?? [], mode));
 		}
-		if (!isTest && saved) this.store.saveIfChanged(workflow);
+		if (!isTest && saved) {
+			const changed = (workflow.staticData as { __dataChanged?: boolean }).__dataChanged === true;
+			if (changed && this.store.deliverySaveMs > 0) await sleep(this.store.deliverySaveMs);
+			this.store.saveIfChanged(workflow);
+		}
 		if (result.noWebhookResponse !== true && !res.headersSent) {
 			res
 				.status(200)

@@ -26,7 +26,7 @@ Options:
   --delivery-retry-delays <ms,...>    delay before each retry (overrides attempts and base delay); none = no retries
   --delivery-base-delay <ms>          first retry delay, doubled each time (default 1000)
   --delivery-timeout <ms>             receiver timeout (default 10000)
-  --delivery-concurrency <n>          deliveries sent at once (default 8)
+  --delivery-concurrency <n|all>      deliveries sent at once (default: the personality's, 8)
   --personality <name>                how the service answers where the spec says "not shown"
                                       (default: $${PERSONALITY_ENV_VAR} when set, else "default")
   --list-page-cap <n>                 GET /leads answers at most n leads a page, whatever the personality says
@@ -91,7 +91,10 @@ function optionsFrom(args: Map<string, string>): SimulatorOptions {
 			baseDelayMs: number(args, '--delivery-base-delay'),
 			timeoutMs: number(args, '--delivery-timeout'),
 			retryDelaysMs: retryDelays(args.get('--delivery-retry-delays')),
-			concurrency: number(args, '--delivery-concurrency'),
+			concurrency:
+				args.get('--delivery-concurrency') === 'all'
+					? Infinity
+					: number(args, '--delivery-concurrency'),
 		},
 	};
 }

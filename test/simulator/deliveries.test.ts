@@ -45,7 +45,8 @@ async function subscribe(
 		url,
 	});
 	expect(answer.status).toBe(200);
-	return answer.body.data;
+	// bare bodies (a personality's) carry the subscription itself
+	return answer.body.data ?? answer.body;
 }
 
 beforeAll(async () => {
@@ -375,4 +376,30 @@ describe('delivery faults and concurrency', () => {
 		expect(holding.received).toHaveLength(8);
 		expect(holding.maxConcurrent()).toBe(2);
 	});
+
+	it.each([
+		['default', 8],
+		['capped-20-hasmore-html', 64],
+		['capped-7-bare-403-text', 100],
+	])(
+		'sends as many deliveries at once as its personality (%s) does where the options choose none: %i of 100',
+		async (personality, atOnce) => {
+			const target = await extraSimulator({
+				personality,
+				seed: 8,
+				delivery: { baseDelayMs: 10, timeoutMs: 10_000, maxAttempts: 3 },
+			});
+			const holding = await extraReceiver(() => 'hang');
+			await subscribe(target, 'lead/create', holding.url);
+			for (let i = 0; i < 100; i++) target.control.portalCreateLead({ firstName: `C${i}` });
+			await holding.waitFor(atOnce);
+			await sleep(40);
+			expect(holding.received).toHaveLength(atOnce);
+			holding.setResponder(() => 200);
+			holding.release(200);
+			await target.control.waitForDeliveries(5000);
+			expect(holding.received).toHaveLength(100);
+			expect(holding.maxConcurrent()).toBe(atOnce);
+		},
+	);
 });

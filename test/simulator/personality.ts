@@ -56,6 +56,12 @@ export interface Personality {
 	 * over about 6 seconds, then it gives up (a service that sheds its backlog quickly).
 	 */
 	deliveryRetries: 'backoff' | 'brief';
+	/**
+	 * Added: how many deliveries the service sends at once when the caller does not say: a few
+	 * (8, the simulator's guess), 64, or every pending delivery at once (a bulk import fanned out
+	 * with no limit: the worst burst a receiver can get).
+	 */
+	deliveriesAtOnce: number | 'all';
 }
 
 /** The 'brief' retry schedule: 5 retries over about 6 seconds. */
@@ -80,6 +86,7 @@ export const DEFAULT_PERSONALITY: Personality = Object.freeze({
 	listOrder: 'oldestFirst',
 	pagesSubscriptions: false,
 	deliveryRetries: 'backoff',
+	deliveriesAtOnce: 8,
 });
 
 export const PERSONALITIES: readonly Personality[] = Object.freeze([
@@ -87,7 +94,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 	Object.freeze<Personality>({
 		name: 'capped-7-bare-403-text',
 		description:
-			'Pages of at most 7, bare bodies without end hints, newest first, PATCH/DELETE 204, 403 on auth failures, text/plain errors, UUIDs',
+			'Pages of at most 7, bare bodies without end hints, newest first, PATCH/DELETE 204, 403 on auth failures, text/plain errors, UUIDs; every delivery sent at once, retried briefly',
 		listPageCap: 7,
 		listHints: 'none',
 		bodies: 'bare',
@@ -103,11 +110,12 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		listOrder: 'newestFirst',
 		pagesSubscriptions: true,
 		deliveryRetries: 'brief',
+		deliveriesAtOnce: 'all',
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-20-hasmore-html',
 		description:
-			'Pages of at most 20 with hasMore, partial PATCH answers, HTML error pages, numeric ids, Retry-After as an HTTP date',
+			'Pages of at most 20 with hasMore, partial PATCH answers, HTML error pages, numeric ids, Retry-After as an HTTP date, 64 deliveries at once',
 		listPageCap: 20,
 		listHints: 'hasMore',
 		bodies: 'wrapped',
@@ -123,6 +131,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		listOrder: 'oldestFirst',
 		pagesSubscriptions: true,
 		deliveryRetries: 'backoff',
+		deliveriesAtOnce: 64,
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-30-next-empty-patch',
@@ -143,6 +152,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		listOrder: 'newestFirst',
 		pagesSubscriptions: true,
 		deliveryRetries: 'backoff',
+		deliveriesAtOnce: 8,
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-7-next-partial-uuid',
@@ -163,6 +173,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		listOrder: 'oldestFirst',
 		pagesSubscriptions: true,
 		deliveryRetries: 'backoff',
+		deliveriesAtOnce: 8,
 	}),
 ]);
 

@@ -33,9 +33,10 @@ import type { Environment, Simulator, SimulatorControl, SimulatorOptions } from 
 
 function resolveOptions(options: SimulatorOptions): ResolvedOptions {
 	const chosen = options.delivery ?? {};
-	// The personality's retry schedule where the caller chose none.
+	const personality = resolvePersonality(options.personality);
+	// The personality's retry schedule and deliveries at once where the caller chose none.
 	const brief =
-		resolvePersonality(options.personality).deliveryRetries === 'brief' &&
+		personality.deliveryRetries === 'brief' &&
 		chosen.maxAttempts === undefined &&
 		chosen.retryDelaysMs === undefined &&
 		chosen.baseDelayMs === undefined;
@@ -44,7 +45,7 @@ function resolveOptions(options: SimulatorOptions): ResolvedOptions {
 		maxAttempts: 6,
 		baseDelayMs: 1000,
 		timeoutMs: 10_000,
-		concurrency: 8,
+		concurrency: personality.deliveriesAtOnce === 'all' ? Infinity : personality.deliveriesAtOnce,
 		...options.delivery,
 	};
 	if (delivery.retryDelaysMs) {

@@ -173,7 +173,7 @@ export interface DeliveryOptions {
 	retryDelaysMs?: number[];
 	/** receiver timeout in ms, default 10000 */
 	timeoutMs?: number;
-	/** deliveries in flight at once, default 8 */
+	/** deliveries in flight at once (Infinity: every pending one); default the personality's `deliveriesAtOnce` */
 	concurrency?: number;
 }
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 
 import { executionError, nodeOutput, waitForExecutions } from '../lib/execution-data';
 import { runThroughWebhook } from '../lib/run-workflow';
-import { NODE, webhookStartNode } from '../workflows';
+import { getWithOurCredential, NODE, webhookStartNode } from '../workflows';
 import type { Scenario } from './context';
 
 const HTTP_NODE = 'Call Schema Endpoint';
@@ -22,21 +22,11 @@ export const httpRequestNode: Scenario = {
 			name: `e2e http request ${webhookPath.slice(-8)}`,
 			nodes: [
 				webhookStartNode(webhookPath),
-				{
-					id: randomUUID(),
-					name: HTTP_NODE,
-					type: 'n8n-nodes-base.httpRequest',
-					typeVersion: 4.2,
-					position: [220, 0],
-					credentials: { partnerLeadsApi: credential },
-					parameters: {
-						method: 'GET',
-						url: `${sim.url}/1.0/api/company/${sim.companyId}/schema/lead`,
-						authentication: 'predefinedCredentialType',
-						nodeCredentialType: 'partnerLeadsApi',
-						options: {},
-					},
-				},
+				getWithOurCredential(
+					HTTP_NODE,
+					credential,
+					`${sim.url}/1.0/api/company/${sim.companyId}/schema/lead`,
+				),
 			],
 			connections: { [NODE.webhook]: { main: [[{ node: HTTP_NODE, type: 'main', index: 0 }]] } },
 			settings: {

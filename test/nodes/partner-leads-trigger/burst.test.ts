@@ -1,6 +1,8 @@
 /* eslint-disable no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { TriggerHost } from '../../harness/webhooks';
 import { RUN_CONCURRENCY } from '../../../nodes/PartnerLeadsTrigger/runs/places';
+import type { LeadEvent } from '../../../nodes/PartnerLeadsTrigger/delivery/events';
+import { eventMark } from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp } from './helpers';
 import {
@@ -30,16 +32,29 @@ describe('PartnerLeadsTrigger under a burst of deliveries', () => {
 
 	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 0, tickMs: 10, retryDelayMs: 200 });
 
-	it('300 creates at once: each delivery answered 200 at its first attempt, each event run once, a few at a time', async () => {
+	it('300 creates at once: each delivery answered 200 at its first attempt and only once its event was saved, each event run once, a few at a time', async () => {
 		// a service that sends 40 at once and gives up after 5 quick retries
 		setup = await setUp(
 			{ events: ALL_TOPICS, fetchFullLead: true },
 			{ delivery: { concurrency: 40, retryDelaysMs: [50, 100, 200, 400, 800] } },
 		);
 		await setup.host.activate();
+		// a 200 promises that the event is in the database: checked as each answer goes out
+		const answeredUnsaved: string[] = [];
+		setup.host.onAnswer = (body, status) => {
+			const event = body as LeadEvent;
+			if (status !== 200 || !event.timestamp) return;
+			const key = eventMark(event, 0).key;
+			const stored = JSON.stringify(setup.host.store.nodeData(setup.host.node.name));
+			if (!stored.includes(key)) answeredUnsaved.push(`${event.topic} ${event.id}`);
+		};
+		// under a burst n8n's saves queue: each delivery's save takes 20 ms, each run 100 ms
+		setup.host.store.deliverySaveMs = 20;
+		setup.host.executionMs = 100;
 		const leads = Array.from({ length: 300 }, (_, index) => created(setup, `burst${index}`));
 		await setup.sim.control.waitForDeliveries(60_000);
 		await setup.host.settle();
+		expect(answeredUnsaved).toEqual([]);
 
 		const deliveries = setup.sim.control.deliveries();
 		const firstAttempts = deliveries.filter((delivery) => delivery.attempt === 1);
