@@ -12,8 +12,9 @@
  * alone, so only the refused leads stand failed).
  *
  * N8N_E2E_BURST_IN_FLIGHT=all sends every delivery at once (N8N_E2E_BURST=648: the import of
- * issue 50): n8n's database then stalls now and then whatever the workflow, so the same burst
- * also goes to n8n's own Webhook node and both sides' figures are printed.
+ * issue 50): n8n's health check then fails now and then (on 2.x n8n prepares an expression
+ * isolate for every request to a community node), so readiness is printed, not asserted, and the
+ * same burst also goes to n8n's own Webhook node, its figures printed beside ours.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -194,8 +195,7 @@ export async function startRefusingReceiver(refused: ReadonlySet<string>): Promi
 function burstScenarioWith(leadsPerExecution?: number): Scenario {
 	const together =
 		leadsPerExecution === undefined ? '' : `, ${leadsPerExecution} Leads per Execution Under Load`;
-	// every delivery at once stalls n8n now and then whatever the workflow: its Webhook node's
-	// figures under the same burst tell what is n8n's
+	// every delivery at once: n8n's health is printed beside its Webhook node's under the same burst
 	const besideWebhookNode = leadsPerExecution === undefined && IN_FLIGHT >= BURST;
 	const health =
 		IN_FLIGHT < BURST
@@ -370,7 +370,7 @@ export async function burstOn(
 	assert.equal(ran.length, good.length, 'good leads of the burst reported to your system');
 	assert.deepEqual([...ran].sort(), [...good].sort(), 'each good lead of the burst reported once');
 	// a service that sends a few at a time leaves n8n ready throughout; every delivery at once
-	// stalls n8n's database now and then whatever the workflow (its Webhook node's figures)
+	// fails n8n's health check now and then (the header): printed beside its Webhook node's
 	if (IN_FLIGHT < BURST)
 		assert.deepEqual(figures.readiness.failed, [], 'readiness probes n8n did not answer 200');
 	if (!burst.sharesExecutions) assert.equal(executions, BURST, 'executions, one per event');
