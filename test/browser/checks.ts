@@ -260,7 +260,13 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 						},
 						{ timeoutMs: 30_000, what: `copy ${copy} of the example to be saved` },
 					);
-					copies.push(await session.rest.getWorkflow(workflowId));
+					// n8n 2.x shows the new id in the address before its save has landed
+					copies.push(
+						await pollUntil(async () => await session.rest.getWorkflow(workflowId), {
+							timeoutMs: 30_000,
+							what: `copy ${copy} of the example in n8n's database`,
+						}),
+					);
 				}
 				await editor.screenshot('won-example-imported-twice');
 				const webhookIds = await Promise.all(
