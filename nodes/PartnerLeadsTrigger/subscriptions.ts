@@ -7,7 +7,7 @@ import { apiRequest } from '../shared/transport/request';
 import type { LeadTopic } from '../shared/topics';
 import { selectedTopics } from '../shared/topics';
 import { observedTopics, watchedFieldIds } from '../shared/changes/watchedFields';
-import { forgetTriggerNode } from '../shared/state/processMemory';
+import { forgetWhenDone } from './runs/executor';
 import { freshSecretBox } from './state/secretBox';
 import type { StoredSubscription, StoredSubscriptions } from './state/subscriptions';
 import { storedEntries, SUBSCRIPTIONS, unreadableIds } from './state/subscriptions';
@@ -336,6 +336,6 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 		);
 	}
 	SUBSCRIPTIONS.clear(nodeData);
-	forgetTriggerNode(this.getWorkflow().id, this.getNode().id);
+	forgetWhenDone(this.getWorkflow().id, this.getNode().id);
 	return true;
 }

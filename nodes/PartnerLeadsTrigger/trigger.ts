@@ -98,7 +98,7 @@ function startChecks(
 				const outcome = await check;
 				if (outcome.recovered > 0)
 					context.logger.info(
-						`Partner Referral Service Trigger recovered ${outcome.recovered} missed lead event(s)`,
+						`Partner Referral Service Trigger found ${outcome.recovered} missed lead event(s): each runs unless Fields to Watch says nothing watched changed`,
 						{ node: context.getNode().name, listRequests: outcome.listRequests },
 					);
 				// Changes too recent to judge are checked again once deliveries had time to arrive.

@@ -46,7 +46,8 @@ export const NEXT_NODE = 'Your System';
  * - activation: a Workflow built from the saved static data; checkExists, then create if
  *   it said false (mode 'trigger'); static data saved afterwards. If that throws, n8n
  *   clears the webhooks (delete on a Workflow freshly loaded from the database) and
- *   rethrows. Deactivation: delete (mode 'internal', activation 'update'), then save.
+ *   rethrows. Deactivation: delete (mode 'internal', activation 'update'), save, then the
+ *   trigger closed; publishing a new version (activation 'update') deactivates first.
  * - "listen for test event": the same with mode 'manual' and the test URL; the static data
  *   stays in memory only and the test webhook is removed after the first execution.
  * - a delivery: raw bytes kept as `req.rawBody` (Buffer); `application/json` bodies parsed
@@ -280,6 +281,8 @@ export class TriggerHost {
 	 * Workflow's static data, then starts an execution in mode 'trigger'.
 	 */
 	async activate(activation: WorkflowActivateMode = 'activate'): Promise<void> {
+		// a new version published: n8n removes the workflow, then adds it again
+		if (activation === 'update') await this.deactivate();
 		const workflow = this.workflow();
 		const webhookData = this.webhookData(workflow, false);
 		try {
@@ -363,8 +366,11 @@ export class TriggerHost {
 		await response?.closeFunction?.();
 	}
 
+	/**
+	 * ActiveWorkflowManager.remove: the webhooks are deleted (on the workflow as the database
+	 * holds it, whose static data is saved after), then the trigger is closed.
+	 */
 	async deactivate(): Promise<void> {
-		await this.stopTrigger();
 		this.production = undefined;
 		const workflow = this.workflow();
 		await this.runMethod(
@@ -375,6 +381,7 @@ export class TriggerHost {
 			'update',
 		);
 		this.store.saveIfChanged(workflow);
+		await this.stopTrigger();
 	}
 
 	/**

@@ -1,7 +1,9 @@
+import { REPLACEMENT_WAIT } from '../../nodes/PartnerLeadsTrigger/runs/executor';
 import { processMemorySizes } from '../../nodes/shared/state/processMemory';
 import { N8nHarness } from '../harness/harness';
 import { TriggerHost } from '../harness/webhooks';
 import { post, signed, storedSecret } from '../nodes/partner-leads-trigger/helpers';
+import { eventually } from '../nodes/partner-leads-trigger/recovery-helpers';
 import { startSimulator } from '../simulator';
 import type { Simulator } from '../simulator';
 
@@ -67,4 +69,58 @@ describe('process memory of the trigger', () => {
 			watchedLeads: 0,
 		});
 	}, 600_000);
+});
+
+describe('process memory of a trigger node deactivated while its runs were under way', () => {
+	let sim: Simulator;
+	let harness: N8nHarness;
+	const defaultWait = REPLACEMENT_WAIT.ms;
+
+	beforeAll(async () => {
+		sim = await startSimulator({ allowInsecureLoopbackWebhooks: true, seed: 27 });
+		harness = new N8nHarness(sim);
+	});
+	afterAll(async () => {
+		REPLACEMENT_WAIT.ms = defaultWait;
+		await sim.close();
+	});
+
+	async function activateAndDeactivateAnother(): Promise<void> {
+		const other = await TriggerHost.start(harness, { parameters: { events: ['lead/create'] } });
+		try {
+			await other.activate();
+			await other.deactivate();
+		} finally {
+			await other.close();
+		}
+	}
+
+	it('is kept for a trigger that would replace it (an update), and let go once none did for the wait', async () => {
+		const host = await TriggerHost.start(harness, {
+			parameters: { events: ['lead/create'], fetchFullLead: false },
+		});
+		host.executionMs = 500;
+		await host.activate();
+		const { rawBody, headers } = signed(
+			storedSecret({ sim, host }, 'lead/create'),
+			'lead-under-way',
+			'lead/create',
+		);
+		const answered = post(host.webhookUrl(), rawBody, headers);
+		await eventually(() => host.concurrency.now === 1, 'the run under way');
+		// n8n deletes the webhooks first, then closes the trigger: the run is still under way
+		await host.deactivate();
+		expect(await answered).toBe(200);
+		await host.close();
+		expect(host.executions).toHaveLength(1);
+		expect(processMemorySizes()).toMatchObject({ runExecutors: 1, runsInFlight: 1 });
+
+		// another trigger node starts and stops within the wait: this one's memory stays
+		await activateAndDeactivateAnother();
+		expect(processMemorySizes()).toMatchObject({ runExecutors: 1, runsInFlight: 1 });
+		// and once the wait is over: nothing replaced it, it goes
+		REPLACEMENT_WAIT.ms = 0;
+		await activateAndDeactivateAnother();
+		expect(Object.values(processMemorySizes()).every((size) => size === 0)).toBe(true);
+	});
 });

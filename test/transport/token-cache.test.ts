@@ -2,15 +2,14 @@
 import type { ServiceConnection } from '../../nodes/shared/transport/connection';
 import {
 	credentialIdentity,
-	forgetIssuedTokens,
 	noteRefusedToken,
 	sharedToken,
 	TOKEN_CACHE_BOUNDS,
-	tokenCacheSize,
 } from '../../nodes/shared/transport/tokenCache';
 import type { IssuedToken } from '../../nodes/shared/transport/tokenCache';
+import { processCacheSizes } from '../../nodes/shared/state/processMemory';
 
-const connection: ServiceConnection = {
+const BASE_CONNECTION: ServiceConnection = {
 	environment: 'production',
 	apiBaseUrl: 'https://api.example.com',
 	audience: 'https://api.example.com',
@@ -18,6 +17,10 @@ const connection: ServiceConnection = {
 	companyId: 'a'.repeat(24),
 	clientId: 'client-1',
 };
+
+/** Each test's credential is new to the process: nothing cached for it by an earlier test. */
+let connection = BASE_CONNECTION;
+let tests = 0;
 
 /** An issuer that counts its tokens and answers when told to. */
 function issuer(lifetimeMs = 3_600_000) {
@@ -47,7 +50,9 @@ async function holdingFirstToken(tokens: ReturnType<typeof issuer>): Promise<str
 }
 
 describe('tokens held by the process', () => {
-	beforeEach(() => forgetIssuedTokens());
+	beforeEach(() => {
+		connection = { ...BASE_CONNECTION, clientId: `client-${++tests}` };
+	});
 
 	it('everyone asking while a token is being issued shares it, and later askers get it too', async () => {
 		const id = credentialIdentity(connection, 'secret-1');
@@ -139,7 +144,7 @@ describe('tokens held by the process', () => {
 		);
 		for (const [index, id] of ids.entries())
 			await sharedToken(id, async () => ({ accessToken: `token-${index}`, renewAfter: 0 }));
-		expect(tokenCacheSize()).toBe(TOKEN_CACHE_BOUNDS.credentials);
+		expect(processCacheSizes().accessTokens).toBe(TOKEN_CACHE_BOUNDS.credentials);
 		const newest = ids[count - 1]!;
 		expect(
 			(await sharedToken(newest, async () => ({ accessToken: 'x', renewAfter: 0 }))).accessToken,

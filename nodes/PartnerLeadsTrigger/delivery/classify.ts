@@ -1,6 +1,5 @@
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { WatchSettings } from '../../shared/changes/watchVerdict';
 import {
 	fetchesFullLead,
 	observedTopics,
@@ -74,15 +73,15 @@ function ranByRecovery(
 	event: LeadEvent,
 	eventMs: number,
 	options: { isTest: boolean; maxAgeSeconds: number; fetchFullLead: boolean },
-): { ledger?: RecoveryLedger; mayBeRecovered: boolean; ran: boolean } {
-	if (options.isTest) return { mayBeRecovered: false, ran: false };
+): { ledger?: RecoveryLedger; ran: boolean } {
+	if (options.isTest) return { ran: false };
 	const ledger = new RecoveryLedger(context.getWorkflowStaticData('node'), nodeScope(context), {
 		maxAgeSeconds: options.maxAgeSeconds,
 	});
-	if (event.topic === 'lead/delete')
-		return { ledger, mayBeRecovered: false, ran: ledger.hasDeleted(event.id) };
-	const mayBeRecovered = ledger.mayBeRecovered(event.id, eventMs);
-	return { ledger, mayBeRecovered, ran: mayBeRecovered && !options.fetchFullLead };
+	if (event.topic === 'lead/delete') return { ledger, ran: ledger.hasDeleted(event.id) };
+	// with the lead fetched, its updatedAt decides exactly when the run is prepared
+	const ran = !options.fetchFullLead && ledger.mayBeRecovered(event.id, eventMs);
+	return { ledger, ran };
 }
 
 /** An authentic event in the window, not seen before, and claimed by this delivery. */
@@ -91,11 +90,8 @@ export interface ClaimedEvent {
 	/** the event time, from the ISO timestamp where it has milliseconds */
 	eventMs: number;
 	isTest: boolean;
-	fetchFullLead: boolean;
 	/** the production recovery's ledger; none for test deliveries */
 	ledger?: RecoveryLedger;
-	/** possibly the service's late retry of a change a recovery already ran */
-	mayBeRecovered: boolean;
 	seen: SeenEvents;
 	mark: ReturnType<typeof eventMark>;
 	/** the trigger() of this node when it runs in this process: the event runs through it */
@@ -103,27 +99,18 @@ export interface ClaimedEvent {
 	/** its run was in flight when n8n stopped: it runs again (marked) unless it finished since */
 	interrupted: boolean;
 	maxAgeSeconds: number;
-	/** a topic the user chose (false: seen only to keep a new lead's watched values) */
-	selected: boolean;
-	watch: WatchSettings;
 }
 
 /**
  * Whether the event's topic is handled: a chosen one, or a creation seen only to keep a new
- * lead's watched values (never in a test). Undefined: not handled.
+ * lead's watched values (never in a test).
  */
-function topicInterest(
-	context: IWebhookFunctions,
-	event: LeadEvent,
-): Pick<ClaimedEvent, 'selected' | 'watch'> | undefined {
+function topicHandled(context: IWebhookFunctions, event: LeadEvent): boolean {
 	const topics = selectedTopics(context.getNodeParameter('events', []));
-	const watch = watchSettingsOf(context);
-	const selected = topics.includes(event.topic);
-	if (selected) return { selected, watch };
-	if (context.getMode() === 'manual') return undefined;
-	return observedTopics(topics, watch.fields.length > 0).includes(event.topic)
-		? { selected, watch }
-		: undefined;
+	if (topics.includes(event.topic)) return true;
+	if (context.getMode() === 'manual') return false;
+	const watching = watchSettingsOf(context).fields.length > 0;
+	return observedTopics(topics, watching).includes(event.topic);
 }
 
 /**
@@ -137,8 +124,7 @@ export function classifyDelivery(
 ): { claimed: ClaimedEvent } | { response: IWebhookResponseData } {
 	// Authentic, but for a topic no longer selected (a subscription from before the
 	// selection changed): acknowledged, so the service stops retrying what nobody wants.
-	const interest = topicInterest(context, event);
-	if (!interest) {
+	if (!topicHandled(context, event)) {
 		return { response: reply(context, 200, { received: true, ignored: 'topic not selected' }) };
 	}
 	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
@@ -146,11 +132,10 @@ export function classifyDelivery(
 	if (age.verdict !== 'inWindow') return { response: ignoredAsReplay(context, event, age.verdict) };
 	const isTest = context.getMode() === 'manual';
 	const eventMs = isoTimeMs(event.timestamp) ?? age.timeSeconds * 1000;
-	const fetchFullLead = fetchesFullLead(context);
-	const { ledger, mayBeRecovered, ran } = ranByRecovery(context, event, eventMs, {
+	const { ledger, ran } = ranByRecovery(context, event, eventMs, {
 		isTest,
 		maxAgeSeconds,
-		fetchFullLead,
+		fetchFullLead: fetchesFullLead(context),
 	});
 	if (ran) return { response: reply(context, 200, { received: true, duplicate: true }) };
 	const scope = eventScope(context);
@@ -174,6 +159,6 @@ export function classifyDelivery(
 			}),
 		};
 	}
-	const claimed = { event, eventMs, isTest, fetchFullLead, ledger, mayBeRecovered, seen, mark };
-	return { claimed: { ...claimed, executor, interrupted, maxAgeSeconds, ...interest } };
+	const claimed = { event, eventMs, isTest, ledger, seen, mark };
+	return { claimed: { ...claimed, executor, interrupted, maxAgeSeconds } };
 }

@@ -3,17 +3,17 @@ import type { ITriggerFunctions } from 'n8n-workflow';
 
 import { SKETCH_NAMES_UP_TO } from '../../shared/changes/idSketch';
 import type { ListedLead } from '../../shared/changes/listedLead';
-import { deleteOutputFor } from '../../shared/changes/output';
 import { figure } from '../../shared/figures';
-import type { RunExecutor } from '../runs/executor';
+import type { RunRecords } from '../runs/records';
 import type { Gone, KeptListing } from '../state/knownLeadIds';
 import type { RecoveryLedger } from '../state/recoveryLedger';
 import { RECOVERY_TIMING } from './timing';
 
 /**
  * Deletes the trigger missed (n8n down or unreachable when the service delivered them): the
- * leads known (listed last time, or run since) and not listed now. Each runs once as `lead/delete` with the lead id and no
- * lead, marked `recovered: true, recoveryReason: 'missed'`; a lead is deleted once, so a delete
+ * leads known (listed last time, or run since) and not listed now. Each is handed to the run
+ * queue and runs once as `lead/delete` with the lead id and no lead, marked `recovered: true,
+ * recoveryReason: 'missed'`; a lead is deleted once, so a delete
  * that ran (delivered or recovered) never runs again. A lead gone only moments ago may still be
  * on its way as a delivery: it waits the settle (n8n's clock) for a follow-up check first.
  */
@@ -49,16 +49,17 @@ function goneLeads(
 }
 
 /**
- * Starts the missed deletes and keeps this listing's ids for the next check (the leads left
- * to a follow-up check stay among them). Returns the deletes started and deferred.
+ * Hands the missed deletes to the run queue and keeps this listing's ids for the next check
+ * (the leads left to a follow-up check stay among them). Returns the deletes handed over and
+ * deferred.
  */
 export function recoverDeletes(
 	context: ITriggerFunctions,
-	executor: RunExecutor,
-	ledger: RecoveryLedger,
+	records: RunRecords,
 	listed: ListedLead[],
 	waiting: Map<string, number>,
-): { started: number; deferred: number } {
+): { handedOver: number; deferred: number } {
+	const { ledger } = records;
 	const nowMs = Date.now();
 	const { ready, deferred, incomplete } = goneLeads(ledger, listed, waiting, nowMs);
 	if (incomplete)
@@ -68,22 +69,20 @@ export function recoverDeletes(
 		);
 	const timestamp = new Date(nowMs).toISOString();
 	for (const id of ready) {
-		// recorded before the run starts (saved with its emit): it is never found gone again
+		// never found gone again: its run is in flight until it finished
 		ledger.recordDeleted(id, nowMs);
-		void executor.start({
-			run: {
-				key: deleteRunKey(id),
-				topic: 'lead/delete',
-				leadId: id,
-				timestamp,
-				origin: 'recovered',
-			},
-			json: { ...deleteOutputFor(id, timestamp, 'recovered'), recoveryReason: 'missed' },
-			version: { ms: nowMs, exact: true },
+		const key = deleteRunKey(id);
+		records.queued({
+			key,
+			topic: 'lead/delete',
+			leadId: id,
+			timestamp,
+			attempts: 0,
+			origin: 'recovered',
 		});
 	}
 	keepListedIds(context, ledger, listingOf(listed, deferred));
-	return { started: ready.length, deferred: deferred.length };
+	return { handedOver: ready.length, deferred: deferred.length };
 }
 
 /**

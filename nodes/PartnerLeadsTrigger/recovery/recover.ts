@@ -5,28 +5,28 @@ import type { KnownChanges, LeadChange } from '../../shared/changes/judge';
 import { baselineOf, judgeListing } from '../../shared/changes/judge';
 import type { ListedLead } from '../../shared/changes/listedLead';
 import { listLeads } from '../../shared/changes/listing';
-import { outputFor } from '../../shared/changes/output';
 import { observedTopics, watchSettingsOf } from '../../shared/changes/watchedFields';
 import { selectedTopics } from '../../shared/topics';
 import { maxEventAgeSeconds } from '../state/eventAge';
 import { ProductionNodeMemories } from '../../shared/state/processMemory';
 import type { RunExecutor } from '../runs/executor';
-import { RunsInFlight } from '../state/runsInFlight';
+import type { RunRecords } from '../runs/records';
+import type { RunsInFlight } from '../state/runsInFlight';
 import { nodeScope } from '../../shared/state/scope';
 import { watchedLeadsOf } from '../state/watchedLeads';
 import { RecoveryLedger } from '../state/recoveryLedger';
 import { keepListedIds, listingOf, recoverDeletes } from './deletes';
-import { recoveryRunsOf, startRecoveredRun } from './recoveredRun';
 import { RECOVERY_TIMING } from './timing';
 
 /**
- * One recovery: lists the portal's leads and starts the workflow once for each lead created
- * or changed since the trigger started listening that has not run yet, with the output of a
- * live delivery marked `recovered: true`. The list has no filters, so every page is read.
+ * One recovery: lists the portal's leads and finds each lead created, changed or deleted since
+ * the trigger started listening that has not run yet. It only finds them: each is handed to the
+ * run queue as a run in flight, where it runs as a delivered event does (runs/queue.ts), marked
+ * `recovered: true`. The list has no filters, so every page is read.
  */
 
 export interface RecoveryOutcome {
-	/** leads that started an execution */
+	/** missed events handed to the run queue */
 	recovered: number;
 	/** leads changed too recently to judge yet: a follow-up check is due */
 	deferred: number;
@@ -34,14 +34,10 @@ export interface RecoveryOutcome {
 	listRequests: number;
 }
 
-export function openLedger(
-	context: ITriggerFunctions,
-	nowMs: () => number = Date.now,
-): RecoveryLedger {
+export function openLedger(context: ITriggerFunctions): RecoveryLedger {
 	const options = context.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
 	return new RecoveryLedger(context.getWorkflowStaticData('node'), nodeScope(context), {
 		maxAgeSeconds: maxEventAgeSeconds(options.maxEventAgeHours),
-		nowMs,
 	});
 }
 
@@ -67,8 +63,8 @@ function takeBaseline(ledger: RecoveryLedger, leads: ListedLead[]): void {
 }
 
 /** Whether the leads are to be listed for a baseline: of a new activation, or of new watched fields. */
-export function baselineDue(context: ITriggerFunctions, nowMs?: () => number): boolean {
-	return openLedger(context, nowMs).baselineDue || watchedLeadsOf(context).baselineDue;
+export function baselineDue(context: ITriggerFunctions): boolean {
+	return openLedger(context).baselineDue || watchedLeadsOf(context).baselineDue;
 }
 
 /** Lists the leads and takes the baseline of a new activation, if it is due. */
@@ -93,14 +89,14 @@ export async function takeBaselineIfDue(
 }
 
 /**
- * What the ledger knows, for judging a listing. A lead with a run in flight (under way, or
- * left when n8n stopped) counts as run: that run, or its run again, covers it.
+ * What the ledger knows, for judging a listing. A run in flight (waiting, under way, or left
+ * when n8n stopped) counts as run for its version: that run, or its run again, covers it.
  */
 function knownTo(ledger: RecoveryLedger, inFlight: RunsInFlight): KnownChanges {
 	return {
 		sinceMs: ledger.since,
 		judgedUpToMs: ledger.recoverAfterMs,
-		hasRun: (id, version) => ledger.hasRun(id, version) || inFlight.hasLead(id),
+		hasRun: (id, version) => ledger.hasRun(id, version) || inFlight.coversVersion(id, version),
 		knows: (id) => ledger.knows(id) || inFlight.hasLead(id),
 	};
 }
@@ -146,35 +142,37 @@ function recoveredRunKey(leadId: string, version: number): string {
 	return createHash('sha256').update(`recovered\n${leadId}\n${version}`).digest('hex').slice(0, 16);
 }
 
-/** Starts the missed creates and updates; `since` rises to the settle below the newest listed. */
-async function recoverChanges(
+/**
+ * Hands the missed creates and updates to the run queue, as runs in flight (saved with the next
+ * emit, the ledger's record with them): the queue reads each lead and judges Fields to Watch
+ * when its turn comes, after the runs of its lead before it. `since` rises to the settle below
+ * the newest listed.
+ */
+function recoverChanges(
 	context: ITriggerFunctions,
-	executor: RunExecutor,
-	ledger: RecoveryLedger,
+	records: RunRecords,
 	listed: ListedLead[],
 	outcome: RecoveryOutcome,
-	stopped: () => boolean,
-): Promise<void> {
-	const inFlight = new RunsInFlight(context.getWorkflowStaticData('node'), nodeScope(context));
+): void {
+	const { ledger, inFlight } = records;
 	// Judged in the service's time only: its clock and n8n's may disagree by any amount.
 	const { changes, newestMs } = judgeListing(listed, knownTo(ledger, inFlight));
 	if (newestMs === undefined) return;
 	const upToMs = newestMs - RECOVERY_TIMING.settleMs;
-	const candidates = readyChanges(context, changes, upToMs, outcome);
-	const recovering = { executor, ...recoveryRunsOf(context) };
-	for (const [index, candidate] of candidates.entries()) {
-		const { json, version } = await outputFor(context, candidate, recovering.fullLead, 'recovered');
-		if (stopped()) return;
-		json.recoveryReason = 'missed';
-		// Recorded before the execution starts and saved by n8n with it; the run stays in flight
-		// until it finished, so a restart in the middle runs it again (marked), never skips it.
-		ledger.recordRecovered(candidate.id, version);
-		if (index === candidates.length - 1) ledger.listenedUpTo(upToMs);
-		const key = recoveredRunKey(candidate.id, version);
-		if (await startRecoveredRun(context, recovering, candidate, { json, version, key }))
-			outcome.recovered++;
+	for (const change of readyChanges(context, changes, upToMs, outcome)) {
+		// never found missing again: its run is in flight until it finished
+		ledger.recordRecovered(change.id, change.version);
+		records.queued({
+			key: recoveredRunKey(change.id, change.version),
+			topic: change.topic,
+			leadId: change.id,
+			timestamp: String(change.lead.updatedAt ?? change.lead.createdAt),
+			attempts: 0,
+			origin: 'recovered',
+		});
+		outcome.recovered++;
 	}
-	if (candidates.length === 0) ledger.listenedUpTo(upToMs);
+	ledger.listenedUpTo(upToMs);
 }
 
 export async function recoverMissedEvents(
@@ -182,22 +180,21 @@ export async function recoverMissedEvents(
 	executor: RunExecutor,
 	/** true once the workflow is deactivated: stop without starting anything more */
 	stopped: () => boolean = () => false,
-	nowMs: () => number = Date.now,
 ): Promise<RecoveryOutcome> {
 	const outcome: RecoveryOutcome = { recovered: 0, deferred: 0, listRequests: 0 };
-	if (baselineDue(this, nowMs)) return await takeBaselineIfDue.call(this, stopped);
+	if (baselineDue(this)) return await takeBaselineIfDue.call(this, stopped);
 	const topics = selectedTopics(this.getNodeParameter('events', []));
 	const listing = await listLeads(this, { stopped });
 	outcome.listRequests = listing.requests;
 	if (listing.stopped || stopped()) return outcome;
-	const ledger = openLedger(this, nowMs);
+	const records = executor.records();
 	if (topics.some((topic) => topic !== 'lead/delete'))
-		await recoverChanges(this, executor, ledger, listing.leads, outcome, stopped);
-	if (stopped()) return outcome;
+		recoverChanges(this, records, listing.leads, outcome);
 	if (topics.includes('lead/delete')) {
-		const deletes = recoverDeletes(this, executor, ledger, listing.leads, waitingOf(this));
-		outcome.recovered += deletes.started;
+		const deletes = recoverDeletes(this, records, listing.leads, waitingOf(this));
+		outcome.recovered += deletes.handedOver;
 		outcome.deferred += deletes.deferred;
-	} else ledger.rememberListing(undefined);
+	} else records.ledger.rememberListing(undefined);
+	executor.wake();
 	return outcome;
 }

@@ -2,9 +2,10 @@ import { createHash } from 'crypto';
 import type { IDataObject, INodeExecutionData, IRun, ITriggerFunctions } from 'n8n-workflow';
 
 import { maxEventAgeSeconds } from '../state/eventAge';
-import { ProductionNodeMemories } from '../../shared/state/processMemory';
-import { nodeScope } from '../../shared/state/scope';
+import { forgetTriggerNode, ProductionNodeMemories } from '../../shared/state/processMemory';
+import { nodeScope, scopeOf } from '../../shared/state/scope';
 import type { InFlightRun } from '../state/runsInFlight';
+import { eventVersion } from '../state/runsInFlight';
 import { RunRecords } from './records';
 import type { RunOutcome, RunRequest } from './runRequest';
 import { RunQueue } from './queue';
@@ -58,6 +59,11 @@ export class RunExecutor {
 
 	private closed = false;
 
+	/** n8n deleted the node's webhooks while runs were under way (see retire) */
+	private retired = false;
+
+	private lastEndedMs = 0;
+
 	constructor(private readonly context: ITriggerFunctions) {
 		const options = context.getNodeParameter('options', {}) as {
 			maxEventAgeHours?: number;
@@ -106,18 +112,20 @@ export class RunExecutor {
 		return this.closed;
 	}
 
+	get isRetired(): boolean {
+		return this.retired;
+	}
+
 	/**
-	 * This trigger replaces a closed one of the same node that is still registered (a workflow
-	 * updated; n8n 2.41 forgets the node's process memory before it closes the trigger, so there
-	 * this does not happen yet: docs/design/burst.md). The runs that
-	 * one still has under way are joined, not run again (this one's static data, read from the
-	 * database, may not hold them as started yet), and their leads' next events wait for them;
-	 * they record their end in this one's static data.
+	 * This trigger replaces a closed one of the same node (a workflow updated: n8n deletes the
+	 * old version's webhooks, closes its trigger, then starts this one). The runs that one still
+	 * has under way are joined, not run again (this one's static data, read from the database,
+	 * holds them as started or not yet), and their leads' next events wait for them; they record
+	 * their end in this one's static data. Its process memory was kept for this (forgetWhenDone).
 	 */
 	takeOver(previous: RunExecutor): void {
-		if (previous.underWay === 0) return;
-		this.previous = previous;
 		previous.successor = this;
+		if (previous.underWay > 0) this.previous = previous;
 	}
 
 	/** Whether the trigger this one replaced still runs an event of this lead (see takeOver). */
@@ -133,8 +141,35 @@ export class RunExecutor {
 
 	private ended(key: string): void {
 		this.running.delete(key);
+		this.lastEndedMs = Date.now();
 		// the replacing trigger takes up what waited for this run
 		this.successor?.wake();
+		if (this.closed && this.underWay === 0 && !this.retired) this.unregister();
+	}
+
+	/**
+	 * n8n deleted the node's webhooks while runs were under way: an update (its new version's
+	 * trigger takes them over) or a deactivation. The node's process memory is kept until a
+	 * trigger replaced this one, or for REPLACEMENT_WAIT after its last run ended.
+	 */
+	retire(): void {
+		this.retired = true;
+	}
+
+	/** Retired, idle and not replaced for long enough: nothing will take its memory over. */
+	retiredLongAgo(nowMs: number): boolean {
+		if (!this.retired || !this.closed || this.successor || this.underWay > 0) return false;
+		return nowMs - this.lastEndedMs >= REPLACEMENT_WAIT.ms;
+	}
+
+	/** No longer the node's executor in this process (closed, and nothing left to hand over). */
+	unregister(): void {
+		if (executors.get(this.scope) === this) executors.delete(this.scope);
+	}
+
+	/** Forgets the node's process memory, this executor included. */
+	forgetNode(): void {
+		forgetTriggerNode(this.context.getWorkflow().id, this.context.getNode().id);
 	}
 
 	/** How many runs are under way here (being prepared, waiting for a place, or executing). */
@@ -162,23 +197,6 @@ export class RunExecutor {
 		this.places.close();
 	}
 
-	/**
-	 * Starts a run decided elsewhere (a recovered event), or joins the one of the same key under
-	 * way. It is in flight from now on (saved with the next save, its emit at the latest), and
-	 * its execution starts once a place is free.
-	 */
-	async start(request: RunRequest): Promise<RunOutcome> {
-		const key = request.run.key;
-		const underWay = this.running.get(key);
-		if (underWay) return await underWay;
-		const records = this.records();
-		const attempts = records.inFlight.get(key)?.attempts ?? 0;
-		records.queued({ ...request.run, attempts }, request.watch);
-		const running = this.execute(request).finally(() => this.ended(key));
-		this.running.set(key, running);
-		return await running;
-	}
-
 	/** Runs a run the queue prepared (it is in flight already), holding its key meanwhile. */
 	runPrepared(key: string, prepared: () => Promise<RunOutcome>): Promise<RunOutcome> {
 		const running = prepared().finally(() => this.ended(key));
@@ -202,7 +220,7 @@ export class RunExecutor {
 			json: { ...request.json, ...this.runAgainMark(runs[index]) },
 		}));
 		const done = this.context.helpers.createDeferredPromise<IRun>();
-		requests.forEach((request, index) => records.started(runs[index], request.watch));
+		requests.forEach((request, index) => records.queued(runs[index], request.watch));
 		// saved by n8n with this emit, before the execution exists
 		records.writeBack();
 		this.context.emit([items], undefined, done, this.deduplicationKey(runs));
@@ -223,7 +241,12 @@ export class RunExecutor {
 			return requests.map(() => 'notStarted');
 		}
 		const after = this.records();
-		requests.forEach((request, index) => after.finished(runs[index], request.version));
+		// Refused (n8n ran this key before, and its finish was not saved): what that execution
+		// showed is unknown, so only the event's own version counts as run; a later change is
+		// the recovery's to find.
+		requests.forEach((request, index) =>
+			after.finished(runs[index], run ? request.version : eventVersion(runs[index])),
+		);
 		return requests.map(() => 'finished');
 	}
 
@@ -254,10 +277,25 @@ export class RunExecutor {
 	}
 }
 
+/**
+ * How long the process memory of a node whose webhooks were deleted during its runs waits for
+ * the trigger that replaces it, after its last run ended. n8n starts an updated workflow's
+ * trigger right after it closed the old one; a deactivated node's memory goes after this.
+ */
+export const REPLACEMENT_WAIT = { ms: 60_000 };
+
 const executors = new ProductionNodeMemories<RunExecutor>('runExecutors');
+
+/** Forgets the nodes retired long enough ago (looked at whenever a node starts or is deleted). */
+function forgetRetired(): void {
+	const nowMs = Date.now();
+	for (const executor of [...executors.values()])
+		if (executor.retiredLongAgo(nowMs)) executor.forgetNode();
+}
 
 /** Makes this `trigger()` the one that runs the node's events in this process. */
 export function registerRunExecutor(context: ITriggerFunctions): RunExecutor {
+	forgetRetired();
 	const executor = new RunExecutor(context);
 	const previous = executors.get(executor.scope);
 	if (previous?.isClosed) executor.takeOver(previous);
@@ -271,8 +309,19 @@ export function registerRunExecutor(context: ITriggerFunctions): RunExecutor {
  */
 export function unregisterRunExecutor(executor: RunExecutor): void {
 	executor.close();
-	if (executors.get(executor.scope) === executor && executor.underWay === 0)
-		executors.delete(executor.scope);
+	if (executor.underWay === 0 && !executor.isRetired) executor.unregister();
+}
+
+/**
+ * n8n deleted the node's webhooks (an update or a deactivation; it closes the trigger after):
+ * the node's process memory is forgotten, or, while its runs are under way, kept for the
+ * trigger that replaces it (retire).
+ */
+export function forgetWhenDone(workflowId: string | undefined, nodeId: string): void {
+	forgetRetired();
+	const executor = executors.get(scopeOf(workflowId ?? '', nodeId, 'production'));
+	if (executor && executor.underWay > 0) executor.retire();
+	else forgetTriggerNode(workflowId, nodeId);
 }
 
 /** The executor of a trigger node in this process, if its `trigger()` runs here. */

@@ -177,7 +177,10 @@ export class RunQueue {
 		}
 		let prepared;
 		try {
-			prepared = await prepareRun(this.context, run, this.executor.records());
+			const { scope, ledger } = this.executor.records();
+			// A longer 429 wait would hold a place other runs could use: the run waits in the queue.
+			const read = { rateLimitBudgetMs: 5_000 };
+			prepared = await prepareRun(this.context, run, { scope, ledger, read });
 		} catch (error) {
 			this.retryLater(run, error as Error);
 			return 'notStarted';

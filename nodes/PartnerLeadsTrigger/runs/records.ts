@@ -38,17 +38,12 @@ export class RunRecords {
 	}
 
 	/**
-	 * A run is in flight: accepted from a delivery (judged when it starts), or decided and
-	 * waiting for a place (a recovered change: its lead's watched values are kept from now on).
+	 * A run is in flight: accepted from a delivery or found missing by the recovery (judged when
+	 * it is taken up), or started (its lead's watched values are kept from now on).
 	 */
-	queued(run: InFlightRun, watch: WatchedRecord | undefined): void {
+	queued(run: InFlightRun, watch?: WatchedRecord): void {
 		this.inFlight.start(run);
 		if (watch) this.watched.record(watch.leadId, watch.kept);
-	}
-
-	/** A run starts: it is in flight, and its lead's watched values are kept from now on. */
-	started(run: InFlightRun, watch: WatchedRecord | undefined): void {
-		this.queued(run, watch);
 	}
 
 	/**

@@ -46,7 +46,7 @@ export const LEDGER_CAPACITY = 10_000;
 export const VERSION_TOLERANCE_MS = 5_000;
 
 /** Whether a change at this time (the lead's updatedAt) is covered by a version that ran. */
-function covers(version: LeadVersion | undefined, updatedMs: number): boolean {
+export function covers(version: LeadVersion | undefined, updatedMs: number): boolean {
 	if (!version) return false;
 	return updatedMs <= version.ms + (version.exact ? 0 : VERSION_TOLERANCE_MS);
 }
@@ -259,9 +259,4 @@ export class RecoveryLedger {
 		this.memory.deleted.trim(cutoff, capacity, now);
 		this.store.save();
 	}
-}
-
-/** Forgets the process memory of a scope (deactivation, or a simulated restart in tests). */
-export function forgetLedgerMemory(scope?: string): void {
-	LEDGERS.forget(scope);
 }

@@ -1,9 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { LeadVersion } from '../../shared/changes/versions';
+import { isoTimeMs } from '../../shared/isoTime';
 import type { LeadTopic } from '../../shared/topics';
 import { isLeadTopic } from '../../shared/topics';
 import type { NodeStore } from '../../shared/state/nodeStore';
 import { StoreKind } from '../../shared/state/nodeStore';
+import { covers } from './recoveryLedger';
 
 /**
  * The runs the trigger accepted or started that have not finished, in static data. A delivery's
@@ -34,6 +37,14 @@ export interface InFlightRun {
 	origin: RunOrigin;
 	/** the watched fields' values before the run (watchedLeads.ts), so its re-run shows the same `from` */
 	watchedBefore?: string;
+}
+
+/**
+ * The version of the lead a run's event stands for: a recovered change's listed updatedAt
+ * exactly; a delivery's event time, which the service sets about when it changes the lead.
+ */
+export function eventVersion(run: InFlightRun): LeadVersion {
+	return { ms: isoTimeMs(run.timestamp) ?? 0, exact: run.origin === 'recovered' };
 }
 
 type StoredRun =
@@ -120,9 +131,19 @@ export class RunsInFlight {
 		return [...this.runs.values()];
 	}
 
-	/** Whether some run of this lead is in flight (recovery leaves such a lead to it). */
+	/** Whether some run of this lead is in flight (its creation is covered: recovery leaves it). */
 	hasLead(leadId: string): boolean {
 		for (const run of this.runs.values()) if (run.leadId === leadId) return true;
+		return false;
+	}
+
+	/**
+	 * Whether a run in flight is of this version of the lead or a later one (recovery leaves that
+	 * version to it); a later change of the lead is recovered, and runs after it.
+	 */
+	coversVersion(leadId: string, updatedMs: number): boolean {
+		for (const run of this.runs.values())
+			if (run.leadId === leadId && covers(eventVersion(run), updatedMs)) return true;
 		return false;
 	}
 

@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { CompareOptions, FieldChanges } from './fieldChanges';
+import type { CompareOptions } from './fieldChanges';
 import { compareWatchedFields, keptRowOf } from './fieldChanges';
-import type { KeptLead, WatchSettings } from './watchVerdict';
+import type { KeptLead, WatchDecision, WatchSettings } from './watchVerdict';
 import { judgeWatchedUpdate } from './watchVerdict';
 import { keptVersionOf } from './watchedFields';
 import { MAX_KEPT_VALUE_CHARS } from './watchedValues';
@@ -35,16 +35,6 @@ export interface WatchedEvent {
 	replay?: boolean;
 }
 
-export interface WatchDecision {
-	/** Fields to Watch lets it run */
-	runs: boolean;
-	/** the values to keep from now on */
-	keep?: KeptLead;
-	/** the lead's values go */
-	drop?: boolean;
-	changes?: FieldChanges;
-}
-
 export async function decideWatched(
 	event: WatchedEvent,
 	settings: WatchSettings,
@@ -69,9 +59,5 @@ export async function decideWatched(
 		);
 		return { runs: true, keep: { ms, row }, changes };
 	}
-	const verdict = judgeWatchedUpdate(event.known, lead, ms, settings, options);
-	// an older read than what is kept: that newer version was judged (and kept) already
-	if (verdict.action === 'stale') return { runs: false };
-	if (verdict.action === 'keep') return { runs: false, keep: verdict.kept };
-	return { runs: true, keep: verdict.kept, changes: verdict.changes };
+	return judgeWatchedUpdate(event.known, lead, ms, settings, options);
 }

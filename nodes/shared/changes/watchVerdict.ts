@@ -6,7 +6,8 @@ import { compareWatchedFields } from './fieldChanges';
 /**
  * What watching fields says about one updated lead: start a run (with the changes), only keep
  * its values (nothing watched changed, or not to a chosen value), or nothing at all (the lead as
- * read is older than the values kept). Pure; the caller keeps the values and starts the run.
+ * read is older than the values kept: it neither runs nor keeps). Pure; the caller keeps the
+ * values and starts the run.
  */
 
 /** "Only when changed to": the field starts a run only when it changes to one of the values. */
@@ -28,10 +29,16 @@ export interface WatchSettings {
 	conditions: ValueCondition[];
 }
 
-export type WatchVerdict =
-	| { action: 'run'; changes: FieldChanges; kept: KeptLead }
-	| { action: 'keep'; kept: KeptLead }
-	| { action: 'stale' };
+/** What Fields to Watch decides for one lead event (watchDecision.ts), the topic aside. */
+export interface WatchDecision {
+	/** Fields to Watch lets it run */
+	runs: boolean;
+	/** the values to keep from now on */
+	keep?: KeptLead;
+	/** the lead's values go */
+	drop?: boolean;
+	changes?: FieldChanges;
+}
 
 function normalized(text: string): string {
 	return text.trim().toLowerCase();
@@ -91,11 +98,11 @@ export function judgeWatchedUpdate(
 	ms: number,
 	settings: WatchSettings,
 	options: CompareOptions,
-): WatchVerdict {
-	// A read older than what is kept: that newer version was judged already.
-	if (known && ms < known.ms) return { action: 'stale' };
+): WatchDecision {
+	// A read older than what is kept: that newer version was judged (and kept) already.
+	if (known && ms < known.ms) return { runs: false };
 	const { row, ...changes } = compareWatchedFields(known?.row, lead, settings.fields, options);
-	const kept = { ms, row };
-	if (changesStartRun(changes, settings.conditions)) return { action: 'run', changes, kept };
-	return { action: 'keep', kept };
+	const keep = { ms, row };
+	if (changesStartRun(changes, settings.conditions)) return { runs: true, keep, changes };
+	return { runs: false, keep };
 }

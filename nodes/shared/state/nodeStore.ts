@@ -159,10 +159,9 @@ export class StoreKind<M> {
 		if (nodeData[this.rules.key] !== undefined) delete nodeData[this.rules.key];
 	}
 
-	/** Forgets every scope's memory, or one scope's (a simulated restart in tests). */
-	forget(scope?: string): void {
-		if (scope === undefined) this.memories.clear();
-		else this.memories.delete(scope);
+	/** Forgets one scope's memory (what it kept no longer applies: no field is watched any more). */
+	forget(scope: string): void {
+		this.memories.delete(scope);
 	}
 
 	/** Whether a memory is held for the scope. */

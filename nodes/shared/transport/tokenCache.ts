@@ -96,12 +96,10 @@ export async function sharedToken(
 	return await entry.renewal;
 }
 
-/** Credentials with an entry now (for tests and diagnostics). */
-export function tokenCacheSize(): number {
-	return tokensByCredential.size;
-}
-
-/** Forgets every token this process holds: what a new n8n process starts with (tests). */
+/**
+ * Forgets every token this process holds: what a new n8n process starts with. Only the test
+ * harness calls it (each harness is a new n8n process in the same Node.js process).
+ */
 export function forgetIssuedTokens(): void {
 	tokensByCredential.clear();
 }

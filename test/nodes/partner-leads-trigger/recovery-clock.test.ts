@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
-import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
+import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, post, setUp, storedSecret, signed } from './helpers';
@@ -69,7 +69,7 @@ function ran(host: TriggerHost): string[] {
 async function stopN8n(setup: Setup): Promise<ReturnType<TriggerHost['persisted']>> {
 	const persisted = setup.host.persisted();
 	await setup.host.close();
-	forgetLedgerMemory();
+	forgetTriggerNode(setup.host.workflow().id, setup.host.node.id);
 	return persisted;
 }
 

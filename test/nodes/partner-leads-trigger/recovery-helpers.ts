@@ -4,7 +4,6 @@ import { sleep } from 'n8n-workflow';
 import { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
 import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
-import { forgetLedgerMemory } from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
 import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import { PREPARE_RETRY } from '../../../nodes/PartnerLeadsTrigger/runs/queue';
 import type { Setup } from './helpers';
@@ -97,7 +96,6 @@ export function ran(host: TriggerHost): string[] {
 /** A new process: it knows nothing of what the stopped one kept in memory. */
 function forgetProcessMemory(host: TriggerHost): void {
 	forgetTriggerNode(host.workflow().id, host.node.id);
-	forgetLedgerMemory();
 }
 
 /** n8n stops: the trigger's address refuses connections, its memory is gone. */
@@ -143,7 +141,8 @@ export function quickTimings(
 		Object.assign(PREPARE_RETRY, defaults.retry);
 	});
 	afterEach(async () => {
-		await setupNow()?.close();
-		forgetLedgerMemory();
+		const setup = setupNow();
+		await setup?.close();
+		if (setup) forgetProcessMemory(setup.host);
 	});
 }

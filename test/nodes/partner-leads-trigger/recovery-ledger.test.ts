@@ -1,9 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	forgetLedgerMemory,
-	RecoveryLedger,
-} from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
+import { RecoveryLedger } from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
 import {
 	MAX_IDS_RUN_SINCE_LISTING,
 	PACKED_LISTING_UP_TO_BYTES,
@@ -20,8 +17,12 @@ import { LEDGER_ENTRY_BYTES } from '../../../nodes/shared/changes/versions';
 const HOUR = 3600;
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 
-/** One n8n process: its own memory (scope), loading and saving the database's JSON copy. */
-function processAt(scope: string, database: { saved: string }, capacity?: number) {
+/**
+ * One n8n process: its own memory (scope, one per test: each test starts with processes that
+ * hold nothing), loading and saving the database's JSON copy.
+ */
+function processAt(name: string, database: { saved: string }, capacity?: number) {
+	const scope = `${expect.getState().currentTestName}:${name}`;
 	return {
 		write(change: (ledger: RecoveryLedger) => void): void {
 			const nodeData = JSON.parse(database.saved) as IDataObject;
@@ -44,8 +45,6 @@ function processAt(scope: string, database: { saved: string }, capacity?: number
 }
 
 describe('recovery ledger', () => {
-	afterEach(() => forgetLedgerMemory());
-
 	it('two processes saving older copies in turn lose no record: the next save writes the union', () => {
 		const database = { saved: '{}' };
 		const first = processAt('process-1', database);

@@ -7,7 +7,7 @@ import { leadKey } from '../../../nodes/shared/changes/versions';
 import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp, subscriptionsAt } from './helpers';
-import { quickTimings } from './recovery-helpers';
+import { quickTimings, startN8n, stopN8n } from './recovery-helpers';
 
 /**
  * Fields to Watch on the webhook trigger, through n8n-core's engine and the simulator's signed
@@ -314,17 +314,14 @@ describe('PartnerLeadsTrigger with Fields to Watch, across stops of n8n', () => 
 		]);
 		await setup.host.activate();
 		await sleep(1_100); // past the activation's second (whole-second timestamps)
-		const persisted = setup.host.persisted();
-		await setup.host.close();
-		forgetTriggerNode(setup.host.workflow().id, setup.host.node.id);
+		const persisted = await stopN8n(setup);
 		// while n8n is down: twice on one lead (runs once, from the oldest kept to the newest)
 		setup.sim.control.portalUpdateLead(changed.id, { status: 'proposal' });
 		setup.sim.control.portalUpdateLead(changed.id, { status: 'won' });
 		setup.sim.control.portalUpdateLead(notesOnly.id, { notes: 'only notes' });
 		await setup.sim.control.waitForDeliveries(20_000);
 
-		setup.host = await TriggerHost.start(setup.harness, persisted);
-		await setup.host.activate('init');
+		await startN8n(setup, persisted);
 		await eventually(() => setup.host.executions.length === 1, 'the recovery');
 		await sleep(500);
 		await setup.host.settle();
@@ -336,6 +333,37 @@ describe('PartnerLeadsTrigger with Fields to Watch, across stops of n8n', () => 
 				recoveryReason: 'missed',
 			}),
 		]);
+	});
+
+	it('a change recovered and a change delivered of one lead run one after the other, in order: the later one starts from the earlier one’s `to`', async () => {
+		setup = await setUp(watching(['status']), { delivery: { maxAttempts: 1 } });
+		const [lead] = setup.sim.control.seedLeads([{ status: 'open' }]);
+		await setup.host.activate();
+		await sleep(1_100); // past the activation's second (whole-second timestamps)
+		const persisted = await stopN8n(setup);
+		// made while n8n is down: its delivery fails, the recovery finds it
+		setup.sim.control.portalUpdateLead(lead.id, { status: 'proposal' });
+		await setup.sim.control.waitForDeliveries(20_000);
+
+		await startN8n(setup, persisted);
+		// the recovered run's execution (its check comes 50 ms after the start) lasts long enough
+		// for the next change to arrive meanwhile
+		setup.host.executionMs = 2_000;
+		await eventually(() => setup.host.concurrency.now === 1, 'the recovered run under way');
+		await update(setup, lead, { status: 'won' });
+		await eventually(() => setup.host.executions.length === 2, 'both runs', 20_000);
+		await delivered(setup);
+
+		expect(setup.host.concurrency.max).toBe(1);
+		expect(outputs(setup.host)).toEqual([
+			expect.objectContaining({
+				changes: { status: { from: 'open', to: 'proposal' } },
+				recovered: true,
+				recoveryReason: 'missed',
+			}),
+			expect.not.objectContaining({ recovered: true }),
+		]);
+		expect(outputs(setup.host)[1].changes).toEqual({ status: { from: 'proposal', to: 'won' } });
 	});
 });
 

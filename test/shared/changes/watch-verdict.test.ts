@@ -70,32 +70,35 @@ describe('judgeWatchedUpdate', () => {
 	it('runs a change to a chosen value and keeps the new values at the new version', () => {
 		const verdict = judgeWatchedUpdate(known, { status: 'won' }, 2_000, settings, OPTIONS);
 		expect(verdict).toEqual({
-			action: 'run',
+			runs: true,
 			changes: { changes: { status: { from: 'open', to: 'won' } }, changedFields: ['status'] },
-			kept: { ms: 2_000, row: ['won'] },
+			keep: { ms: 2_000, row: ['won'] },
 		});
 	});
 
 	it('keeps a change to another value, without a run', () => {
 		expect(judgeWatchedUpdate(known, { status: 'lost' }, 2_000, settings, OPTIONS)).toEqual({
-			action: 'keep',
-			kept: { ms: 2_000, row: ['lost'] },
+			runs: false,
+			keep: { ms: 2_000, row: ['lost'] },
 		});
 	});
 
 	it('keeps an update of other fields, without a run', () => {
 		const lead = { status: 'open', notes: 'typo fixed' };
-		expect(judgeWatchedUpdate(known, lead, 2_000, settings, OPTIONS).action).toBe('keep');
+		expect(judgeWatchedUpdate(known, lead, 2_000, settings, OPTIONS)).toEqual({
+			runs: false,
+			keep: { ms: 2_000, row: ['open'] },
+		});
 	});
 
-	it('a read older than the values kept is stale: the newer version was judged already', () => {
+	it('a read older than the values kept is stale: it neither runs nor keeps (the newer version was judged already)', () => {
 		expect(judgeWatchedUpdate(known, { status: 'won' }, 999, settings, OPTIONS)).toEqual({
-			action: 'stale',
+			runs: false,
 		});
 	});
 
 	it('an unknown lead runs when a watched field has a chosen value (without `from`)', () => {
 		const verdict = judgeWatchedUpdate(undefined, { status: 'won' }, 2_000, settings, OPTIONS);
-		expect(verdict.action).toBe('run');
+		expect(verdict.runs).toBe(true);
 	});
 });
