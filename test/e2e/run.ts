@@ -34,6 +34,7 @@ import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
 import { watchedFields } from './scenarios/watched-fields';
 import { burstScenario, sharedExecutionsBurstScenario } from './scenarios/burst';
+import { publishedAgainDuringBurst } from './scenarios/published-again';
 import { plannedChecks, runVersion } from './version-session';
 import {
 	plannedQueueChecks,
@@ -53,6 +54,7 @@ const ALL_SCENARIOS = [
 	leadTrigger,
 	burstScenario,
 	sharedExecutionsBurstScenario,
+	publishedAgainDuringBurst,
 	tokenRefresh,
 	leadRunsTogether,
 	httpRequestNode,

@@ -261,6 +261,22 @@ export class N8nRest {
 	}
 
 	/**
+	 * `PATCH /rest/workflows/:id` {versionId, ...changes}: a new version of the workflow, as the
+	 * editor saves it. On 1.x a workflow active when saved is activated again at once (n8n
+	 * removes it and adds it again); 2.x keeps running the published version until it is
+	 * published again (activateWorkflow with the new versionId).
+	 */
+	async updateWorkflow(workflow: WorkflowSummary, changes: object): Promise<WorkflowSummary> {
+		const current = await this.getWorkflow(workflow.id);
+		return workflowSummary(
+			await this.call('PATCH', `/rest/workflows/${workflow.id}`, {
+				...changes,
+				versionId: current.versionId,
+			}),
+		);
+	}
+
+	/**
 	 * `POST /rest/workflows/:id/deactivate` {} (2.x accepts an optional expectedChecksum; 1.x reads
 	 * no body); lines without that route (1.82.3) take `PATCH /rest/workflows/:id` {active: false}.
 	 */

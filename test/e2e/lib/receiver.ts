@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /** A loopback HTTP receiver standing in for "your system" in the example workflows: records every request. */
 import http from 'node:http';
 
@@ -15,9 +15,13 @@ export interface Receiver {
 	close(): Promise<void>;
 }
 
-/** Records every request; answers 200, or the status `statusFor` gives (a system refusing some). */
+/**
+ * Records every request; answers 200, or the status `statusFor` gives (a system refusing some),
+ * after `delayMs` (a slow system: executions stay under way a while).
+ */
 export async function startReceiver(
 	statusFor: (request: ReceivedRequest) => number = () => 200,
+	{ delayMs = 0 }: { delayMs?: number } = {},
 ): Promise<Receiver> {
 	const received: ReceivedRequest[] = [];
 	const server = http.createServer((request, response) => {
@@ -39,9 +43,12 @@ export async function startReceiver(
 			};
 			received.push(entry);
 			const status = statusFor(entry);
-			response
-				.writeHead(status, { 'content-type': 'application/json' })
-				.end(status === 200 ? '{"ok":true}' : '{"error":"refused"}');
+			const answer = () =>
+				response
+					.writeHead(status, { 'content-type': 'application/json' })
+					.end(status === 200 ? '{"ok":true}' : '{"error":"refused"}');
+			if (delayMs > 0) setTimeout(answer, delayMs);
+			else answer();
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
