@@ -50,6 +50,8 @@ export interface BurstSetting {
 	pid: number;
 	credentialFor(sim: RemoteSimulator): Promise<CredentialRef>;
 	log(message: string): void;
+	/** `--profile burst`: n8n's CPU profile over each side's first measured round */
+	profiled?<T>(label: string, work: () => Promise<T>): Promise<T>;
 }
 
 export interface BurstRow {
@@ -318,7 +320,11 @@ export async function burstCase(
 			for (let run = 0; run < options.runs; run++) {
 				const shift = run % sides.length;
 				for (const side of [...sides.slice(shift), ...sides.slice(0, shift)]) {
-					const figures = await round(rest, setting.pid, side, leadIds, options.deliveries);
+					const measure = () => round(rest, setting.pid, side, leadIds, options.deliveries);
+					const figures =
+						run === 0 && setting.profiled
+							? await setting.profiled(`${where}: ${side.label}`, measure)
+							: await measure();
 					ran.set(side.label, [...(ran.get(side.label) ?? []), figures.ran]);
 					answered.set(side.label, [...(answered.get(side.label) ?? []), figures.answered]);
 					written.set(side.label, [...(written.get(side.label) ?? []), figures.bytesPerDelivery]);
@@ -355,7 +361,9 @@ export async function burstCase(
 			}
 			// the bulk import, to each of our triggers that runs it differently, one at a time
 			for (const side of sides) await rest.deactivateWorkflow({ id: side.id, active: true });
-			for (const ours of sides.filter((_, index) => OURS[index]?.fetchFullLead)) {
+			// `--burst-leads 0`: the side-by-side rounds only
+			const imported = options.burst > 0 ? sides : [];
+			for (const ours of imported.filter((_, index) => OURS[index]?.fetchFullLead)) {
 				await rest.activateWorkflow(await rest.getWorkflow(ours.id));
 				await sleep(5_000);
 				const burst = await bulkImport(setting, sim, ours, options.burst);

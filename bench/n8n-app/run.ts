@@ -16,6 +16,7 @@
  *   npm run bench:n8n -- --only burst          # the trigger against n8n's Webhook node, and a 1,000-lead bulk import, at 0 and 50,000 leads
  *   npm run bench:n8n -- --version 2.41.1 --only rate-limited --runs 3
  *   npm run bench:n8n -- --profile create      # CPU profile of n8n during one case (create | get-many | trigger)
+ *   npm run bench:n8n -- --profile burst --only burst --burst-sizes 0  # one profile per side's first round
  *
  * Times come from n8n's own execution data (the measured node's executionTime). Baselines run
  * in the same n8n, in alternating order with ours. See bench/README.md.
@@ -107,7 +108,7 @@ function parseOptions(argv: string[]): Options {
 		'burst',
 	];
 	if (profile && !names.includes(profile))
-		throw new Error('--profile takes create, rate-limited, get-many, trigger or polling');
+		throw new Error('--profile takes create, rate-limited, get-many, trigger, polling or burst');
 	// the watched and burst cases are asked for by name: they seed 10,000 and 50,000 leads
 	const only = (value('--only')?.split(',') ??
 		names.filter((name) => name !== 'watched' && name !== 'burst')) as CaseName[];
@@ -283,6 +284,14 @@ function rotated<T>(variants: T[], run: number): T[] {
 	return [...variants.slice(shift), ...variants.slice(0, shift)];
 }
 
+interface Profile {
+	version: string;
+	case: CaseName;
+	/** the stretch profiled, where a case profiles several */
+	label?: string;
+	summary: ProfileSummary;
+}
+
 interface Setting {
 	n8n: N8nInstance;
 	rest: N8nRest;
@@ -291,6 +300,8 @@ interface Setting {
 	certificates: Certificates;
 	credentials: Record<0 | 25, CredentialRef>;
 	options: Options;
+	/** `--profile burst`: profiles one stretch of a case at a time (each side's round) */
+	profiled?<T>(label: string, work: () => Promise<T>): Promise<T>;
 }
 
 async function createCase(setting: Setting, rows: Row[]): Promise<void> {
@@ -679,7 +690,10 @@ async function burstCaseIn(setting: Setting, rows: Row[]): Promise<void> {
 	if (!pid) throw new Error('n8n is not running');
 	const credentialFor = storedCredentialFor(rest, 'bench burst');
 	await burstCase(
-		{ version: n8n.version, baseUrl: n8n.baseUrl, rest, pid, credentialFor, log },
+		{
+			...{ version: n8n.version, baseUrl: n8n.baseUrl, rest, pid, credentialFor, log },
+			profiled: setting.profiled,
+		},
 		{
 			...options.burst,
 			burst: options.burst.leads,
@@ -705,7 +719,7 @@ async function benchVersion(
 	runtime: N8nRuntime,
 	base: Omit<Setting, 'n8n' | 'rest' | 'credentials'>,
 	rows: Row[],
-	profiles: Array<{ version: string; case: CaseName; summary: ProfileSummary }>,
+	profiles: Profile[],
 ): Promise<void> {
 	const inspectPort = base.options.profile ? await freeLoopbackPort() : undefined;
 	const n8n = await startN8n({
@@ -745,6 +759,22 @@ async function benchVersion(
 			credentials[distance] = { id: stored.id, name };
 		}
 		const setting: Setting = { ...base, n8n, rest, credentials };
+		if (base.options.profile === 'burst' && inspectPort) {
+			const profiler = await InspectorProfiler.connect(inspectPort);
+			setting.profiled = async (label, work) => {
+				await profiler.start();
+				const result = await work();
+				const summary = summariseCpuProfile(await profiler.stop(), 15);
+				profiles.push({ version: runtime.version, case: 'burst', label, summary });
+				return result;
+			};
+			try {
+				await CASES.burst(setting, rows);
+			} finally {
+				profiler.close();
+			}
+			return;
+		}
 		if (base.options.profile && inspectPort) {
 			const profiler = await InspectorProfiler.connect(inspectPort);
 			await profiler.start();
@@ -760,10 +790,7 @@ async function benchVersion(
 	}
 }
 
-function printReport(
-	rows: Row[],
-	profiles: Array<{ version: string; case: CaseName; summary: ProfileSummary }>,
-): void {
+function printReport(rows: Row[], profiles: Profile[]): void {
 	print('\n| n8n | figure | unit | min / median / max | target | verdict |');
 	print('| --- | --- | --- | --- | --- | --- |');
 	for (const row of rows) {
@@ -774,7 +801,7 @@ function printReport(
 	}
 	for (const profile of profiles) {
 		print(
-			`\nCPU profile, n8n ${profile.version}, case ${profile.case}: ${profile.summary.totalMs.toFixed(0)} ms busy`,
+			`\nCPU profile, n8n ${profile.version}, case ${profile.case}${profile.label ? ` (${profile.label})` : ''}: ${profile.summary.totalMs.toFixed(0)} ms busy`,
 		);
 		print('| area | self ms | share |\n| --- | --- | --- |');
 		for (const entry of profile.summary.byArea)
@@ -806,7 +833,7 @@ async function main(): Promise<void> {
 	// Plain loopback for 0 ms, as the service next door; TLS through the proxy at a distance.
 	const proxies = { 0: { url: new URL(sim.info.url).origin }, 25: latencyProxy };
 	const rows: Row[] = [];
-	const profiles: Array<{ version: string; case: CaseName; summary: ProfileSummary }> = [];
+	const profiles: Profile[] = [];
 	try {
 		for (const version of options.versions) {
 			const runtime = runtimes.get(version);

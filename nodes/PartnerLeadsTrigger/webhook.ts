@@ -9,8 +9,7 @@ import { acceptDelivery } from './delivery/accept';
 import { nodeScope } from '../shared/state/scope';
 import { handOverTestEvent } from './delivery/testEvent';
 import { WatchedLeads } from './state/watchedLeads';
-import { prepareRun } from './runs/prepare';
-import { applyWatchedOutcome } from './runs/watchedOutcome';
+import { keepWatchedValues, prepareRun } from './runs/prepare';
 
 /**
  * Handles one delivery of a lead event: verify, deduplicate, then either accept it for
@@ -27,11 +26,7 @@ async function processDelivery(
 	context: IWebhookFunctions,
 	claimed: ClaimedEvent,
 ): Promise<IWebhookResponseData> {
-	const { event, eventMs, ledger, seen, mark } = claimed;
-	const run = {
-		...{ key: mark.key, topic: event.topic, leadId: event.id, timestamp: event.timestamp },
-		...{ attempts: 0, origin: 'delivered' as const },
-	};
+	const { event, eventMs, ledger, seen, mark, run } = claimed;
 	const scope = claimed.isTest ? undefined : nodeScope(context);
 	let prepared;
 	try {
@@ -59,7 +54,7 @@ async function processDelivery(
 		handOverTestEvent(context.getWorkflow().id, context.getNode().id, [[{ json: prepared.json }]]);
 	} else {
 		const watchedLeads = new WatchedLeads(context.getWorkflowStaticData('node'), scope);
-		if (prepared.watched) applyWatchedOutcome(watchedLeads, event.id, prepared.watched);
+		keepWatchedValues(watchedLeads, prepared);
 		if (event.topic === 'lead/delete') ledger?.recordDeleted(event.id, eventMs);
 		else ledger?.recordDelivered(event.id, prepared.version);
 		seen.remember(mark);

@@ -2,7 +2,7 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import type { RunExecutor } from '../runs/executor';
-import type { RunOutcome } from '../runs/runRequest';
+import type { RunOutcome } from '../runs/places';
 import { MAX_IN_FLIGHT } from '../state/runsInFlight';
 import { RunRecords } from '../runs/records';
 import type { ClaimedEvent } from './classify';
@@ -71,14 +71,10 @@ export async function acceptDelivery(
 	claimed: ClaimedEvent,
 	executor: RunExecutor,
 ): Promise<IWebhookResponseData> {
-	const { event, mark } = claimed;
+	const { run, mark } = claimed;
 	if (!claimed.interrupted) {
 		const records = executor.records();
 		if (records.inFlight.size >= MAX_IN_FLIGHT) return rejected(context, BUSY);
-		const run = {
-			...{ key: mark.key, topic: event.topic, leadId: event.id, timestamp: event.timestamp },
-			...{ attempts: 0, origin: 'delivered' as const },
-		};
 		records.queued(run, undefined);
 		const underWay = executor.queue.takeUpNow(run);
 		// Its emit saves it in flight: until then no 200 was given, and the service retries.

@@ -13,6 +13,7 @@ import type { LeadEvent } from './events';
 import { RecoveryLedger } from '../state/recoveryLedger';
 import type { RunExecutor } from '../runs/executor';
 import { runExecutorFor } from '../runs/executor';
+import type { InFlightRun } from '../state/runsInFlight';
 import { RunsInFlight } from '../state/runsInFlight';
 import { RunRecords } from '../runs/records';
 import { nodeScope } from '../../shared/state/scope';
@@ -94,6 +95,8 @@ export interface ClaimedEvent {
 	ledger?: RecoveryLedger;
 	seen: SeenEvents;
 	mark: ReturnType<typeof eventMark>;
+	/** the event as the run it asks for: a delivered event's first run */
+	run: InFlightRun;
 	/** the trigger() of this node when it runs in this process: the event runs through it */
 	executor?: RunExecutor;
 	/** its run was in flight when n8n stopped: it runs again (marked) unless it finished since */
@@ -159,6 +162,10 @@ export function classifyDelivery(
 			}),
 		};
 	}
-	const claimed = { event, eventMs, isTest, ledger, seen, mark };
+	const run: InFlightRun = {
+		...{ key: mark.key, topic: event.topic, leadId: event.id, timestamp: event.timestamp },
+		...{ attempts: 0, origin: 'delivered' },
+	};
+	const claimed = { event, eventMs, isTest, ledger, seen, mark, run };
 	return { claimed: { ...claimed, executor, interrupted, maxAgeSeconds } };
 }

@@ -13,9 +13,9 @@ import { RECOVERY_TIMING } from './timing';
  * Deletes the trigger missed (n8n down or unreachable when the service delivered them): the
  * leads known (listed last time, or run since) and not listed now. Each is handed to the run
  * queue and runs once as `lead/delete` with the lead id and no lead, marked `recovered: true,
- * recoveryReason: 'missed'`; a lead is deleted once, so a delete
- * that ran (delivered or recovered) never runs again. A lead gone only moments ago may still be
- * on its way as a delivery: it waits the settle (n8n's clock) for a follow-up check first.
+ * recoveryReason: 'missed'`; a lead is deleted once, so a delete that ran (delivered or
+ * recovered) never runs again. A lead gone only moments ago may still be on its way as a
+ * delivery: it waits the settle (n8n's clock) for a follow-up check first.
  */
 
 /** The key of a recovered delete's run: a lead is deleted once. */

@@ -7,8 +7,9 @@ import { nodeScope, scopeOf } from '../../shared/state/scope';
 import type { InFlightRun } from '../state/runsInFlight';
 import { eventVersion } from '../state/runsInFlight';
 import { RunRecords } from './records';
-import type { RunOutcome, RunRequest } from './runRequest';
+import type { PreparedRun } from './prepare';
 import { RunQueue } from './queue';
+import type { RunOutcome } from './places';
 import { ExecutionPlaces, leadsPerExecution, RUN_CONCURRENCY } from './places';
 
 /**
@@ -49,7 +50,7 @@ export class RunExecutor {
 
 	readonly queue: RunQueue;
 
-	readonly places: ExecutionPlaces<RunRequest>;
+	readonly places: ExecutionPlaces<PreparedRun>;
 
 	/** the closed executor of the trigger this one replaced (a workflow updated), while it runs */
 	private previous?: RunExecutor;
@@ -205,22 +206,22 @@ export class RunExecutor {
 	}
 
 	/** Runs the run in the next execution a place starts, and records how it ended. */
-	async execute(request: RunRequest): Promise<RunOutcome> {
-		return await this.places.run(request);
+	async execute(prepared: PreparedRun): Promise<RunOutcome> {
+		return await this.places.run(prepared);
 	}
 
 	/** Emits one execution whose items are these runs, and records how it ended for each. */
-	private async executeTogether(requests: RunRequest[]): Promise<RunOutcome[]> {
+	private async executeTogether(requests: PreparedRun[]): Promise<RunOutcome[]> {
 		const records = this.records();
 		const runs = requests.map((request) => {
 			const attempts = (records.inFlight.get(request.run.key)?.attempts ?? 0) + 1;
-			return { ...request.run, attempts } as InFlightRun;
+			return { ...request.run, attempts };
 		});
 		const items: INodeExecutionData[] = requests.map((request, index) => ({
 			json: { ...request.json, ...this.runAgainMark(runs[index]) },
 		}));
 		const done = this.context.helpers.createDeferredPromise<IRun>();
-		requests.forEach((request, index) => records.queued(runs[index], request.watch));
+		requests.forEach((request, index) => records.queued(runs[index], request.keep));
 		// saved by n8n with this emit, before the execution exists
 		records.writeBack();
 		this.context.emit([items], undefined, done, this.deduplicationKey(runs));
@@ -231,7 +232,7 @@ export class RunExecutor {
 		} catch {
 			// n8n did not start the execution (the error is in n8n's log)
 			const after = this.records();
-			requests.forEach((request, index) => after.notStarted(runs[index].key, request.watch));
+			requests.forEach((request, index) => after.notStarted(runs[index].key, request.keep));
 			return requests.map(() => 'notStarted');
 		}
 		if (runs.length > 1 && executionFailed(run)) {

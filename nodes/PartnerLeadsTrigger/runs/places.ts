@@ -1,6 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
-import type { RunOutcome } from './runRequest';
+/** How a run ended here. 'notStarted': not here (its delivery is answered without waiting). */
+export type RunOutcome = 'finished' | 'notStarted';
 
 /**
  * The places where the trigger's executions run, and how many waiting runs one execution may

@@ -1,13 +1,18 @@
 import type { IDataObject, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import type { LeadVersion } from '../../shared/changes/versions';
-import { fetchesFullLead, watchSettingsOf, withChanges } from '../../shared/changes/watchedFields';
+import { decideWatched } from '../../shared/changes/watchDecision';
+import {
+	compareOptionsFor,
+	fetchesFullLead,
+	watchSettingsOf,
+	withChanges,
+} from '../../shared/changes/watchedFields';
 import { isoTimeMs } from '../../shared/isoTime';
 import { leadItem, readLeadFor } from '../../shared/leadItem';
 import { selectedTopics } from '../../shared/topics';
-import { unpackKeptLead, WatchedLeads } from '../state/watchedLeads';
-import type { WatchedOutcome } from './watchedOutcome';
-import { watchedOutcome } from './watchedOutcome';
+import type { WatchedRecord } from '../state/watchedLeads';
+import { packKeptLead, unpackKeptLead, WatchedLeads } from '../state/watchedLeads';
 import type { InFlightRun } from '../state/runsInFlight';
 import { eventVersion } from '../state/runsInFlight';
 import type { RecoveryLedger } from '../state/recoveryLedger';
@@ -15,24 +20,28 @@ import type { ItemRequestOptions } from '../../shared/transport/request';
 
 /**
  * A run the trigger holds in flight, turned into its item and its decision, just before it
- * starts: the event, the lead read now (or that it is gone), and what Fields to Watch says.
- * Every run comes here, a delivered event or one the recovery found missing. A first run is
- * judged against the values its lead's previous run kept; a run again (after a kill, or after
- * its shared execution failed) starts, with the changes from the values kept before it (the
- * same `from`). A failure to read the lead throws: the run stays in flight and is tried again.
+ * starts: the event, the lead read now (or that it is gone), and what Fields to Watch says
+ * (nodes/shared/changes/watchDecision.ts) with the topics chosen. Every run comes here, a
+ * delivered event or one the recovery found missing. A first run is judged against the values
+ * its lead's previous run kept; a run again (after a kill, or after its shared execution
+ * failed) starts, with the changes from the values kept before it (the same `from`). A failure
+ * to read the lead throws: the run stays in flight and is tried again.
  */
 
 /** How a run found by listing is marked, as the recovery gives it. */
 export const MISSED_MARK = { recovered: true, recoveryReason: 'missed' } as const;
 
 export interface PreparedRun {
+	/** the run, carrying the watched values it replaces (so its run again shows the same `from`) */
+	run: InFlightRun;
 	start: boolean;
-	/** a run again: decided by its first run, it starts whatever is kept now */
-	decided: boolean;
 	json: IDataObject;
 	/** recorded as run once it finished */
 	version: LeadVersion;
-	watched?: WatchedOutcome;
+	/** the lead's watched values to keep from the start of the run, and those they replace */
+	keep?: WatchedRecord;
+	/** the lead is gone: its watched values are dropped */
+	drop?: boolean;
 }
 
 /** Where a run is prepared: the trigger's queue, or a delivery its webhook runs itself. */
@@ -59,24 +68,40 @@ export async function prepareRun(
 	const eventMs = isoTimeMs(run.timestamp) ?? 0;
 	const updatedMs = lead ? isoTimeMs(lead.updatedAt) : undefined;
 	const version = updatedMs !== undefined ? { ms: updatedMs, exact: true } : eventVersion(run);
+	const prepared: PreparedRun = { run, start: false, json, version };
 	// The service's late retry of a change a recovery ran meanwhile: the lead says exactly.
 	const { ledger } = preparedFor;
 	const delivered = !decided && run.origin === 'delivered';
 	if (delivered && updatedMs !== undefined && ledger?.mayBeRecovered(run.leadId, eventMs)) {
-		if (ledger.hasRun(run.leadId, updatedMs)) return { start: false, decided, json, version };
+		if (ledger.hasRun(run.leadId, updatedMs)) return prepared;
 	}
+	const test = preparedFor.scope === undefined;
+	const selected = selectedTopics(context.getNodeParameter('events', [])).includes(run.topic);
+	prepared.start = selected || test || decided;
 	const settings = watchSettingsOf(context);
 	const nodeData = context.getWorkflowStaticData('node');
 	const watched = new WatchedLeads(nodeData, preparedFor.scope, settings.fields);
-	const outcome = await watchedOutcome(context, watched, settings, {
-		leadId: run.leadId,
-		topic: run.topic,
-		lead,
-		fallbackMs: eventMs,
-		selected: selectedTopics(context.getNodeParameter('events', [])).includes(run.topic),
-		test: preparedFor.scope === undefined,
-		rerun: decided ? { before: unpackKeptLead(run.watchedBefore) } : undefined,
-	});
-	if (outcome.start && outcome.changes) withChanges(json, outcome.changes);
-	return { start: outcome.start, decided, json, version, watched: outcome };
+	if (!watched.watching) return { ...prepared, drop: !test };
+	const known = decided ? unpackKeptLead(run.watchedBefore) : watched.kept(run.leadId);
+	const decision = await decideWatched(
+		{ topic: run.topic, lead, known, fallbackMs: eventMs, replay: test || decided },
+		settings,
+		() => compareOptionsFor(context, settings.fields),
+	);
+	prepared.start &&= decision.runs;
+	if (prepared.start && decision.changes) withChanges(json, decision.changes);
+	// the editor's test event keeps and drops nothing
+	if (test) return prepared;
+	if (decision.keep) {
+		prepared.keep = { leadId: run.leadId, kept: decision.keep, before: known };
+		if (!decided) prepared.run = { ...run, watchedBefore: packKeptLead(known) };
+	}
+	if (decision.drop) prepared.drop = true;
+	return prepared;
+}
+
+/** Keeps or drops the lead's watched values as the run says, now (where no run starts). */
+export function keepWatchedValues(watched: WatchedLeads, prepared: PreparedRun): void {
+	if (prepared.keep) watched.record(prepared.run.leadId, prepared.keep.kept);
+	else if (prepared.drop) watched.drop(prepared.run.leadId);
 }

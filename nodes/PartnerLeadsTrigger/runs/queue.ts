@@ -2,11 +2,11 @@ import type { ITriggerFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import type { InFlightRun } from '../state/runsInFlight';
+import type { RunOutcome } from './places';
 import { LEAD_READS_AT_ONCE } from './places';
+import type { PreparedRun } from './prepare';
 import { prepareRun } from './prepare';
 import type { RunRecords } from './records';
-import type { RunOutcome, RunRequest } from './runRequest';
-import { packKeptLead } from '../state/watchedLeads';
 
 /**
  * The runs in flight that wait to be run in this process: deliveries accepted and not started,
@@ -34,7 +34,7 @@ export interface QueueExecutor {
 	joined(key: string): Promise<RunOutcome> | undefined;
 	previousRunsLead(leadId: string): boolean;
 	runPrepared(key: string, prepared: () => Promise<RunOutcome>): Promise<RunOutcome>;
-	execute(request: RunRequest): Promise<RunOutcome>;
+	execute(prepared: PreparedRun): Promise<RunOutcome>;
 }
 
 export class RunQueue {
@@ -189,19 +189,10 @@ export class RunQueue {
 		}
 		this.retries.delete(run.key);
 		if (!prepared.start) {
-			this.executor.records().doneWithoutRun(run, prepared.version, prepared.watched);
+			this.executor.records().doneWithoutRun(prepared);
 			return 'finished';
 		}
-		const before = prepared.decided
-			? run.watchedBefore
-			: packKeptLead(prepared.watched?.record?.before);
-		const { key, topic, leadId, timestamp, origin } = run;
-		return await this.executor.execute({
-			run: { key, topic, leadId, timestamp, origin, watchedBefore: before },
-			json: prepared.json,
-			version: prepared.version,
-			watch: prepared.watched?.record,
-		});
+		return await this.executor.execute(prepared);
 	}
 
 	private retryLater(run: InFlightRun, error: Error): void {

@@ -6,16 +6,16 @@ import type { LeadVersion } from '../../shared/changes/versions';
 import { RecoveryLedger } from '../state/recoveryLedger';
 import type { WatchedRecord } from '../state/watchedLeads';
 import { WatchedLeads } from '../state/watchedLeads';
-import type { WatchedOutcome } from './watchedOutcome';
-import { applyWatchedOutcome } from './watchedOutcome';
+import type { PreparedRun } from './prepare';
+import { keepWatchedValues } from './prepare';
 import type { InFlightRun } from '../state/runsInFlight';
 import { RunsInFlight } from '../state/runsInFlight';
 
 /**
  * What the trigger records about its production runs, in one node's static data: the runs in
  * flight, the events that ran (deduplication) and per lead the version that ran (recovery's
- * ledger), and the watched fields' values per lead. Each store merges what the stored copy holds into process memory and writes the
- * union back, so any writer (the emit of `trigger()`, a delivery's save) saves all of it.
+ * ledger), and the watched fields' values per lead. Each store merges what the stored copy
+ * holds into process memory and writes the union back, so any writer (the emit of `trigger()`, a delivery's save) saves all of it.
  */
 export class RunRecords {
 	readonly inFlight: RunsInFlight;
@@ -50,9 +50,9 @@ export class RunRecords {
 	 * A run that starts nothing after all (no watched field changed, a creation seen only for its
 	 * values, a change a recovery ran meanwhile): its values are kept and it counts as run.
 	 */
-	doneWithoutRun(run: InFlightRun, version: LeadVersion, watched: WatchedOutcome | undefined) {
-		if (watched) applyWatchedOutcome(this.watched, run.leadId, watched);
-		this.finished(run, version);
+	doneWithoutRun(prepared: PreparedRun): void {
+		keepWatchedValues(this.watched, prepared);
+		this.finished(prepared.run, prepared.version);
 	}
 
 	/** n8n did not start the run: it leaves the runs in flight, the values before come back. */
