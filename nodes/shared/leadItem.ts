@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { getLead } from './leads';
+import type { LeadTopic } from './topics';
 import { httpCodeOf } from './transport/errors';
 import type { ItemRequestOptions, PartnerLeadsFunctions } from './transport/request';
 
@@ -11,9 +12,10 @@ import type { ItemRequestOptions, PartnerLeadsFunctions } from './transport/requ
  * then the lead as read now, or `leadNotFound` when it was deleted before it could be read.
  */
 
+/** A lead event: what a webhook notification carries (the lead's id, the topic and a time). */
 export interface LeadEvent {
 	id: string;
-	topic: string;
+	topic: LeadTopic;
 	timestamp: string;
 }
 

@@ -54,16 +54,8 @@ async function heldAnswer(
 	executor: RunExecutor,
 	underWay: Promise<RunOutcome>,
 ): Promise<IWebhookResponseData | undefined> {
-	executor.queue.held++;
-	let outcome: RunOutcome | 'stillRunning';
-	try {
-		outcome = await withinHold(underWay);
-	} finally {
-		executor.queue.held--;
-	}
-	return outcome === 'finished' && executor.queue.held > 0
-		? reply(context, 200, { received: true })
-		: undefined;
+	const { outcome, othersHeld } = await executor.queue.whileHeld(withinHold(underWay));
+	return outcome === 'finished' && othersHeld ? reply(context, 200, { received: true }) : undefined;
 }
 
 export async function acceptDelivery(

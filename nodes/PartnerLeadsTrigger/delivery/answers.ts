@@ -1,6 +1,6 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { LeadEvent } from './events';
+import type { LeadEvent } from '../../shared/leadItem';
 
 /** How the trigger answers a delivery itself (n8n then starts no execution). */
 

@@ -9,7 +9,7 @@ import { isoTimeMs } from '../../shared/isoTime';
 import { selectedTopics } from '../../shared/topics';
 import { eventMark, SeenEvents } from '../state/seenEvents';
 import { judgeEventAge, maxEventAgeSeconds } from '../state/eventAge';
-import type { LeadEvent } from './events';
+import type { LeadEvent } from '../../shared/leadItem';
 import { RecoveryLedger } from '../state/recoveryLedger';
 import type { RunExecutor } from '../runs/executor';
 import { runExecutorFor } from '../runs/executor';

@@ -1,13 +1,6 @@
-import type { LeadTopic } from '../../shared/topics';
+import type { LeadEvent } from '../../shared/leadItem';
 import { isRecord } from '../../shared/transport/record';
 import { isLeadTopic } from '../../shared/topics';
-
-/** A webhook notification: the body carries only the lead's id, the topic and a time. */
-export interface LeadEvent {
-	id: string;
-	topic: LeadTopic;
-	timestamp: string;
-}
 
 // Generous bounds: enough for any real id or ISO timestamp, small enough that a hostile
 // body cannot make us fetch or remember something absurd.

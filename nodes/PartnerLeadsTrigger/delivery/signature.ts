@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'crypto';
 
-import type { LeadEvent } from './events';
+import type { LeadEvent } from '../../shared/leadItem';
 
 /** Header names of the service's two signatures: v2 over the raw body, and the legacy one over the event's fields. */
 export const V2_SIGNATURE_HEADER = 'x-svc-signature-v2';

@@ -1,6 +1,6 @@
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { LeadEvent } from './events';
+import type { LeadEvent } from '../../shared/leadItem';
 import { parseLeadEvent } from './events';
 import { freshSecretBox, rememberedSecretBox } from '../state/secretBox';
 import {

@@ -7,6 +7,7 @@ import { figure } from '../../shared/figures';
 import type { RunRecords } from '../runs/records';
 import type { Gone, KeptListing } from '../state/knownLeadIds';
 import type { RecoveryLedger } from '../state/recoveryLedger';
+import type { FollowUps } from './timing';
 import { RECOVERY_TIMING } from './timing';
 
 /**
@@ -27,7 +28,7 @@ function deleteRunKey(leadId: string): string {
 function goneLeads(
 	ledger: RecoveryLedger,
 	listed: ListedLead[],
-	waiting: Map<string, number>,
+	followUps: FollowUps,
 	nowMs: number,
 ): { ready: string[]; deferred: string[]; incomplete: Gone | undefined } {
 	const known = ledger.goneFrom(listed);
@@ -36,15 +37,13 @@ function goneLeads(
 	const stillWaiting = new Map<string, number>();
 	for (const id of known?.ids ?? []) {
 		if (ledger.hasDeleted(id)) continue;
-		const key = `gone ${id}`;
-		const firstSeenMs = waiting.get(key) ?? nowMs;
+		const firstSeenMs = followUps.gone.get(id) ?? nowMs;
 		if (nowMs - firstSeenMs < RECOVERY_TIMING.settleMs) {
-			stillWaiting.set(key, firstSeenMs);
+			stillWaiting.set(id, firstSeenMs);
 			gone.deferred.push(id);
 		} else gone.ready.push(id);
 	}
-	for (const key of [...waiting.keys()]) if (key.startsWith('gone ')) waiting.delete(key);
-	for (const [key, firstSeenMs] of stillWaiting) waiting.set(key, firstSeenMs);
+	followUps.gone = stillWaiting;
 	return gone;
 }
 
@@ -57,11 +56,11 @@ export function recoverDeletes(
 	context: ITriggerFunctions,
 	records: RunRecords,
 	listed: ListedLead[],
-	waiting: Map<string, number>,
+	followUps: FollowUps,
 ): { handedOver: number; deferred: number } {
 	const { ledger } = records;
 	const nowMs = Date.now();
-	const { ready, deferred, incomplete } = goneLeads(ledger, listed, waiting, nowMs);
+	const { ready, deferred, incomplete } = goneLeads(ledger, listed, followUps, nowMs);
 	if (incomplete)
 		context.logger.warn(
 			`Partner Referral Service Trigger: ${incomplete.unnamed > 0 ? `about ${incomplete.unnamed}` : 'some'} leads deleted since the last check could not be identified (in a large portal it tells apart up to ${figure(SKETCH_NAMES_UP_TO)} leads deleted or created between two checks without n8n receiving them), so their deletes do not run. Lower Missed Events Check Interval (Minutes) so that fewer changes fall between two checks`,

@@ -16,6 +16,7 @@ import { nodeScope } from '../../shared/state/scope';
 import { watchedLeadsOf } from '../state/watchedLeads';
 import { RecoveryLedger } from '../state/recoveryLedger';
 import { keepListedIds, listingOf, recoverDeletes } from './deletes';
+import type { FollowUps } from './timing';
 import { RECOVERY_TIMING } from './timing';
 
 /**
@@ -46,11 +47,10 @@ export function openLedger(context: ITriggerFunctions): RecoveryLedger {
  * each is left to a follow-up check until it was first listed at least the settle ago. That
  * wait is measured on n8n's clock (a duration, whatever the clocks read), per trigger node.
  */
-const firstListed = new ProductionNodeMemories<Map<string, number>>('recoveryFollowUps');
+const firstListed = new ProductionNodeMemories<FollowUps>('recoveryFollowUps');
 
-/** Changes (`<id> <version>`) and gone leads (`gone <id>`) first listed, per trigger node. */
-function waitingOf(context: ITriggerFunctions): Map<string, number> {
-	return firstListed.of(nodeScope(context), () => new Map());
+function followUpsOf(context: ITriggerFunctions): FollowUps {
+	return firstListed.of(nodeScope(context), () => ({ changes: new Map(), gone: new Map() }));
 }
 
 /**
@@ -114,7 +114,8 @@ function readyChanges(
 	// with watched fields, creations not chosen are judged too: their values are kept
 	const watching = watchSettingsOf(context).fields.length > 0;
 	const topics = observedTopics(selectedTopics(context.getNodeParameter('events', [])), watching);
-	const waiting = waitingOf(context);
+	const followUps = followUpsOf(context);
+	const waiting = followUps.changes;
 	const stillWaiting = new Map<string, number>();
 	const nowMs = Date.now();
 	const ready: LeadChange[] = [];
@@ -130,10 +131,8 @@ function readyChanges(
 		}
 		if (topics.includes(change.topic)) ready.push(change);
 	}
-	// what no longer waits is forgotten; the deletes waiting are kept (deletes.ts)
-	for (const key of [...waiting.keys()])
-		if (!key.startsWith('gone ') && !stillWaiting.has(key)) waiting.delete(key);
-	for (const [key, seenMs] of stillWaiting) waiting.set(key, seenMs);
+	// what no longer waits is forgotten
+	followUps.changes = stillWaiting;
 	return ready;
 }
 
@@ -191,7 +190,7 @@ export async function recoverMissedEvents(
 	if (topics.some((topic) => topic !== 'lead/delete'))
 		recoverChanges(this, records, listing.leads, outcome);
 	if (topics.includes('lead/delete')) {
-		const deletes = recoverDeletes(this, records, listing.leads, waitingOf(this));
+		const deletes = recoverDeletes(this, records, listing.leads, followUpsOf(this));
 		outcome.recovered += deletes.handedOver;
 		outcome.deferred += deletes.deferred;
 	} else records.ledger.rememberListing(undefined);

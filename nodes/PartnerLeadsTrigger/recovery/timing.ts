@@ -13,3 +13,12 @@ export const RECOVERY_TIMING = {
 	tickMs: 1_000,
 	retryDelayMs: 5 * 60_000,
 };
+
+/**
+ * What waits for a follow-up check: when each change (`<id> <version>`) and each gone lead (its
+ * id) was first listed, on n8n's clock.
+ */
+export interface FollowUps {
+	changes: Map<string, number>;
+	gone: Map<string, number>;
+}

@@ -57,7 +57,7 @@ export class RunQueue {
 	private retryWakeMs = Infinity;
 
 	/** deliveries waiting for the run they started (delivery/accept.ts) */
-	held = 0;
+	private held = 0;
 
 	constructor(
 		private readonly context: ITriggerFunctions,
@@ -91,6 +91,20 @@ export class RunQueue {
 		if (waiting > 1) return undefined;
 		this.take(run);
 		return this.executor.joined(run.key);
+	}
+
+	/**
+	 * A delivery waits for the run it started. Also says whether other deliveries still wait
+	 * for theirs: the last of them to answer saves what finished meanwhile.
+	 */
+	async whileHeld<T>(wait: Promise<T>): Promise<{ outcome: T; othersHeld: boolean }> {
+		this.held++;
+		try {
+			const outcome = await wait;
+			return { outcome, othersHeld: this.held > 1 };
+		} finally {
+			this.held--;
+		}
 	}
 
 	/** Whether runs are on their way to a place: leads being read, runs in flight not taken up. */

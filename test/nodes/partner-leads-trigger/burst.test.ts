@@ -1,7 +1,7 @@
 /* eslint-disable no-console -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { TriggerHost } from '../../harness/webhooks';
 import { RUN_CONCURRENCY } from '../../../nodes/PartnerLeadsTrigger/runs/places';
-import type { LeadEvent } from '../../../nodes/PartnerLeadsTrigger/delivery/events';
+import type { LeadEvent } from '../../../nodes/shared/leadItem';
 import { eventMark } from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp } from './helpers';
