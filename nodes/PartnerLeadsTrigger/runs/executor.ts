@@ -75,12 +75,12 @@ export class RunExecutor {
 		this.places = new ExecutionPlaces(
 			RUN_CONCURRENCY.runs,
 			leadsPerExecution(options.leadsPerExecution),
-			async (requests) => await this.executeTogether(requests),
-			(request) => ({
-				leadId: request.run.leadId,
+			async (preparedRuns) => await this.executeTogether(preparedRuns),
+			(prepared) => ({
+				leadId: prepared.run.leadId,
 				mayShare:
-					request.run.origin === 'delivered' &&
-					(this.records().inFlight.get(request.run.key)?.attempts ?? 0) === 0,
+					prepared.run.origin === 'delivered' &&
+					(this.records().inFlight.get(prepared.run.key)?.attempts ?? 0) === 0,
 			}),
 			() => this.queue.wake(),
 			() => this.queue.moreComing(),
@@ -211,17 +211,17 @@ export class RunExecutor {
 	}
 
 	/** Emits one execution whose items are these runs, and records how it ended for each. */
-	private async executeTogether(requests: PreparedRun[]): Promise<RunOutcome[]> {
+	private async executeTogether(preparedRuns: PreparedRun[]): Promise<RunOutcome[]> {
 		const records = this.records();
-		const runs = requests.map((request) => {
-			const attempts = (records.inFlight.get(request.run.key)?.attempts ?? 0) + 1;
-			return { ...request.run, attempts };
+		const runs = preparedRuns.map((prepared) => {
+			const attempts = (records.inFlight.get(prepared.run.key)?.attempts ?? 0) + 1;
+			return { ...prepared.run, attempts };
 		});
-		const items: INodeExecutionData[] = requests.map((request, index) => ({
-			json: { ...request.json, ...this.runAgainMark(runs[index]) },
+		const items: INodeExecutionData[] = preparedRuns.map((prepared, index) => ({
+			json: { ...prepared.json, ...this.runAgainMark(runs[index]) },
 		}));
 		const done = this.context.helpers.createDeferredPromise<IRun>();
-		requests.forEach((request, index) => records.queued(runs[index], request.keep));
+		preparedRuns.forEach((prepared, index) => records.queued(runs[index], prepared.keep));
 		// saved by n8n with this emit, before the execution exists
 		records.writeBack();
 		this.context.emit([items], undefined, done, this.deduplicationKey(runs));
@@ -232,23 +232,23 @@ export class RunExecutor {
 		} catch {
 			// n8n did not start the execution (the error is in n8n's log)
 			const after = this.records();
-			requests.forEach((request, index) => after.notStarted(runs[index].key, request.keep));
-			return requests.map(() => 'notStarted');
+			preparedRuns.forEach((prepared, index) => after.notStarted(runs[index].key, prepared.keep));
+			return preparedRuns.map(() => 'notStarted');
 		}
 		if (runs.length > 1 && executionFailed(run)) {
 			// Which lead failed is not known: each stays in flight and runs again alone (the queue
 			// takes it up again; a run again never shares), so only that lead stands failed.
 			runs.forEach((failed) => this.failedTogether.add(failed.key));
-			return requests.map(() => 'notStarted');
+			return preparedRuns.map(() => 'notStarted');
 		}
 		const after = this.records();
 		// Refused (n8n ran this key before, and its finish was not saved): what that execution
 		// showed is unknown, so only the event's own version counts as run; a later change is
 		// the recovery's to find.
-		requests.forEach((request, index) =>
-			after.finished(runs[index], run ? request.version : eventVersion(runs[index])),
+		preparedRuns.forEach((prepared, index) =>
+			after.finished(runs[index], run ? prepared.version : eventVersion(runs[index])),
 		);
-		return requests.map(() => 'finished');
+		return preparedRuns.map(() => 'finished');
 	}
 
 	/** The mark of a run again: after its shared execution failed, or after an interruption. */
