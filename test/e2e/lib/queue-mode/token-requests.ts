@@ -61,6 +61,10 @@ function groupHoldingPort(
 ): number | undefined {
 	const inode = socketInode(clientPort, serverPort);
 	if (inode === undefined) return undefined;
+	// The n8n process itself asks (nodes run in it): its own fds first. The scan of every process
+	// below runs synchronously in the runner: while it reads the /proc entries of a process that
+	// another scenario is killing, the whole runner waits (CI once saw a stall of a minute there).
+	for (const leader of groups) if (holdsSocket(String(leader), inode)) return leader;
 	for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
 		const group = processGroup(pid);
 		if (group !== undefined && groups.has(group) && holdsSocket(pid, inode)) return group;
