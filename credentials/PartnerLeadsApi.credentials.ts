@@ -11,20 +11,8 @@ import { plainHttpProblem } from '../nodes/shared/transport/connection';
 import { accessTokenFor } from '../nodes/shared/transport/token';
 
 /**
- * OAuth 2.0 client credentials for the Partner Referral Service.
- *
- * The token exchange is a JSON request with an `audience`, which n8n's generic OAuth2
- * credential cannot send, so the token is fetched in `preAuthentication` and kept in the
- * hidden expirable `accessToken` field. n8n stores it with the credential and calls
- * `preAuthentication` again only when the field is empty or a request answered 401; the
- * transport also empties it for one request when the token is near expiry
- * (`renewalDueAt`), so it is renewed before it fails. Executions that read the credential
- * before another one's new token was saved get the token this process was issued
- * (`nodes/shared/transport/tokenCache.ts`): one token request per process and token
- * lifetime, never per item or execution, also when executions start or renew together.
- *
- * The Test button runs `partnerLeadsApiTest` (the nodes name it with `testedBy`), which gives
- * the same message for each failure on every n8n line.
+ * OAuth 2.0 client credentials. n8n's OAuth2 credential cannot send the JSON `audience` request,
+ * so `preAuthentication` gets the token: n8n calls it when `accessToken` is empty or after a 401.
  */
 export class PartnerLeadsApi implements ICredentialType {
 	name = 'partnerLeadsApi';
@@ -47,8 +35,6 @@ export class PartnerLeadsApi implements ICredentialType {
 		apiBaseUrlPlaceholder: 'https://api.example.com/1.0/api/company/{companyId}/leads',
 	};
 
-	// Each value with where it is found: the key in the portal (spec, section 5), the addresses
-	// and the Company ID from the provider with API access (no portal page shows them).
 	properties: INodeProperties[] = [
 		{
 			displayName: 'Environment',
@@ -158,17 +144,12 @@ export class PartnerLeadsApi implements ICredentialType {
 		return { accessToken, renewalDueAt: renewAfter };
 	}
 
-	/**
-	 * Sets the bearer header in code rather than with a `{{$credentials.accessToken}}`
-	 * expression: n8n evaluates such an expression on every request, which cost 15-30% of
-	 * the request rate in the benchmarks.
-	 */
+	/** In code: a `{{$credentials.accessToken}}` expression cost 15-30% speed (bench/README.md). */
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		// The token never goes over plain http to another machine, whoever builds the URL
-		// (our nodes, the credential test, n8n's HTTP Request node).
+		// No token over plain http to another machine, whoever built the URL (e.g. HTTP Request node).
 		const target = URL.canParse(requestOptions.url)
 			? requestOptions.url
 			: (requestOptions.baseURL ?? '');

@@ -22,9 +22,7 @@ export class PartnerLeads implements INodeType {
 		},
 		group: ['transform'],
 		version: 1,
-		// A sentence, each operation's `action` looked up by resource and operation ("Create or
-		// update a lead", not "upsert: lead"); test/nodes/partner-leads/subtitle.test.ts keeps the
-		// table equal to the operations' actions (n8n's lint wants the subtitle as one literal).
+		// Each operation's `action` (one literal for n8n's lint; subtitle.test.ts keeps them equal).
 		subtitle:
 			'={{ ({"lead:create":"Create a lead","lead:upsert":"Create or update a lead","lead:get":"Get a lead","lead:getMany":"Get many leads","lead:update":"Update a lead","leadSchema:get":"Get the lead schema","webhookSubscription:create":"Create a webhook subscription","webhookSubscription:delete":"Delete a webhook subscription","webhookSubscription:getMany":"Get many webhook subscriptions"})[$parameter["resource"] + ":" + $parameter["operation"]] || $parameter["operation"] }}',
 		description:

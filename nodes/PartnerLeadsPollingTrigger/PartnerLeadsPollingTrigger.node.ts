@@ -19,12 +19,7 @@ import {
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
 import { DEFAULT_LIST_REQUESTS_PER_MINUTE, pollLeads } from './poll';
 
-/**
- * The trigger for n8n without a public HTTPS address: it polls the list of leads instead of
- * receiving webhooks. A node of its own, not a mode of the webhook trigger: n8n runs a node
- * type's poll() before its trigger() and webhook in manual runs, and the Poll Times parameter
- * and the editor's "Fetch Test Event" come with the node type (docs/design/polling.md).
- */
+/** Polls the leads, for n8n without public HTTPS; why a node of its own: docs/design/polling.md. */
 export class PartnerLeadsPollingTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Partner Referral Service Polling Trigger',

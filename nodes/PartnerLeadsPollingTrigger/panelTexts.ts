@@ -1,9 +1,6 @@
 import type { TriggerPanelDefinition } from 'n8n-workflow';
 
-/**
- * What n8n's editor says about this trigger (see the webhook trigger's panelTexts.ts): how to
- * get a sample, and what happens once the workflow is published (activated on n8n 1.x).
- */
+/** What n8n's editor says about this trigger (like the webhook trigger's panelTexts.ts). */
 export const EVENT_TRIGGER_DESCRIPTION =
 	'Reading the newest lead from the Partner Referral Service';
 

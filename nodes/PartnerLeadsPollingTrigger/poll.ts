@@ -19,20 +19,10 @@ import { PollWatch } from './pollWatch';
 import { newestLeadSample } from './sample';
 import { registerProcessCache } from '../shared/state/processMemory';
 
-/**
- * One poll: reads the portal's leads and returns, in one execution, each lead created,
- * updated or deleted since the last poll, once, in the output shape of a delivery marked
- * `polled: true`. A lead changed several times between polls runs once, as it is now.
- */
-
-/**
- * - marginMs: the watermark stays this far (service time) below the newest change listed, so
- *   a change committed late, or listed out of order while the list is read, still runs at a
- *   later poll; the changes run above the watermark are remembered so none runs twice.
- */
+/** marginMs: the watermark trails the newest change (service time), so late changes still run. */
 export const POLL_TIMING = { marginMs: 60_000 };
 
-/** Default "List Requests per Minute": polls are spaced so that reading the list averages at most this. */
+/** Default "List Requests per Minute": polls are spaced to keep list reads at this average. */
 export const DEFAULT_LIST_REQUESTS_PER_MINUTE = 30;
 
 /** Poll contexts that polled already: n8n keeps one per activation and reuses it for every poll. */
@@ -43,11 +33,7 @@ registerProcessCache('pollContexts', {
 	},
 });
 
-/**
- * What the poll state knows: changes above the watermark run unless their version ran. A lead
- * is new when its id was not listed at the last poll, or (ids not kept) when it was created
- * after the watermark; either way only if no version of it ran yet.
- */
+/** Changes above the watermark run unless their version ran; a lead is new only if none ran. */
 function knownTo(state: PollState): KnownChanges {
 	return {
 		sinceMs: state.since,
@@ -58,7 +44,6 @@ function knownTo(state: PollState): KnownChanges {
 	};
 }
 
-/** Whether the last read was too recent for the List Requests per Minute. */
 function tooSoon(context: IPollFunctions, state: PollState, nowMs: number): boolean {
 	const options = context.getNodeParameter('options', {}) as { listRequestsPerMinute?: number };
 	const rate = Number(options.listRequestsPerMinute ?? DEFAULT_LIST_REQUESTS_PER_MINUTE);
@@ -72,15 +57,10 @@ interface Outputs {
 	handled: Array<{ id: string; version: number }>;
 	/** the changes left to the next poll: rate limits or the poll's time cut fetching short */
 	left: LeadChange[];
-	/** why changes were left */
 	leftBecause?: 'rateLimited' | 'outOfTime';
 }
 
-/**
- * The outputs, oldest change first; with watched fields only the changes where one changed. A
- * 429 past the wait budget keeps what was fetched, and so does the poll's time running out
- * (`endsAtMs`, pollDeadline.ts).
- */
+/** Outputs, oldest first. A 429 past the wait budget or the deadline keeps what was fetched. */
 async function outputsOf(
 	context: IPollFunctions,
 	changes: LeadChange[],
@@ -111,10 +91,7 @@ async function outputsOf(
 	return outputs;
 }
 
-/**
- * The leads present at activation never run: the watermark starts the margin below the
- * newest change listed (service time), and the leads above it go into the `ran` list.
- */
+/** Leads present at activation never run: those above the first watermark go into `ran`. */
 function baseline(
 	nodeData: IDataObject,
 	listing: Listing,
@@ -146,6 +123,7 @@ function nextState(state: PollState, listing: Listing, judged: Judgement, output
 	return { since, ids };
 }
 
+/** One poll: each lead changed since the last one runs once, as it is now (`polled: true`). */
 export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	if (this.getMode() === 'manual') return await newestLeadSample(this);
 	const nodeData = this.getWorkflowStaticData('node');
@@ -180,8 +158,7 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 			})),
 		);
 	if (outputs.leftBecause) warnLeft(this, outputs.left.length, outputs.leftBecause);
-	// Saved by n8n with the execution these items start (with durable cursors, also when
-	// there are none): a restart before then repeats this poll.
+	// n8n saves this with the execution it starts: a restart before then repeats this poll.
 	const saved = POLL_STATE.save(nodeData, {
 		...state,
 		...nextState(state, listing, judged, outputs),

@@ -5,16 +5,10 @@ import type { Listing } from '../shared/changes/listing';
 import { listLeads } from '../shared/changes/listing';
 import { httpCodeOf } from '../shared/transport/errors';
 
-/**
- * Pages requested ahead while reading: every poll reads the whole list, and past its end
- * each page read ahead is a request for nothing, so fewer than the transport's default.
- */
+/** Fewer than the default: a poll reads to the end, where each page read ahead is wasted. */
 export const POLL_READ_AHEAD_PAGES = 4;
 
-/**
- * Reads the whole list of leads for a poll. Past the transport's wait budget for 429s the
- * poll stops with one message, changes nothing, and the next poll starts from the same point.
- */
+/** Reads all leads. Too many 429s stop the poll, changing nothing; the next starts from there. */
 export async function listForPoll(context: IPollFunctions): Promise<Listing> {
 	try {
 		return await listLeads(context, { readAhead: POLL_READ_AHEAD_PAGES });

@@ -6,28 +6,12 @@ import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
 import { StaticStore } from '../shared/state/nodeStore';
 
 /**
- * What the polling trigger keeps between polls, a `StaticStore` of the state layer
- * (nodes/shared/state/nodeStore.ts): the poll is its only writer. n8n saves it when a poll
- * starts an execution (and after activation); with durable poll cursors (n8n 2.36+) in the
- * same transaction as the execution, and after a poll that starts nothing too. A restart
- * before that save repeats the poll's window: nothing is lost and nothing runs twice
- * (docs/design/polling.md).
- *
- * Times that judge changes are the service's own (its leads' updatedAt/createdAt), never
- * n8n's clock: the two machines' clocks may differ by any amount (docs/design/polling.md).
- *
- * - `since`: the watermark, in service time (epoch ms): every lead change stamped at or
- *   before it ran, or predates the activation; the next poll judges only the changes after it.
- * - `ran`: per lead (hashed id), the version (updatedAt) that ran above the watermark, so a
- *   change is not run again while it stays above it. Bounded: at most POLL_RAN_CAPACITY
- *   leads (29 bytes each), and the versions at or below the watermark are forgotten.
- * - `ids`: the leads seen at the last poll, for creates and deletes (left out above MAX_LEAD_ID_BYTES).
- * - `readAtMs`, `readRequests`: when the list was last read (n8n's clock) and what it cost,
- *   so polls are spaced to the List Requests per Minute.
- *
- * Beside it, under its own key and written with each poll (pollWatch.ts): with Fields to Watch,
- * the watched values per lead (nodes/shared/changes/watchedValues.ts), 29 bytes a lead plus the
- * values, at most MAX_WATCHED_BYTES (2,000,000).
+ * Polling state, written only by the poll and saved with the execution it starts. Times are the
+ * service's, never n8n's clock (docs/design/polling.md).
+ * - `since`: the watermark; only changes after it are judged.
+ * - `ran`: per lead, the version that ran above the watermark, so it does not run again.
+ * - `ids`: the leads listed last poll, for creates and deletes.
+ * - `readAtMs`, `readRequests`: the last read (n8n's clock) and its cost, to space polls.
  */
 
 /** Leads whose version above the watermark is remembered; beyond it the watermark rises. */
@@ -61,11 +45,7 @@ function readState(stored: IDataObject): PollState | undefined {
 	};
 }
 
-/**
- * The stored form. The `ran` list first forgets what the watermark covers and the oldest
- * beyond its capacity (the watermark then rises to them: they ran); the ids are left out
- * above MAX_LEAD_ID_BYTES (`idsTracked` false).
- */
+/** `ran` forgets what the watermark covers and the oldest past capacity (the watermark rises). */
 function storedState(state: PollStateToWrite): IDataObject {
 	const packed = packIds(state.ids);
 	const idsTracked = packedBytes(packed) <= MAX_LEAD_ID_BYTES;

@@ -19,11 +19,7 @@ import {
 import { isRecord } from '../shared/transport/record';
 import { StaticStore } from '../shared/state/nodeStore';
 
-/**
- * The watched values per lead, in the form the webhook trigger keeps too
- * (nodes/shared/changes/watchedValues.ts), a `StaticStore` of the state layer: the poll is its
- * only writer. Values kept for other fields do not count; with no field watched, none are kept.
- */
+/** Watched values per lead, kept as the webhook trigger keeps them; only the poll writes them. */
 export const POLL_WATCHED_VALUES = new StaticStore<
 	WatchedState,
 	WatchedState,
@@ -39,12 +35,7 @@ export const POLL_WATCHED_VALUES = new StaticStore<
 	stored: (state) => (state.values.fields.length > 0 ? storedWatchedValues(state) : undefined),
 });
 
-/**
- * Fields to Watch for the polling trigger: each poll compares the changed leads' watched values
- * with those kept, runs only the leads where one changed (to a chosen value), and keeps the new
- * values. The poll is the only writer: the values are read when it starts and written with its
- * state, saved by n8n with the execution it starts (a restart before repeats the poll).
- */
+/** Fields to Watch for polling: only leads where a watched value changed run. */
 export class PollWatch {
 	private options?: Promise<CompareOptions>;
 
@@ -76,10 +67,7 @@ export class PollWatch {
 		this.state.values.record(leadKey(id), { ms, row });
 	}
 
-	/**
-	 * Judges a change of a chosen topic as fetched (`json.lead`) with the decision both triggers
-	 * share (watchDecision.ts), keeps or drops its values, and adds the changes to the item.
-	 */
+	/** Decides a fetched change as the webhook trigger does (watchDecision.ts); adds its changes. */
 	async runs(change: LeadChange, json: IDataObject): Promise<boolean> {
 		if (!this.watching) return true;
 		const key = leadKey(change.id);

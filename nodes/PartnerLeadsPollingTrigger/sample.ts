@@ -7,11 +7,7 @@ import { fetchesFullLead } from '../shared/changes/watchedFields';
 import { listForPoll } from './pollListing';
 import { PollWatch } from './pollWatch';
 
-/**
- * "Fetch Test Event" (n8n calls poll() in manual mode): the newest lead, in the output shape
- * the workflow gets. Reads only; creates nothing on the service and leaves the poll state
- * alone. The list's order is not published, so the whole list is read for the newest.
- */
+/** "Fetch Test Event": the newest lead, read only. The list order is unknown, so all is read. */
 export async function newestLeadSample(context: IPollFunctions): Promise<INodeExecutionData[][]> {
 	const { leads } = await listForPoll(context);
 	let newest: { listed: ListedLead; version: number } | undefined;
@@ -38,7 +34,6 @@ export async function newestLeadSample(context: IPollFunctions): Promise<INodeEx
 		fetchesFullLead(context),
 		'polled',
 	);
-	// with watched fields: the changes against the values the poll keeps (read only)
 	await PollWatch.read(context, context.getWorkflowStaticData('node')).addSampleChanges(
 		listed.id,
 		json,

@@ -37,8 +37,7 @@ export class PartnerLeadsTrigger implements INodeType {
 			dark: 'file:../../icons/partnerLeads.dark.svg',
 		},
 		group: ['trigger'],
-		// One version. Not 1: n8n 2.x evaluates an expression in an isolate for every request to a
-		// version 1 webhook node (`options.binaryData`, meant for its own Webhook node).
+		// Not 1: n8n 2.x runs an expression isolate on every request to a version-1 webhook node.
 		version: 1.1,
 		// readable event names, as the Events option shows them, not the service's topic values
 		subtitle: TOPIC_NAMES_EXPRESSION,

@@ -1,11 +1,6 @@
 import type { TriggerPanelDefinition } from 'n8n-workflow';
 
-/**
- * What n8n's editor says about this trigger, in place of its generic "go to Partner Referral
- * Service and create an event": on the canvas while listening (`eventTriggerDescription`), in
- * the node's trigger panel (`triggerPanel`) and in the dialog after publishing
- * (`activationMessage`). n8n 2.x publishes a workflow where 1.x activates it; both are named.
- */
+/** Editor texts instead of n8n's generic hint; 2.x "publishes" where 1.x "activates": name both. */
 export const EVENT_TRIGGER_DESCRIPTION =
 	'Waiting for you to create or change a lead in the partner portal';
 

@@ -13,9 +13,8 @@ import type { StoredSubscription, StoredSubscriptions } from './state/subscripti
 import { storedEntries, SUBSCRIPTIONS, unreadableIds } from './state/subscriptions';
 
 /**
- * The subscription lifecycle n8n drives on activation (checkExists, then create if it
- * returned false) and deactivation (delete). One subscription per selected topic, all
- * delivering to this node's webhook URL; their ids and signing secrets live in static data.
+ * Subscription lifecycle n8n drives (checkExists, then create if false; delete on deactivation).
+ * One subscription per selected topic; ids and signing secrets live in static data.
  */
 
 interface RemoteSubscription {
@@ -107,10 +106,7 @@ async function deleteQuietly(this: IHookFunctions, ids: Iterable<string>): Promi
 	}
 }
 
-/**
- * The service refuses plain-http and localhost receivers (it delivers over HTTPS only). The user fixes
- * that in n8n's configuration, not in the node, so the error says where.
- */
+/** The service refuses http and localhost URLs; the fix is in n8n's config, as the error says. */
 function isHttpsRefusal(error: unknown): boolean {
 	if (httpCodeOf(error) !== '400') return false;
 	const record = error as { errorResponse?: JsonObject; message?: string; description?: string };
@@ -135,8 +131,7 @@ function subscriptionError(
 			},
 		);
 	}
-	// A refusal (4xx) comes with the transport's advice on what to fix; for a failure or no
-	// answer that advice is about repeating lead creates, which does not apply here.
+	// Only a 4xx's advice fits here; for other failures it is about repeating lead creates.
 	const advice = httpCodeOf(error)?.startsWith('4')
 		? `${(error as { description?: string }).description ?? ''} `
 		: '';
@@ -184,10 +179,7 @@ async function createSubscription(
 	return { id, signingSecret };
 }
 
-/**
- * Undoes a create that failed midway: deletes what this call made, then anything else at
- * the URL that is not kept (a create answered with an error may still have been applied).
- */
+/** Undoes a failed create, also at the URL (an errored create may still have been applied). */
 async function rollBack(
 	this: IHookFunctions,
 	created: Array<[LeadTopic, string]>,
@@ -212,9 +204,8 @@ async function rollBack(
 }
 
 /**
- * True when every selected topic has a stored subscription that still exists on the
- * service for this URL, and no other subscription of this key points at the URL (a crash
- * may leave some whose secrets are lost). Reads only; create() repairs.
+ * True when each selected topic's stored subscription still exists for this URL and no other
+ * subscription points at it (a crash may leave some). Reads only; create() repairs.
  */
 export async function subscriptionsExist(this: IHookFunctions): Promise<boolean> {
 	const stored = SUBSCRIPTIONS.read(this.getWorkflowStaticData('node'), await freshSecretBox(this));
@@ -236,12 +227,7 @@ export async function subscriptionsExist(this: IHookFunctions): Promise<boolean>
 	return allPresent && !strangers;
 }
 
-/**
- * Makes the service match the selected topics: keeps stored subscriptions that still exist
- * here, removes every other subscription of this key pointing at this URL (left by a crash
- * or a previous topic selection), then creates the missing ones. If a creation fails, the
- * ones made by this call are removed again and the error says what to do.
- */
+/** Makes the service match the selected topics; rolls back its creations on failure. */
 export async function createSubscriptions(this: IHookFunctions): Promise<boolean> {
 	const nodeData = this.getWorkflowStaticData('node');
 	const url = webhookUrlOf(this);
@@ -273,10 +259,8 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 	// delete() nothing wrong to act on.
 	SUBSCRIPTIONS.save(nodeData, kept, box);
 	for (const id of new Set(stale)) await deleteSubscription.call(this, id);
-	// Unreadable secrets this key does not list were made with another key (the credential
-	// got a new one): removed if the service lets us, never a reason to fail activation.
-	// Ones this key lists for another URL are left alone: they may serve another workflow
-	// this one was copied from, whose static data came along.
+	// Unreadable secrets this key does not list were made with an older key: removed if possible,
+	// never failing activation. Ones listed for another URL may serve a copied workflow: kept.
 	const remoteIds = new Set(remote.map((item) => item.id));
 	await deleteQuietly.call(
 		this,
@@ -301,10 +285,7 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 	return true;
 }
 
-/**
- * Deletes every stored subscription (one already gone is fine) and forgets them. Those
- * that could not be deleted stay stored, so the next activation or deactivation retries.
- */
+/** Deletes and forgets every stored subscription; those that fail stay stored for a retry. */
 export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean> {
 	const nodeData = this.getWorkflowStaticData('node');
 	const box = await freshSecretBox(this);

@@ -14,21 +14,12 @@ import {
 } from './recovery/recover';
 import { RECOVERY_TIMING } from './recovery/timing';
 
-/**
- * The trigger's `trigger()`: n8n runs it only where it runs triggers and pollers (the one
- * main process, or the leader in queue mode), so there is one recovery per workflow however
- * many webhook processes and workers there are. It checks for missed events shortly after
- * n8n starts (or the workflow is re-activated) and then on the user's interval.
- */
+/** `trigger()` runs only in the main process (or queue-mode leader): one recovery per workflow. */
 
-/** Default "Missed Events Check Interval": a full list read every 6 hours keeps the request rate low. */
+/** Default check interval: a full list read every 6 hours keeps the request rate low. */
 export const DEFAULT_CHECK_INTERVAL_MINUTES = 360;
 
-/**
- * Waits until the time, or until closed: the signal ends the sleep at once where n8n's
- * `sleep` takes one (n8n 2.x); elsewhere (n8n 1.x ignores it) the wait wakes up every tick to
- * look. No timer of a deactivated trigger outlives its closeFunction by more than a tick.
- */
+/** Waits until the time or close; wakes every tick as n8n 1.x's `sleep` ignores the signal. */
 async function waitUntil(dueMs: number, closing: AbortSignal): Promise<void> {
 	while (!closing.aborted && Date.now() < dueMs)
 		await sleep(Math.min(RECOVERY_TIMING.tickMs, dueMs - Date.now()), closing).catch(
@@ -55,10 +46,7 @@ function manualTestRun(context: ITriggerFunctions): ITriggerResponse {
 	};
 }
 
-/**
- * Lists the leads the portal holds at activation, in its own time: none of them is ever
- * recovered. If the list cannot be read now, the first check lists it.
- */
+/** Lists the portal's leads at activation (never recovered); on failure the first check does. */
 async function baselineAtActivation(context: ITriggerFunctions): Promise<boolean> {
 	try {
 		await takeBaselineIfDue.call(context);
@@ -125,8 +113,7 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 	const executor = registerRunExecutor(this);
 	if (newActivation) executor.records().inFlight.clear();
 	const closing = new AbortController();
-	// Events accepted and not run when n8n stopped run now; runs it stopped in the middle run
-	// again, marked.
+	// Accepted runs not started run now; interrupted ones run again, marked.
 	if (!newActivation) executor.wake();
 	let checkInProgress: (() => Promise<unknown>) | undefined;
 	const recover = this.getNodeParameter('recoverMissedEvents', true) !== false;
@@ -136,8 +123,7 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 		if (recover) checkInProgress = startChecks(this, closing, executor, newActivation && listed);
 	}
 	return {
-		// The wait ends now (or within a tick); a check in progress stops before it starts
-		// anything more, and deactivation waits for that. Runs under way still finish.
+		// Deactivation waits for a check in progress to stop; runs under way still finish.
 		closeFunction: async () => {
 			closing.abort();
 			unregisterRunExecutor(executor);

@@ -12,16 +12,11 @@ import { WatchedLeads } from './state/watchedLeads';
 import { keepWatchedValues, prepareRun } from './runs/prepare';
 
 /**
- * Handles one delivery of a lead event: verify, deduplicate, then either accept it for
- * `trigger()` to run (delivery/accept.ts, where `trigger()` runs in this process) or fetch the
- * lead and start one execution from here. The service retries anything but a 200, so a 200
- * means "done with this event" and is only sent once the event is saved to run (or needs none).
+ * One delivery: verify, deduplicate, then accept for `trigger()` or run from here. The service
+ * retries all but a 200, so a 200 goes out only once the event is saved to run (or needs none).
  */
 
-/**
- * Process where `trigger()` does not run (a test event; a queue-mode webhook process): fetch
- * the lead, record what ran, acknowledge, and start the execution from the webhook.
- */
+/** Where `trigger()` does not run (test event, queue-mode webhook process): run from here. */
 async function processDelivery(
 	context: IWebhookFunctions,
 	claimed: ClaimedEvent,
@@ -33,9 +28,8 @@ async function processDelivery(
 		prepared = await prepareRun(context, run, {
 			scope,
 			ledger,
-			// The service redelivers what is not acknowledged: answering at once lets its retries do
-			// the waiting. Well inside its delivery timeout (10 s): a longer 429 wait would only make
-			// it give up on this attempt and send the delivery again anyway.
+			// Answer fast and let the service's retries wait: a 429 wait near its 10 s timeout would
+			// only make it send the delivery again.
 			read: { repeatable: false, rateLimitBudgetMs: 3_000 },
 		});
 	} catch (error) {
@@ -60,10 +54,8 @@ async function processDelivery(
 		seen.remember(mark);
 		if (!prepared.start) return { webhookResponse: { received: true, started: false } };
 	}
-	// Acknowledged here, before n8n starts the execution: n8n 2.x saves what a webhook changed
-	// in static data only when the webhook answered itself (starting the execution first resets
-	// the change flag), and this record is what stops the event from running again in another
-	// webhook process or after a restart. n8n 1.x answers before starting the execution anyway.
+	// Answered before the execution starts: n8n 2.x saves a webhook's static data only when the
+	// webhook answered itself, and this record stops the event running again after a restart.
 	context.getResponseObject().status(200).json({ received: true });
 	return { noWebhookResponse: true, workflowData: [[{ json: prepared.json }]] };
 }

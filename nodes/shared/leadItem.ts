@@ -5,12 +5,7 @@ import type { LeadTopic } from './topics';
 import { httpCodeOf } from './transport/errors';
 import type { ItemRequestOptions, PartnerLeadsFunctions } from './transport/request';
 
-/**
- * The item a trigger gives for a lead event, built here for every path (a delivery, the
- * editor's test event, a run again after a kill, a recovered change or delete, a poll, Fetch
- * Test Event): `event` (id, topic, time), the marks of how it came (`recovered`, `polled`),
- * then the lead as read now, or `leadNotFound` when it was deleted before it could be read.
- */
+/** The item a trigger gives for a lead event, the same on every path (delivery, poll, ...). */
 
 /** A lead event: what a webhook notification carries (the lead's id, the topic and a time). */
 export interface LeadEvent {
@@ -22,10 +17,7 @@ export interface LeadEvent {
 /** The lead as read for an item: read, gone (the service answered 404), or not read. */
 export type LeadRead = { lead: IDataObject } | { notFound: true } | { notRead: true };
 
-/**
- * Reads the event's lead when the item carries it (Fetch Full Lead on, not a delete). A lead
- * gone meanwhile is `notFound`: the event still happened, so it runs. Other failures throw.
- */
+/** Reads the event's lead if wanted; a lead gone meanwhile is `notFound` (the event still runs). */
 export async function readLeadFor(
 	context: PartnerLeadsFunctions,
 	event: Pick<LeadEvent, 'id' | 'topic'>,

@@ -4,8 +4,6 @@ import { isRecord } from './transport/record';
 import type { ItemRequestOptions, PartnerLeadsFunctions } from './transport/request';
 import { apiRequest } from './transport/request';
 
-/** Leads as both nodes read and write them. `options` passes the item index and pacing through. */
-
 export function leadPath(leadId: string): string {
 	return `/leads/${encodeURIComponent(leadId)}`;
 }
@@ -54,11 +52,7 @@ function isWholeLead(payload: unknown, leadId: string): payload is IDataObject {
 	);
 }
 
-/**
- * PATCH changes only the fields sent. The service does not promise what it answers: the
- * whole lead, a part of it, or nothing. Anything but the whole lead is followed by a GET,
- * so the output is the lead as it is now.
- */
+/** PATCH may answer the whole lead, part of it or nothing; anything less is followed by a GET. */
 export async function patchLead(
 	this: PartnerLeadsFunctions,
 	leadId: string,

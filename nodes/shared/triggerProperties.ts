@@ -2,8 +2,6 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { LEAD_TOPIC_OPTIONS } from './topics';
 
-/** Parameters both triggers (webhooks, polling) offer, with their own explanations. */
-
 export function eventsProperty(description: string): INodeProperties {
 	return {
 		displayName: 'Events',

@@ -52,7 +52,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as PartnerLeadsResource;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	// One schema request per run, however many items need it.
 	let schema: Promise<LeadField[]> | undefined;
 	const run: OperationRun = {
 		leadSchema: async () => await (schema ??= fetchLeadSchema.call(this)),

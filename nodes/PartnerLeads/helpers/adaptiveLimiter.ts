@@ -13,22 +13,14 @@ export interface LimiterSettings {
 	max: number;
 	/** requests in flight at the start; default `max` */
 	initial?: number;
-	/**
-	 * Grow by one per success until the first 429 or 5xx (slow start), instead of by one per
-	 * `growAfterSuccesses` successes. For the automatic setting: it finds the service's pace fast.
-	 */
+	/** grow by one per success until the first 429 or 5xx (finds the service's pace fast) */
 	slowStart?: boolean;
 	/** successes that raise the allowed concurrency by one, after slow start; default 8 */
 	growAfterSuccesses?: number;
 	clock?: LimiterClock;
 }
 
-/**
- * A bounded number of requests in flight that adapts to the service (additive increase,
- * multiplicative decrease, as TCP does): it grows while requests are answered, halves on a
- * 429 or a 5xx, and after a 429 starts no request until the service's Retry-After has passed,
- * so requests waiting their turn do not all run into the same limit.
- */
+/** Requests in flight, AIMD like TCP: grows on success, halves on 429/5xx, obeys Retry-After. */
 export class AdaptiveLimiter {
 	readonly max: number;
 
@@ -69,8 +61,7 @@ export class AdaptiveLimiter {
 		} else {
 			await new Promise<void>((resolve) => this.waiting.push(resolve));
 		}
-		// Bounded: each turn sleeps until the latest pause ends, and pauses come from 429s,
-		// which the transport stops retrying after its own budget.
+		// Bounded: pauses come from 429s, which the transport stops retrying after its budget.
 		for (let wait = this.pausedUntil - this.clock.now(); wait > 0; ) {
 			await this.clock.sleep(wait);
 			wait = this.pausedUntil - this.clock.now();
@@ -94,10 +85,7 @@ export class AdaptiveLimiter {
 		}
 	}
 
-	/**
-	 * A 429 for a request whose slot was granted in `generation`; `retryAfterMs` is how long
-	 * the service asked to wait.
-	 */
+	/** A 429 for a slot granted in `generation`; `retryAfterMs` is the wait the service asked for. */
 	onRateLimited(generation: number, retryAfterMs = 0): void {
 		this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + Math.max(0, retryAfterMs));
 		this.decrease(generation);

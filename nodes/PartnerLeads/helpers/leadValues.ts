@@ -9,34 +9,20 @@ import { coerceFieldValue, isEmptyValue } from '../../shared/schema/fieldTypes';
 import type { LeadWritePurpose } from './schema';
 import { CREDIT_FIELD_IDS, isWritableFor, writableLeadFields } from './schema';
 
-/**
- * Lead values: read from an item and the node's parameters, checked and converted against
- * the portal's schema before anything is sent, split into the request body; and the
- * simplified form of a lead the read operations output.
- */
-
 /** The stored value of a `resourceMapper` parameter. */
 interface MapperValue {
 	mappingMode?: string;
 	value?: IDataObject | null;
 }
 
-/**
- * The Lead Fields parameter of one item. Reading it evaluates every expression in it, so an
- * item reads it once.
- */
+/** Reading Lead Fields evaluates all its expressions, so each item reads it once. */
 function readMapper(this: IExecuteFunctions, itemIndex: number): MapperValue {
 	return (this.getNodeParameter('leadFields', itemIndex, {}) ?? {}) as MapperValue;
 }
 
 /**
- * The lead values of one item, as the user mapped them in Lead Fields. In "Map Automatically"
- * mode the item's own keys that are schema field ids are taken, including the ones under a
- * `customFields` object, so the output of Lead > Get can be fed straight back in.
- *
- * The whole parameter is read (not `leadFields.value`) so that the node checks values
- * against the live schema itself, with its own messages, rather than against the copy of
- * the schema saved in the workflow.
+ * One item's Lead Fields. Auto-mapping takes item keys that are field ids, also in `customFields`
+ * (so Lead > Get output fits). Reads the whole parameter to check against the live schema.
  */
 export function readLeadFields(
 	this: IExecuteFunctions,
@@ -57,10 +43,7 @@ export function readLeadFields(
 	return values;
 }
 
-/**
- * Partner organization and agent are node parameters on create and upsert. When
- * they are empty and Lead Fields maps automatically, the item's own values are used.
- */
+/** Partner organization and agent; when empty and auto-mapping, taken from the item. */
 export function readCreditFields(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -80,10 +63,7 @@ export function readCreditFields(
 	return values;
 }
 
-/**
- * A portal's schema answer may leave the credit fields out; they exist on every lead all the
- * same, and a self-serve key must credit each new lead, so they are always offered and read.
- */
+/** The schema may omit the credit fields, but every lead has them and self-serve keys need them. */
 export function withCreditFields(schema: LeadField[]): LeadField[] {
 	const missing = CREDIT_FIELD_IDS.filter(
 		(fieldId) => !schema.some((field) => field.fieldId === fieldId),
@@ -121,10 +101,7 @@ export function splitStandardAndCustomFields(
 	return body;
 }
 
-/**
- * One item's lead values, read from the node's parameters (and the partner organization and
- * agent on create and upsert) and checked against the schema; throws the item's clear error.
- */
+/** One item's lead values (and credit fields, except on update), checked against the schema. */
 export function readValidLeadValues(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -148,11 +125,7 @@ export interface LeadCheck {
 	problems: string[];
 }
 
-/**
- * Checks one lead's values against the portal's schema before anything is sent, so a bad
- * item costs no request and its error names the field, the expected type or the allowed
- * values. Empty values mean "not given": they are not sent.
- */
+/** Checked before sending, so a bad item costs no request; empty values are left out. */
 export function validateLeadAgainstSchema(
 	input: IDataObject,
 	schema: LeadField[],

@@ -3,15 +3,8 @@ import type { ResourceMapperField } from 'n8n-workflow';
 import type { LeadField } from '../../shared/schema/leadField';
 import { n8nTypeOf } from '../../shared/schema/fieldTypes';
 
-/**
- * The lead schema as the action node writes leads: which fields a create or an update offers,
- * and the fields of n8n's resource mapper (Lead Fields).
- */
-
 /** Set on create as first-class node parameters, so they are left out of the field mapper there. */
 export const CREDIT_FIELD_IDS: readonly string[] = ['partnerOrganizationId', 'agentId'];
-
-// The Lead Fields mapper
 
 /** What the fields are for: it decides which schema entries are offered and which are required. */
 export type LeadWritePurpose = 'create' | 'update' | 'upsert';
@@ -23,10 +16,7 @@ export function isWritableFor(field: LeadField, purpose: LeadWritePurpose): bool
 	return field.creatable || field.updateable;
 }
 
-/**
- * The schema entries the field mapper shows. On create and upsert, partner organization and
- * agent are node parameters of their own, so they are left out here.
- */
+/** The entries the mapper shows (without the credit fields, except on update). */
 export function writableLeadFields(fields: LeadField[], purpose: LeadWritePurpose): LeadField[] {
 	return fields.filter(
 		(field) =>

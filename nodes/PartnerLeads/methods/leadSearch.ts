@@ -32,11 +32,7 @@ function matches(lead: IDataObject, filter: string): boolean {
 		.every((word) => haystack.includes(word));
 }
 
-/**
- * The lead picker. The service's list cannot search, so a search reads leads page
- * by page (up to 500 per call) and keeps the ones whose name, e-mail or company match; the
- * token says where the next call carries on, so scrolling reaches every lead.
- */
+/** The lead picker: the service cannot search, so listed leads are filtered here. */
 export async function searchLeads(
 	this: ILoadOptionsFunctions,
 	filter?: string,

@@ -7,11 +7,7 @@ import type {
 import { MAX_PAGE_SIZE, pagesOf } from '../../shared/transport/paging';
 import { isRecord } from '../../shared/transport/record';
 
-/**
- * The service has no list of partner organizations or agents (their records are not shown
- * beyond their IDs), so these pickers offer the IDs credited on existing leads, read from
- * a bounded number of leads: enough to find the few a portal's workflows use.
- */
+/** Leads read for the IDs credited on them (the service cannot list organizations or agents). */
 export const CREDIT_SEARCH_LEADS = 5 * MAX_PAGE_SIZE;
 
 type CreditKey = 'partnerOrganizationId' | 'agentId';

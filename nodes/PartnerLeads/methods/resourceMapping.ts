@@ -10,11 +10,7 @@ const EMPTY_NOTICE: Record<LeadWritePurpose, string> = {
 	upsert: "The portal's lead schema has no field that can be set",
 };
 
-/**
- * Always asks the service: n8n calls this when the node opens and on Refresh Field List, and a
- * user who refreshes after changing the portal's schema must see the change. The answer also
- * refreshes the copy the other dropdowns reuse.
- */
+/** Always fetched anew, so Refresh Field List shows schema changes (and updates the cache). */
 async function fieldsFor(
 	context: ILoadOptionsFunctions,
 	purpose: LeadWritePurpose,

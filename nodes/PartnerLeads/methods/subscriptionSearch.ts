@@ -8,10 +8,7 @@ import { topicName } from '../../shared/topics';
 import { allOf } from '../../shared/transport/paging';
 import { isRecord } from '../../shared/transport/record';
 
-/**
- * The subscription picker of Webhook Subscription > Delete: the subscriptions of the
- * credential's key (listed without their secrets), read like every other list, page by page.
- */
+/** The subscription picker of Webhook Subscription > Delete (listed without secrets). */
 export async function searchSubscriptions(
 	this: ILoadOptionsFunctions,
 	filter?: string,

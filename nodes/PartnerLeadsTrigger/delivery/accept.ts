@@ -9,17 +9,8 @@ import type { ClaimedEvent } from './classify';
 import { rejected, reply } from './answers';
 
 /**
- * A delivery reaching the process where the trigger's `trigger()` runs: its event is accepted
- * into the runs in flight and run from `trigger()` (runs/queue.ts), at the pace n8n takes.
- *
- * - n8n not busy with this trigger: the run starts at once and the delivery waits for it (up
- *   to DELIVERY_HOLD.ms), so the run is saved as finished with this answer, as it always was.
- * - a burst (runs wait for a place), or a run longer than that: the delivery does not wait.
- *
- * Either way the records are written into this request's static data and the webhook returns
- * a response and no execution: n8n saves static data and only then answers 200. The 200 says
- * the event is in n8n's database; a hard kill from then on runs it when n8n is back. A delivery
- * of an event in flight already (the service's retry) is answered the same way and adds nothing.
+ * A delivery where `trigger()` runs becomes a run in flight (runs/queue.ts), waited for up to
+ * DELIVERY_HOLD.ms if it starts at once. n8n saves static data before the 200, so it is not lost.
  */
 
 /** How long a delivery waits for a run that started at once: below senders' timeouts. */
@@ -44,11 +35,7 @@ async function withinHold(run: Promise<RunOutcome>): Promise<RunOutcome | 'still
 	}
 }
 
-/**
- * Waits for the run the delivery started. Its finish needs no save of its own while another
- * delivery still waits for its run: that one's answer saves both (n8n's saves are whole), and
- * the last one saves. Until then a hard kill runs it again, marked; it is never lost.
- */
+/** Waits for the delivery's run; the last held delivery's answer saves it (queue.whileHeld). */
 async function heldAnswer(
 	context: IWebhookFunctions,
 	executor: RunExecutor,

@@ -2,8 +2,6 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import type { LeadEvent } from '../../shared/leadItem';
 
-/** How the trigger answers a delivery itself (n8n then starts no execution). */
-
 export type Rejection = { status: number; error: string; message: string };
 
 /** Answers the request itself; n8n then starts no execution. */
@@ -28,11 +26,7 @@ const IGNORED_REASONS = {
 		'the event is older than the oldest event the trigger still remembers (more events arrived within Ignore Events Older Than than it can remember)',
 } as const;
 
-/**
- * A validly signed event outside the accepted window may be a captured delivery sent again:
- * nothing runs. It is acknowledged with a 200 all the same, since the service's retries
- * carry the same event time and could never be accepted either.
- */
+/** An event outside the window may be a replay: nothing runs, but 200, as retries fail too. */
 export function ignoredAsReplay(
 	context: IWebhookFunctions,
 	event: LeadEvent,

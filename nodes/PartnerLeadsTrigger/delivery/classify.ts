@@ -21,11 +21,6 @@ import type { Rejection } from './answers';
 import { ignoredAsReplay, rejected, reply } from './answers';
 import type { DeliveryOptions } from './verify';
 
-/**
- * Classify: what answers a verified delivery without running anything (a topic not selected,
- * a possible replay, a duplicate, a run already under way), or the event claimed to run.
- */
-
 /** Whose events a memory holds: one trigger node of one workflow, its test URL apart. */
 function eventScope(context: IWebhookFunctions): string {
 	return nodeScope(context, context.getMode() === 'manual' ? 'test' : 'production');
@@ -42,10 +37,7 @@ function inFlightRun(context: IWebhookFunctions, scope: string, key: string): bo
 	return new RunsInFlight(context.getWorkflowStaticData('node'), scope).get(key) !== undefined;
 }
 
-/**
- * A delivery of an event that ran. Where runs finished since the database last heard of them
- * (no delivery waited for them), this answer saves them first: n8n saves, then answers.
- */
+/** A delivery of an event that ran; its answer also saves runs finished since the last save. */
 function duplicate(
 	context: IWebhookFunctions,
 	executor: RunExecutor | undefined,
@@ -64,10 +56,8 @@ function duplicate(
 }
 
 /**
- * What recovery already ran of this event. A lead is deleted once: a delete that ran (delivered
- * or recovered) covers every delivery of it. An update may be the service's late retry of a
- * change a recovery ran: without the lead's updatedAt to tell, the event time decides.
- * Test deliveries are never recovered and leave nothing in the production ledger.
+ * Whether recovery already ran this event: a lead is deleted once; an update may be the
+ * service's late retry of a recovered change (without updatedAt, the event time decides).
  */
 function ranByRecovery(
 	context: IWebhookFunctions,
@@ -104,10 +94,7 @@ export interface ClaimedEvent {
 	maxAgeSeconds: number;
 }
 
-/**
- * Whether the event's topic is handled: a chosen one, or a creation seen only to keep a new
- * lead's watched values (never in a test).
- */
+/** A chosen topic, or a creation seen only to keep a new lead's watched values (not in tests). */
 function topicHandled(context: IWebhookFunctions, event: LeadEvent): boolean {
 	const topics = selectedTopics(context.getNodeParameter('events', []));
 	if (topics.includes(event.topic)) return true;
@@ -116,10 +103,7 @@ function topicHandled(context: IWebhookFunctions, event: LeadEvent): boolean {
 	return observedTopics(topics, watching).includes(event.topic);
 }
 
-/**
- * Classify: what answers the delivery without running anything (a topic not selected, a
- * possible replay, a duplicate, another delivery of it in progress), or the claimed event.
- */
+/** Classify: the answer for a delivery that runs nothing (replay, duplicate...), or its claim. */
 export function classifyDelivery(
 	context: IWebhookFunctions,
 	event: LeadEvent,

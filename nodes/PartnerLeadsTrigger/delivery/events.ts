@@ -2,16 +2,11 @@ import type { LeadEvent } from '../../shared/leadItem';
 import { isRecord } from '../../shared/transport/record';
 import { isLeadTopic } from '../../shared/topics';
 
-// Generous bounds: enough for any real id or ISO timestamp, small enough that a hostile
-// body cannot make us fetch or remember something absurd.
+// Generous bounds, so a hostile body cannot make us fetch or remember anything absurd.
 const MAX_ID_LENGTH = 200;
 const MAX_TIMESTAMP_LENGTH = 64;
 
-/**
- * Reads the event from the raw body bytes. Returns undefined for anything that is not a
- * JSON object with a known topic, a non-empty string id and a string timestamp; never
- * throws, whatever the bytes are.
- */
+/** The event in the raw body, or undefined if it is not a valid one; never throws. */
 export function parseLeadEvent(rawBody: Buffer): LeadEvent | undefined {
 	let parsed: unknown;
 	try {

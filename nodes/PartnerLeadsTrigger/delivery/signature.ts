@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'crypto';
 
 import type { LeadEvent } from '../../shared/leadItem';
 
-/** Header names of the service's two signatures: v2 over the raw body, and the legacy one over the event's fields. */
+/** Signature headers: v2 over the raw body, legacy over the event's fields. */
 export const V2_SIGNATURE_HEADER = 'x-svc-signature-v2';
 export const LEGACY_SIGNATURE_HEADER = 'x-svc-signature';
 
@@ -12,11 +12,7 @@ function hmacSha256(secret: string, data: Buffer | string): Buffer {
 	return createHmac('sha256', secret).update(data).digest();
 }
 
-/**
- * Constant-time comparison of a presented hex signature with the expected digest. The
- * format and length are checked first: timingSafeEqual throws on buffers of different
- * lengths, and a malformed header must be a plain "no", never an exception.
- */
+/** Constant-time compare; format and length checked first, as timingSafeEqual throws on them. */
 function matches(presented: string | undefined, expected: Buffer): boolean {
 	if (presented === undefined || !SHA256_HEX.test(presented)) return false;
 	const presentedBytes = Buffer.from(presented, 'hex');
@@ -30,10 +26,7 @@ export function singleHeaderValue(headers: unknown, name: string): string | unde
 	return typeof value === 'string' ? value.trim() : undefined;
 }
 
-/**
- * `x-svc-signature-v2`: HMAC-SHA256, hex, over the exact bytes received, before any
- * parsing, so nothing in the body can change without the signature failing.
- */
+/** v2: HMAC-SHA256 hex over the exact bytes received, before any parsing. */
 export function verifyV2Signature(
 	rawBody: Buffer,
 	signature: string | undefined,
@@ -42,11 +35,7 @@ export function verifyV2Signature(
 	return matches(signature, hmacSha256(secret, rawBody));
 }
 
-/**
- * Legacy `x-svc-signature`: HMAC-SHA256, hex, over `{"id","timestamp","topic"}` serialised
- * with the keys in alphabetical order. It covers these three fields only, which are all
- * the trigger uses of a body.
- */
+/** Legacy: HMAC-SHA256 hex over `{"id","timestamp","topic"}`, the only fields the trigger uses. */
 export function verifyLegacySignature(
 	event: LeadEvent,
 	signature: string | undefined,

@@ -3,11 +3,8 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { registerNodeMemory } from '../../shared/state/processMemory';
 
 /**
- * "Listen for test event": n8n runs the test delivery's execution in manual mode, and in
- * manual mode it calls a trigger node's `trigger()` and takes what it emits, not what the
- * webhook returned. So the webhook hands its verified output over here and `trigger()` in
- * manual mode emits exactly that. Both run in the process that received the test delivery
- * (n8n runs manual executions in the main process unless they are offloaded to workers).
+ * "Listen for test event": in manual mode n8n takes what `trigger()` emits, not the webhook's
+ * output, so the webhook hands it over here (same process unless offloaded to workers).
  */
 
 /** A handed-over event older than this is stale (its execution never came). */

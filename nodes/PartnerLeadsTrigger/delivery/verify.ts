@@ -49,10 +49,8 @@ async function authenticate(
 }
 
 /**
- * Finds the event only a valid signature vouches for. With the v2 signature the raw bytes
- * are checked against each stored secret before the body is even parsed, and the topic
- * must be the one of the subscription whose secret matched. The legacy signature covers
- * id, topic and timestamp only, so those are read first and checked with that topic's secret.
+ * The event a valid signature vouches for. v2 signs the raw bytes (checked before parsing; the
+ * topic must match the secret's subscription); legacy covers only id, topic and timestamp.
  */
 function verifiedEvent(
 	request: ReturnType<IWebhookFunctions['getRequestObject']>,

@@ -11,12 +11,8 @@ import type { FollowUps } from './timing';
 import { RECOVERY_TIMING } from './timing';
 
 /**
- * Deletes the trigger missed (n8n down or unreachable when the service delivered them): the
- * leads known (listed last time, or run since) and not listed now. Each is handed to the run
- * queue and runs once as `lead/delete` with the lead id and no lead, marked `recovered: true,
- * recoveryReason: 'missed'`; a lead is deleted once, so a delete that ran (delivered or
- * recovered) never runs again. A lead gone only moments ago may still be on its way as a
- * delivery: it waits the settle (n8n's clock) for a follow-up check first.
+ * Missed deletes: known leads not listed now, each run once as `lead/delete` with no lead. A
+ * lead gone moments ago may still arrive as a delivery, so it waits the settle first.
  */
 
 /** The key of a recovered delete's run: a lead is deleted once. */
@@ -47,11 +43,7 @@ function goneLeads(
 	return gone;
 }
 
-/**
- * Hands the missed deletes to the run queue and keeps this listing's ids for the next check
- * (the leads left to a follow-up check stay among them). Returns the deletes handed over and
- * deferred.
- */
+/** Hands missed deletes to the run queue and keeps this listing's ids (deferred ones too). */
 export function recoverDeletes(
 	context: ITriggerFunctions,
 	records: RunRecords,
@@ -85,9 +77,8 @@ export function recoverDeletes(
 }
 
 /**
- * A listing's ids (and those still known beside it) as the ledger keeps them, with the newest
- * createdAt among them: a lead without one is always taken out of a sketch, so one such lead
- * does not stop the others being told apart.
+ * A listing's ids (plus those still known) with the newest createdAt: a lead without one is
+ * always taken out of a sketch, so it does not stop the others being told apart.
  */
 export function listingOf(listed: ListedLead[], alsoKnown: string[] = []): KeptListing {
 	let newestCreatedMs: number | undefined;

@@ -19,19 +19,13 @@ import { keepListedIds, listingOf, recoverDeletes } from './deletes';
 import type { FollowUps } from './timing';
 import { RECOVERY_TIMING } from './timing';
 
-/**
- * One recovery: lists the portal's leads and finds each lead created, changed or deleted since
- * the trigger started listening that has not run yet. It only finds them: each is handed to the
- * run queue as a run in flight, where it runs as a delivered event does (runs/queue.ts), marked
- * `recovered: true`. The list has no filters, so every page is read.
- */
+/** One recovery: lists all leads and hands each missed change to the run queue (runs/queue.ts). */
 
 export interface RecoveryOutcome {
 	/** missed events handed to the run queue */
 	recovered: number;
 	/** leads changed too recently to judge yet: a follow-up check is due */
 	deferred: number;
-	/** list requests made */
 	listRequests: number;
 }
 
@@ -42,21 +36,14 @@ export function openLedger(context: ITriggerFunctions): RecoveryLedger {
 	});
 }
 
-/**
- * Changes within the settle of the newest one listed may still be on their way as deliveries:
- * each is left to a follow-up check until it was first listed at least the settle ago. That
- * wait is measured on n8n's clock (a duration, whatever the clocks read), per trigger node.
- */
+/** Recent changes may still arrive as deliveries: each waits a settle from its first listing. */
 const firstListed = new ProductionNodeMemories<FollowUps>('recoveryFollowUps');
 
 function followUpsOf(context: ITriggerFunctions): FollowUps {
 	return firstListed.of(nodeScope(context), () => ({ changes: new Map(), gone: new Map() }));
 }
 
-/**
- * The leads the portal holds at a new activation never run: listening starts the settle
- * below the newest change listed (service time), and the leads above it are recorded as run.
- */
+/** A new activation's leads never run: listening starts a settle below the newest listed. */
 function takeBaseline(ledger: RecoveryLedger, leads: ListedLead[]): void {
 	const { sinceMs, present } = baselineOf(leads, RECOVERY_TIMING.settleMs);
 	ledger.takeBaseline(sinceMs, present);
@@ -88,10 +75,7 @@ export async function takeBaselineIfDue(
 	return outcome;
 }
 
-/**
- * What the ledger knows, for judging a listing. A run in flight (waiting, under way, or left
- * when n8n stopped) counts as run for its version: that run, or its run again, covers it.
- */
+/** What the ledger knows; a run in flight counts as run for its version (it will run). */
 function knownTo(ledger: RecoveryLedger, inFlight: RunsInFlight): KnownChanges {
 	return {
 		sinceMs: ledger.since,
@@ -101,10 +85,7 @@ function knownTo(ledger: RecoveryLedger, inFlight: RunsInFlight): KnownChanges {
 	};
 }
 
-/**
- * The changes to start now, oldest first: those of the selected topics, but not those within
- * the settle of the newest listed that were first listed less than the settle ago.
- */
+/** Changes of the selected topics to start now, except recent ones not yet settled. */
 function readyChanges(
 	context: ITriggerFunctions,
 	changes: LeadChange[],
@@ -131,22 +112,15 @@ function readyChanges(
 		}
 		if (topics.includes(change.topic)) ready.push(change);
 	}
-	// what no longer waits is forgotten
 	followUps.changes = stillWaiting;
 	return ready;
 }
 
-/** The key of a recovered run: the lead and the version recovered. */
 function recoveredRunKey(leadId: string, version: number): string {
 	return createHash('sha256').update(`recovered\n${leadId}\n${version}`).digest('hex').slice(0, 16);
 }
 
-/**
- * Hands the missed creates and updates to the run queue, as runs in flight (saved with the next
- * emit, the ledger's record with them): the queue reads each lead and judges Fields to Watch
- * when its turn comes, after the runs of its lead before it. `since` rises to the settle below
- * the newest listed.
- */
+/** Hands missed creates and updates to the run queue; `since` rises to a settle below newest. */
 function recoverChanges(
 	context: ITriggerFunctions,
 	records: RunRecords,

@@ -13,23 +13,14 @@ import type { RunOutcome } from './places';
 import { ExecutionPlaces, leadsPerExecution, RUN_CONCURRENCY } from './places';
 
 /**
- * Runs started through the trigger's own `trigger()`, where n8n says when each execution has
- * finished (emit's done promise; a webhook never learns it). `trigger()` lives in the process
- * that runs triggers: the one main process, or the leader in queue mode. A delivery reaching
- * that process is accepted into the runs in flight (saved before its 200) and run from here,
- * a few at a time (places.ts): a burst is taken in as fast as n8n saves, and run at the pace
- * n8n can take, under a backlog several runs to an execution when the node's options say so.
- * A hard kill leaves the runs in flight in static data; those not started run when n8n is
- * back, those started run again, marked.
+ * Runs from `trigger()`, where n8n reports when each execution ends (a webhook never learns
+ * it). After a hard kill, runs not started run when n8n is back; started ones run again, marked.
  */
 
 /** How the trigger marks a run of an event it ran before: its execution was interrupted. */
 export const RERUN_MARK = { recovered: true, recoveryReason: 'interrupted' } as const;
 
-/**
- * How it marks the run again, alone, of a lead whose execution shared with other leads failed:
- * the lead the workflow fails on fails again alone, every other one gets its own execution.
- */
+/** Marks a lead run again alone because the execution it shared with other leads failed. */
 export const SHARED_EXECUTION_FAILED_MARK = {
 	recovered: true,
 	recoveryReason: 'sharedExecutionFailed',
@@ -91,11 +82,7 @@ export class RunExecutor {
 		return nodeScope(this.context);
 	}
 
-	/**
-	 * The records, read through the static data of `trigger()`'s workflow (which emit saves):
-	 * once replaced, the newest trigger's, so a run that ends after an update is recorded where
-	 * the next save takes it.
-	 */
+	/** Records in the newest trigger's static data, so a run ending after an update is saved. */
 	records(): RunRecords {
 		return new RunRecords(
 			this.newest().context.getWorkflowStaticData('node'),
@@ -104,7 +91,6 @@ export class RunExecutor {
 		);
 	}
 
-	/** This executor, or the newest of those that replaced it. */
 	private newest(): RunExecutor {
 		return this.successor?.newest() ?? this;
 	}
@@ -118,11 +104,8 @@ export class RunExecutor {
 	}
 
 	/**
-	 * This trigger replaces a closed one of the same node (a workflow updated: n8n deletes the
-	 * old version's webhooks, closes its trigger, then starts this one). The runs that one still
-	 * has under way are joined, not run again (this one's static data, read from the database,
-	 * holds them as started or not yet), and their leads' next events wait for them; they record
-	 * their end in this one's static data. Its process memory was kept for this (forgetWhenDone).
+	 * Replaces a closed trigger of the same node (workflow updated). Its runs still under way are
+	 * joined, not run again, and record their end here (its memory was kept by forgetWhenDone).
 	 */
 	takeOver(previous: RunExecutor): void {
 		previous.successor = this;
@@ -148,11 +131,7 @@ export class RunExecutor {
 		if (this.closed && this.underWay === 0 && !this.retired) this.unregister();
 	}
 
-	/**
-	 * n8n deleted the node's webhooks while runs were under way: an update (its new version's
-	 * trigger takes them over) or a deactivation. The node's process memory is kept until a
-	 * trigger replaced this one, or for REPLACEMENT_WAIT after its last run ended.
-	 */
+	/** Webhooks deleted while runs were under way: memory kept until replaced or REPLACEMENT_WAIT. */
 	retire(): void {
 		this.retired = true;
 	}
@@ -188,10 +167,7 @@ export class RunExecutor {
 		this.queue.wake();
 	}
 
-	/**
-	 * Stops taking up and starting runs (the trigger closes); executions under way still finish,
-	 * and runs not started stay in flight for the next `trigger()`.
-	 */
+	/** Stops starting runs; executions under way finish, runs not started stay in flight. */
 	close(): void {
 		this.closed = true;
 		this.queue.close();
@@ -236,15 +212,13 @@ export class RunExecutor {
 			return preparedRuns.map(() => 'notStarted');
 		}
 		if (runs.length > 1 && executionFailed(run)) {
-			// Which lead failed is not known: each stays in flight and runs again alone (the queue
-			// takes it up again; a run again never shares), so only that lead stands failed.
+			// Which lead failed is unknown: each runs again alone, so only that lead fails.
 			runs.forEach((failed) => this.failedTogether.add(failed.key));
 			return preparedRuns.map(() => 'notStarted');
 		}
 		const after = this.records();
-		// Refused (n8n ran this key before, and its finish was not saved): what that execution
-		// showed is unknown, so only the event's own version counts as run; a later change is
-		// the recovery's to find.
+		// Refused (n8n ran this key, finish not saved): only the event's own version counts as
+		// run; recovery finds any later change.
 		preparedRuns.forEach((prepared, index) =>
 			after.finished(runs[index], run ? prepared.version : eventVersion(runs[index])),
 		);
@@ -258,14 +232,10 @@ export class RunExecutor {
 	}
 
 	/**
-	 * n8n 2.20+ keeps at most one execution per key (earlier versions ignore it). A delivered
-	 * event's first run has one key and every run again another: a run whose finish was not saved
-	 * yet when n8n stopped (no delivery waited for it) is not started twice. A recovered event
-	 * keeps its key: no delivery ever waits for its run, so a finished run is the likelier case
-	 * than one interrupted (that one stays in n8n's executions list as crashed). Runs sharing an
-	 * execution (delivered first runs only) share a key made of all of theirs: it is refused only
-	 * where the same runs ran. A restart seldom groups them alike, so n8n's refusal does not
-	 * cover a shared execution whose emit's save n8n had not finished at a kill.
+	 * n8n 2.20+ keeps one execution per key (older versions ignore it), so a run whose finish was
+	 * not saved before n8n stopped is not started twice. A delivered event's first run and its runs
+	 * again get different keys; a recovered event keeps one key (it more likely finished than was
+	 * interrupted). A shared execution hashes all its keys, so it only matches the same group.
 	 */
 	private deduplicationKey(runs: InFlightRun[]): string {
 		const keys = runs.map((run) => {
@@ -278,11 +248,7 @@ export class RunExecutor {
 	}
 }
 
-/**
- * How long the process memory of a node whose webhooks were deleted during its runs waits for
- * the trigger that replaces it, after its last run ended. n8n starts an updated workflow's
- * trigger right after it closed the old one; a deactivated node's memory goes after this.
- */
+/** How long a retired node's memory waits, after its last run, for a replacing trigger. */
 export const REPLACEMENT_WAIT = { ms: 60_000 };
 
 const executors = new ProductionNodeMemories<RunExecutor>('runExecutors');
@@ -304,20 +270,13 @@ export function registerRunExecutor(context: ITriggerFunctions): RunExecutor {
 	return executor;
 }
 
-/**
- * Stops handing events to this executor (the trigger closes); runs under way still finish. It
- * stays known while they do, for a trigger() that replaces it (takeOver).
- */
+/** Stops handing events here; stays known while runs finish, for a replacing trigger. */
 export function unregisterRunExecutor(executor: RunExecutor): void {
 	executor.close();
 	if (executor.underWay === 0 && !executor.isRetired) executor.unregister();
 }
 
-/**
- * n8n deleted the node's webhooks (an update or a deactivation; it closes the trigger after):
- * the node's process memory is forgotten, or, while its runs are under way, kept for the
- * trigger that replaces it (retire).
- */
+/** n8n deleted the webhooks: forget the node's memory, or retire it while runs are under way. */
 export function forgetWhenDone(workflowId: string | undefined, nodeId: string): void {
 	forgetRetired();
 	const executor = executors.get(scopeOf(workflowId ?? '', nodeId, 'production'));

@@ -4,24 +4,11 @@ import { sleep } from 'n8n-workflow';
 export type RunOutcome = 'finished' | 'notStarted';
 
 /**
- * The places where the trigger's executions run, and how many waiting runs one execution may
- * carry (Options > Leads per Execution Under Load; 1 unless the user chooses more).
- *
- * Each execution costs n8n the same whatever it carries: on n8n 2.x an expression isolate for
- * the execution, its rows, its lifecycle events; for the delivery that started it, another
- * isolate (n8n skips that one only for its own Webhook node). Where the user chooses it, under a
- * backlog runs that wait for a place share one execution, each run an item of its own: a burst
- * then runs about twice as fast (bench/README.md). While few executions are under way a run
- * starts at once, alone.
+ * An execution costs n8n the same whatever it carries, so under a backlog waiting runs may share
+ * one (Leads per Execution Under Load): a burst then runs about twice as fast (bench/README.md).
  */
 
-/**
- * Executions of one trigger node under way at once. n8n itself starts every execution at once
- * unless its concurrency limit is set; under a burst of hundreds that starves its event loop
- * and its database. A few at a time keep n8n's CPU busy without queueing behind each other.
- * Runs sharing executions keep every place: a workflow that waits on each item (an AI model, a
- * slow API) still has as many items under way at once as with one execution per event.
- */
+/** Executions per trigger at once: n8n would start all, and a burst starves its loop and DB. */
 export const RUN_CONCURRENCY = { runs: 16 };
 
 /** The most leads one execution carries (the option's maximum). */
@@ -30,19 +17,13 @@ export const MAX_LEADS_PER_EXECUTION = 32;
 /** Leads read at once while runs are taken up, so a burst does not flood the service. */
 export const LEAD_READS_AT_ONCE = 2 * RUN_CONCURRENCY.runs;
 
-/**
- * Leads per Execution Under Load as set: 1 (each run an execution of its own, the default)
- * unless a whole number above 1.
- */
+/** Leads per Execution Under Load: 1 (the default) unless a whole number above 1. */
 export function leadsPerExecution(value: unknown): number {
 	const count = Math.floor(Number(value));
 	return Number.isFinite(count) && count > 1 ? Math.min(count, MAX_LEADS_PER_EXECUTION) : 1;
 }
 
-/**
- * With sharing, while n8n is busy with the trigger, how long a waiting run waits for others to
- * fill its execution before it starts with fewer: short beside what a workflow takes.
- */
+/** With sharing under load, how long a run waits for others to fill its execution. */
 export const GATHER = { ms: 1_000 };
 
 interface Waiting<T> {
@@ -55,20 +36,13 @@ interface Waiting<T> {
 /** What decides whether a waiting run may share an execution, and with which. */
 export interface Sharing {
 	leadId: string;
-	/**
-	 * Only a delivered event's first run shares. A recovered run or a run again keeps an
-	 * execution of its own, and with it a deduplication key n8n can match after a restart.
-	 */
+	/** Only a delivered event's first run; others keep a deduplication key of their own. */
 	mayShare: boolean;
 }
 
 /**
- * Hands waiting runs to free places, oldest first: the oldest, and with it (when it may share)
- * up to `runsPerExecution - 1` more that may share, each of another lead. A run that finds a
- * place free while fewer than `holdsBelow` executions are under way starts at once, alone.
- * Past that, with sharing, an execution starts once a full one waits or the oldest run has
- * waited GATHER.ms: a burst fills its executions even with places free, and a workflow that
- * waits on each item still gets every place.
+ * Hands waiting runs to free places, oldest first, adding other leads' runs when they may share.
+ * Below `holdsBelow` executions a run starts at once; past it, when full or after GATHER.ms.
  */
 export class ExecutionPlaces<T> {
 	private readonly waiting: Array<Waiting<T>> = [];
@@ -95,11 +69,7 @@ export class ExecutionPlaces<T> {
 		return this.places * this.runsPerExecution;
 	}
 
-	/**
-	 * Runs under way below which a delivery's run starts at once and the delivery waits for it.
-	 * With sharing, only the first few: past them a burst is answered as soon as n8n saved it, so
-	 * its runs wait for a place and share, rather than each delivery holding a place of its own.
-	 */
+	/** Below this many runs a delivery's run starts at once and is waited for; few with sharing. */
 	get holdsBelow(): number {
 		return this.runsPerExecution === 1
 			? this.places
@@ -115,7 +85,6 @@ export class ExecutionPlaces<T> {
 		});
 	}
 
-	/** Takes the runs of the next execution out of the waiting ones. */
 	private nextTogether(): Array<Waiting<T>> {
 		const together = this.waiting.splice(0, 1);
 		const first = this.sharing(together[0].request);
@@ -134,18 +103,13 @@ export class ExecutionPlaces<T> {
 		return together;
 	}
 
-	/**
-	 * Starts nothing more (the trigger closes: a workflow updated, unpublished, n8n stopping).
-	 * Executions under way finish; runs waiting for a place settle as not started and stay in
-	 * flight, for the next `trigger()` to run (it takes up every run in flight not started).
-	 */
+	/** Starts nothing more; waiting runs settle as not started and stay in flight. */
 	close(): void {
 		this.closed = true;
 		this.gathering?.abort();
 		for (const waiting of this.waiting.splice(0)) waiting.resolve('notStarted');
 	}
 
-	/** Whether the next execution starts now, or waits for more runs to share it. */
 	private startsNow(): boolean {
 		if (this.runsPerExecution === 1 || this.busy < this.holdsBelow) return true;
 		if (this.waiting.length >= this.runsPerExecution) return true;

@@ -19,13 +19,9 @@ import type { RecoveryLedger } from '../state/recoveryLedger';
 import type { ItemRequestOptions } from '../../shared/transport/request';
 
 /**
- * A run the trigger holds in flight, turned into its item and its decision, just before it
- * starts: the event, the lead read now (or that it is gone), and what Fields to Watch says
- * (nodes/shared/changes/watchDecision.ts) with the topics chosen. Every run comes here, a
- * delivered event or one the recovery found missing. A first run is judged against the values
- * its lead's previous run kept; a run again (after a kill, or after its shared execution
- * failed) starts, with the changes from the values kept before it (the same `from`). A failure
- * to read the lead throws: the run stays in flight and is tried again.
+ * Turns a run in flight into its item and decision just before it starts (watchDecision.ts).
+ * A first run is judged against its lead's kept values; a run again starts, with the same
+ * `from`. A failed read throws: the run stays in flight and is tried again.
  */
 
 /** How a run found by listing is marked, as the recovery gives it. */

@@ -8,19 +8,9 @@ import type { PreparedRun } from './prepare';
 import { prepareRun } from './prepare';
 import type { RunRecords } from './records';
 
-/**
- * The runs in flight that wait to be run in this process: deliveries accepted and not started,
- * and runs a hard kill interrupted (run again, marked). Taken up oldest first, as many at a
- * time as the places take (places.ts), never two of one lead at once, so a lead's events run
- * in the order they were accepted and each is judged against the values its predecessor kept.
- * A run whose lead cannot be read now stays in flight and is tried again later, waiting longer
- * each time.
- */
+/** Runs waiting here, oldest first, one per lead at a time, so a lead's events run in order. */
 
-/**
- * A run interrupted this many times is given up with an error in n8n's log, so that an event
- * whose execution stops n8n every time (memory) cannot keep it restarting.
- */
+/** Interrupted this often, a run is given up (logged), so it cannot crash n8n forever. */
 export const MAX_RUN_ATTEMPTS = 3;
 
 /** Waits before a run whose preparation failed is tried again: doubling, up to a minute. */
@@ -78,11 +68,7 @@ export class RunQueue {
 		this.closing.abort();
 	}
 
-	/**
-	 * Takes up this accepted run at once when nothing waits before it and n8n is not busy with
-	 * this trigger (fewer runs under way than the places hold, or with sharing only the first
-	 * few): the delivery can wait for it. Otherwise undefined.
-	 */
+	/** Takes up this run now if nothing waits before it and n8n is not busy, else undefined. */
 	takeUpNow(run: InFlightRun): Promise<RunOutcome> | undefined {
 		if (this.closing.signal.aborted || !this.mayTakeUp()) return undefined;
 		if (this.active >= this.executor.places.holdsBelow) return undefined;
@@ -93,10 +79,7 @@ export class RunQueue {
 		return this.executor.joined(run.key);
 	}
 
-	/**
-	 * A delivery waits for the run it started. Also says whether other deliveries still wait
-	 * for theirs: the last of them to answer saves what finished meanwhile.
-	 */
+	/** A delivery waits for its run; the last one still waiting (!othersHeld) saves for all. */
 	async whileHeld<T>(wait: Promise<T>): Promise<{ outcome: T; othersHeld: boolean }> {
 		this.held++;
 		try {

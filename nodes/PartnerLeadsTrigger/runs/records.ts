@@ -12,10 +12,8 @@ import type { InFlightRun } from '../state/runsInFlight';
 import { RunsInFlight } from '../state/runsInFlight';
 
 /**
- * What the trigger records about its production runs, in one node's static data: the runs in
- * flight, the events that ran (deduplication) and per lead the version that ran (recovery's
- * ledger), and the watched fields' values per lead. Each store merges what the stored copy
- * holds into process memory and writes the union back, so any writer (the emit of `trigger()`, a delivery's save) saves all of it.
+ * What the trigger records about its runs in static data. Each store merges the stored copy
+ * into memory and writes the union back, so any writer (emit, a delivery) saves all of it.
  */
 export class RunRecords {
 	readonly inFlight: RunsInFlight;
@@ -37,19 +35,13 @@ export class RunRecords {
 		this.watched = new WatchedLeads(nodeData, scope);
 	}
 
-	/**
-	 * A run is in flight: accepted from a delivery or found missing by the recovery (judged when
-	 * it is taken up), or started (its lead's watched values are kept from now on).
-	 */
+	/** A run is in flight (accepted or found missing), or started: its watched values are kept. */
 	queued(run: InFlightRun, watch?: WatchedRecord): void {
 		this.inFlight.start(run);
 		if (watch) this.watched.record(watch.leadId, watch.kept);
 	}
 
-	/**
-	 * A run that starts nothing after all (no watched field changed, a creation seen only for its
-	 * values, a change a recovery ran meanwhile): its values are kept and it counts as run.
-	 */
+	/** A run that starts nothing after all: its values are kept and it counts as run. */
 	doneWithoutRun(prepared: PreparedRun): void {
 		keepWatchedValues(this.watched, prepared);
 		this.finished(prepared.run, prepared.version);

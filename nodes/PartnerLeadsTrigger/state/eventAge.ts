@@ -1,10 +1,6 @@
 import { isoTimeMs } from '../../shared/isoTime';
 
-/**
- * Which event times the trigger accepts. A validly signed delivery can still be a replay
- * of one captured long ago; only events inside a bounded window are accepted, and the
- * deduplication store covers that whole window.
- */
+/** Accepted event times: a window the deduplication store covers, so old replays are refused. */
 
 /** Default Maximum Event Age: outlasts the delivery retries of webhook services (hours to a few days). */
 export const DEFAULT_MAX_EVENT_AGE_HOURS = 72;

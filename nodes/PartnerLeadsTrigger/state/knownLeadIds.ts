@@ -8,28 +8,16 @@ import type { ListedLead } from '../../shared/changes/listedLead';
 import { storedNumber } from '../../shared/changes/storedNumber';
 
 /**
- * The lead ids the trigger knows, kept only while lead/delete is chosen: a lead known then and
- * not listed now was deleted, also while n8n was down (the service has no replay). Known are
- * the ids its last listing found (its baseline or its last check) and every lead a delivery or
- * a recovery ran since: a lead created after that listing and deleted while n8n was down is
- * found too.
+ * Lead ids the trigger knows (last listing plus leads run since), kept while lead/delete is
+ * chosen: a known lead not listed now was deleted, also while n8n was down.
  *
- * Every save of static data carries the listing, so its bytes are a delivery's cost. Up to
- * PACKED_LISTING_UP_TO_BYTES it is kept packed as read or written (leadIds.ts: 6,250 24-hex
- * ids); a larger one as a sketch of fixed size (idSketch.ts: 80 KB for 24-hex ids, whatever
- * the portal) while that is the smaller, which reads back up to SKETCH_NAMES_UP_TO differences
- * between two checks: leads deleted unseen, and leads taken out that it never held (created and
- * deleted between two checks, or created while the list was read). A listing with an id too
- * long for a sketch is kept packed up to MAX_LEAD_ID_BYTES; above it the ids are not kept and
- * deletes are not recovered (logged).
+ * Every save carries the listing: packed up to PACKED_LISTING_UP_TO_BYTES (leadIds.ts), else a
+ * fixed-size sketch (idSketch.ts) while smaller; past MAX_LEAD_ID_BYTES not kept (logged).
  */
 
 /**
- * Leads run since the last listing that are kept beside it, newest kept: far more than a
- * default check interval (6 minutes) sees; 270 KB of 24-hex ids at most. Kept as a plain list
- * that grows by one per run: packing it again on every save would cost more than it saves.
- * The leads whose delete ran since a sketched listing are kept the same way (another 270 KB at
- * most). Both grow with the leads changed between two checks, not with the portal.
+ * Leads run since the last listing, newest kept (270 KB of 24-hex ids at most); deletes since
+ * a sketched listing likewise. Plain lists growing by one: re-packing each save costs more.
  */
 export const MAX_IDS_RUN_SINCE_LISTING = 10_000;
 
@@ -74,7 +62,6 @@ class RecentIds {
 	}
 }
 
-/** The listing as a sketch, with what a check needs beside it. */
 interface SketchedListing {
 	/** the stored form, kept to be written as it is on every save */
 	stored: IDataObject;
@@ -86,7 +73,7 @@ export class KnownLeadIds {
 	/** n8n's clock when listed (only tells two listings apart); 0: never listed */
 	listedAtMs = 0;
 
-	/** the listing packed; undefined: not kept packed (none listed yet, lead/delete not chosen, sketched, or too many) */
+	/** the listing packed; undefined if none, sketched, or not kept */
 	private packed: PackedIds | undefined;
 
 	/** the listing as a sketch, when it is too large to keep packed */
@@ -147,10 +134,7 @@ export class KnownLeadIds {
 		return { ids: [...gone], complete: unread.complete, unnamed: unread.unnamed };
 	}
 
-	/**
-	 * What a check takes out of the sketch: the leads listed now that the sketched listing may
-	 * hold (none created after its newest: they only use up room), and those whose delete ran.
-	 */
+	/** Ids a check takes out of the sketch: leads listed now it may hold, and those deleted since. */
 	private *takenOutOf(
 		sketched: SketchedListing,
 		listed: ListedLead[],
@@ -174,9 +158,8 @@ export class KnownLeadIds {
 	}
 
 	/**
-	 * A new listing (none: stop keeping ids). The leads run since the last listing stay
-	 * known while this one does not hold them and `settled` (their delete ran) does not say
-	 * otherwise: a lead created while the list was read is not in it. Returns whether kept.
+	 * A new listing (none: stop keeping ids). Leads run since stay known unless listed or settled:
+	 * a lead created while the list was read is not in it. Returns whether ids are kept.
 	 */
 	replace(
 		listing: KeptListing | undefined,

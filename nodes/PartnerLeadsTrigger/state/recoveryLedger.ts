@@ -10,39 +10,20 @@ import type { Gone, KeptListing } from './knownLeadIds';
 import { KnownLeadIds } from './knownLeadIds';
 
 /**
- * What the trigger knows about each lead's changes, so that recovery (listing the portal's
- * leads) and live deliveries run every change once between them:
- *
- * - `since`: the service time (a lead's updatedAt/createdAt, stamped by the service's clock,
- *   never n8n's) from which the trigger has been listening. A new activation lists the leads
- *   the portal holds (its baseline): `since` goes to the newest time listed minus the settle,
- *   and the leads above it are recorded as delivered, so recovery runs none of them; a finished
- *   recovery raises it the same way. `activatedAt` (n8n's clock, only told apart) marks each
- *   new activation, `baselineOf` the activation whose baseline was taken.
- * - `delivered`: per lead, the newest version a live delivery ran (the later of the event time
- *   and the fetched lead's updatedAt). Recovery skips a lead whose updatedAt is not newer.
- * - `recovered`: per lead, the version a recovery ran (the lead's updatedAt). A delivery whose
- *   event time is not newer is the service's late retry of a change already run: it starts
- *   nothing. Kept apart from `delivered` so that live deliveries arriving out of order still
- *   run as before.
- *
- * Versions are remembered for the Maximum Event Age, at most LEDGER_CAPACITY leads per list.
- * A lead forgotten early raises that list's `forgottenUpTo`: recovery then starts no earlier
- * than it, so a forgotten lead may be missed but never runs twice.
- *
- * Kept by the state layer (nodes/shared/state/nodeStore.ts): a stored copy of another writer
- * merges per lead the newest version, `since` the latest, the newer listing and the union of the
- * leads run since it.
+ * What the trigger knows about each lead's changes, so recovery and deliveries run each once:
+ * - `since`: service time (never n8n's clock) from which it listened; raised by a baseline or a
+ *   finished recovery. `activatedAt` and `baselineOf` tell whether a baseline is due.
+ * - `delivered`: per lead, the newest version a delivery ran; recovery skips older ones.
+ * - `recovered`: per lead, the version recovery ran; a delivery not newer is a late retry and
+ *   starts nothing. Apart from `delivered` so out-of-order deliveries still run.
+ * Kept for the Maximum Event Age, at most LEDGER_CAPACITY leads per list; a lead forgotten
+ * early raises `forgottenUpTo`, so it may be missed but never runs twice.
  */
 
 /** Leads remembered per list ('delivered', 'recovered'); like the event memory, 10,000. */
 export const LEDGER_CAPACITY = 10_000;
 
-/**
- * How far an event time and the lead's updatedAt may lie apart for the same change. The
- * service sets both but does not say they are equal; they may differ by milliseconds or a
- * few seconds either way. Used only where the lead's own updatedAt is not known.
- */
+/** Max gap between an event time and updatedAt for one change; used only without updatedAt. */
 export const VERSION_TOLERANCE_MS = 5_000;
 
 /** Whether a change at this time (the lead's updatedAt) is covered by a version that ran. */
@@ -51,7 +32,6 @@ export function covers(version: LeadVersion | undefined, updatedMs: number): boo
 	return updatedMs <= version.ms + (version.exact ? 0 : VERSION_TOLERANCE_MS);
 }
 
-/** One trigger node's ledger in process memory. */
 class Memory {
 	since = 0;
 
@@ -76,11 +56,7 @@ const LEDGERS = new StoreKind<Memory>({
 	takeIn(memory, stored) {
 		memory.activatedAt = Math.max(memory.activatedAt, storedNumber(stored.activatedAt));
 		memory.baselineOf = Math.max(memory.baselineOf, storedNumber(stored.baselineOf));
-		// The earlier form kept n8n's clock in `since`: not comparable with lead times, so
-		// it is dropped and a baseline taken anew.
-		if (stored.activatedAt === undefined && typeof stored.since === 'number')
-			memory.activatedAt = Math.max(memory.activatedAt, memory.baselineOf + 1);
-		else memory.since = Math.max(memory.since, storedNumber(stored.since));
+		memory.since = Math.max(memory.since, storedNumber(stored.since));
 		memory.delivered.merge(stored.delivered, stored.deliveredForgottenUpTo);
 		memory.recovered.merge(stored.recovered, stored.recoveredForgottenUpTo);
 		memory.deleted.merge(stored.deleted, stored.deletedForgottenUpTo);
@@ -129,10 +105,7 @@ export class RecoveryLedger {
 		return this.memory.since;
 	}
 
-	/**
-	 * The earliest lead version (epoch ms) recovery may run: after `since`, and after every
-	 * version the ledger had to forget (it may have run).
-	 */
+	/** Earliest version (epoch ms) recovery may run: after `since` and every forgotten version. */
 	get recoverAfterMs(): number {
 		return Math.max(
 			this.memory.since,
@@ -158,11 +131,7 @@ export class RecoveryLedger {
 		);
 	}
 
-	/**
-	 * Whether a delivered event may be a change a recovery already ran: its time is not
-	 * clearly after the version recovered. With the lead fetched, `hasRun` on its updatedAt
-	 * decides exactly.
-	 */
+	/** Whether a delivered event may be a change recovery already ran (`hasRun` decides exactly). */
 	mayBeRecovered(leadId: string, eventMs: number): boolean {
 		const recovered = this.memory.recovered.get(leadKey(leadId));
 		return recovered !== undefined && eventMs <= recovered.ms + VERSION_TOLERANCE_MS;
@@ -185,10 +154,8 @@ export class RecoveryLedger {
 	}
 
 	/**
-	 * The baseline of the activation: listening from `sinceMs` (service time), and the leads
-	 * listed above it (id and service time) as delivered, so recovery never runs them. Not as
-	 * recovered: a delivery of a change made after subscribing and before this listing must
-	 * still run, not be taken for a late retry of a recovery.
+	 * The activation's baseline: listening from `sinceMs`, leads listed above it kept as delivered
+	 * (not recovered, so a delivery of a change made before this listing still runs).
 	 */
 	takeBaseline(sinceMs: number, present: Array<{ id: string; version: number }>): void {
 		this.memory.since = Math.max(this.memory.since, sinceMs);
@@ -229,7 +196,7 @@ export class RecoveryLedger {
 		this.save();
 	}
 
-	/** The leads known (the last listing's and those run since) and not listed now; undefined when no ids are kept. */
+	/** Leads known (last listing and run since) but not listed now; undefined if no ids kept. */
 	goneFrom(listed: ListedLead[]): Gone | undefined {
 		return this.memory.known.gone(listed);
 	}

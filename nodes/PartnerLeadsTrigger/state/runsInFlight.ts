@@ -9,15 +9,9 @@ import { StoreKind } from '../../shared/state/nodeStore';
 import { covers } from './recoveryLedger';
 
 /**
- * The runs the trigger accepted or started that have not finished, in static data. A delivery's
- * event is here (not started: `attempts` 0) before its 200, saved by n8n with the answer; a
- * started run is saved with the emit that starts it (before the execution exists). After a hard
- * kill of n8n the trigger runs those not started and starts the others again, marked as re-runs.
- * A run is removed once n8n reports its execution finished; that removal reaches the database
- * with the next save (the next delivery's or emit's).
- *
- * Bounded: MAX_IN_FLIGHT (a burst waiting to run), beyond which deliveries are asked to come
- * back. About 110 bytes a run in static data: 220 KB when full.
+ * Runs accepted or started and not finished, in static data (saved with the 200 or the emit).
+ * After a hard kill those not started run and the others run again, marked. Past MAX_IN_FLIGHT
+ * (~110 bytes a run) deliveries are asked to come back.
  */
 
 export const MAX_IN_FLIGHT = 2_000;
@@ -39,10 +33,7 @@ export interface InFlightRun {
 	watchedBefore?: string;
 }
 
-/**
- * The version of the lead a run's event stands for: a recovered change's listed updatedAt
- * exactly; a delivery's event time, which the service sets about when it changes the lead.
- */
+/** The lead version a run stands for: a recovery's updatedAt exactly, a delivery's event time. */
 export function eventVersion(run: InFlightRun): LeadVersion {
 	return { ms: isoTimeMs(run.timestamp) ?? 0, exact: run.origin === 'recovered' };
 }
@@ -82,15 +73,13 @@ function unpack(raw: unknown): InFlightRun | undefined {
 	};
 }
 
-/** One trigger node's runs in flight, in process memory, by key. */
 type Memory = Map<string, InFlightRun>;
 
 const RUNS_IN_FLIGHT = new StoreKind<Memory>({
 	key: 'inFlight',
 	name: 'runsInFlight',
 	create: () => new Map(),
-	// The runs a copy holds that this memory never saw: those of the process that ran before
-	// a restart, or of another writer.
+	// Runs this memory never saw: from the process before a restart, or another writer.
 	takeIn(runs, stored) {
 		for (const raw of Array.isArray(stored.runs) ? stored.runs : []) {
 			const run = unpack(raw);
@@ -137,10 +126,7 @@ export class RunsInFlight {
 		return false;
 	}
 
-	/**
-	 * Whether a run in flight is of this version of the lead or a later one (recovery leaves that
-	 * version to it); a later change of the lead is recovered, and runs after it.
-	 */
+	/** Whether a run in flight covers this version of the lead (recovery leaves it to that run). */
 	coversVersion(leadId: string, updatedMs: number): boolean {
 		for (const run of this.runs.values())
 			if (run.leadId === leadId && covers(eventVersion(run), updatedMs)) return true;

@@ -5,15 +5,10 @@ import { CREDENTIAL_TYPE } from '../../shared/transport/connection';
 import { registerNodeMemory } from '../../shared/state/processMemory';
 
 /**
- * Signing secrets are kept in the workflow's static data, which n8n shows to anyone who can
- * open the workflow (its REST API and export) and, on n8n 1.x, copies into every stored
- * execution. So they are stored sealed: AES-256-GCM under a key derived with HKDF-SHA256
- * from the credential's Client Secret, which n8n keeps encrypted and never shows.
- *
- * The key is bound to the API key (Client ID, Company ID) and to this workflow and trigger
- * node: a sealed secret copied into another workflow, or read after the credential got a
- * new key, opens nowhere, and the trigger then renews its subscriptions. Each sealed secret
- * is also bound to its topic and subscription id, so entries cannot be swapped around.
+ * Static data is visible to anyone who can open the workflow (and on n8n 1.x is copied into
+ * every execution), so signing secrets are sealed: AES-256-GCM, key by HKDF-SHA256 from the
+ * Client Secret, bound to the API key, workflow and node (a copied secret opens nowhere and
+ * the trigger renews its subscriptions); each secret is bound to its topic and id.
  */
 
 const FORMAT = 'v1';
@@ -73,12 +68,7 @@ export class SecretBox {
 	}
 }
 
-/*
- * The last box built per trigger node and credential, kept for deliveries: in a webhook,
- * reading the credential costs n8n a database read (queued behind the execution writes), a
- * decryption and an expression sandbox of its own. Skipping it raised deliveries per second
- * about 1.5 times on n8n 2.40 (bench/README.md).
- */
+/* Kept per node and credential: reading credentials in a webhook is slow (bench/README.md). */
 const boxes = new Map<string, SecretBox>();
 
 registerNodeMemory('secretBoxes', {
@@ -97,10 +87,7 @@ function boxKey(context: IHookFunctions | IWebhookFunctions): string {
 	return [context.getWorkflow().id ?? '', node.id, credentialId].join('\n');
 }
 
-/**
- * The box of this trigger node under its credential's current Client Secret, read now.
- * Activation and deactivation use it, and a delivery when its remembered box opens nothing.
- */
+/** This node's box under the credential's current Client Secret, read now. */
 export async function freshSecretBox(
 	context: IHookFunctions | IWebhookFunctions,
 ): Promise<SecretBox> {
@@ -119,9 +106,8 @@ export async function freshSecretBox(
 }
 
 /**
- * The box this process last built for the node, if any. Its key may predate a change of
- * the credential's API key: the secrets it opens are still the ones the service signs this
- * node's subscriptions with, so what it verifies is genuine.
+ * The box this process last built for the node. Its key may predate an API key change, but
+ * the secrets it opens are those the service signs with, so what it verifies is genuine.
  */
 export function rememberedSecretBox(
 	context: IHookFunctions | IWebhookFunctions,

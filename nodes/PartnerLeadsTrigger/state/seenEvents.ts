@@ -7,13 +7,8 @@ import { StoreKind } from '../../shared/state/nodeStore';
 import { registerNodeMemory } from '../../shared/state/processMemory';
 
 /**
- * Duplicate and replay suppression for the events a trigger node turned into executions.
- *
- * Every executed event is remembered with its event time until it is older than the
- * Maximum Event Age, when the age check alone refuses it. At most SEEN_EVENTS_CAPACITY
- * events are remembered; beyond that the oldest are forgotten, and `forgottenUpTo` (the
- * newest event time ever forgotten) is raised so that no event at or before it is ever
- * accepted again: the trigger may then miss a late delivery, but never runs one twice.
+ * Duplicate and replay suppression for the Maximum Event Age, at most SEEN_EVENTS_CAPACITY;
+ * nothing at or before `forgottenUpTo` is accepted: an event may be missed, never run twice.
  */
 
 /** Events remembered per trigger node; with the default 72 h window, 3,333 events a day on average. */
@@ -30,11 +25,7 @@ export interface EventMark {
 	time: number;
 }
 
-/**
- * The key the service recommends deduplicating on (topic + id + timestamp), hashed so every
- * entry has the same small size whatever the ids look like. 64 bits: among 10,000 keys the
- * chance of any collision is below 1 in 10^11.
- */
+/** Hash of topic + id + timestamp (the service's dedup key); 64 bits: no real collision risk. */
 export function eventMark(event: LeadEvent, timeSeconds: number): EventMark {
 	const digest = createHash('sha256')
 		.update(`${event.topic}\n${event.id}\n${event.timestamp}`)
@@ -123,11 +114,7 @@ class RecentEvents {
 	}
 }
 
-/*
- * Per trigger node and mode (the editor's test URL gets its own deliveries of the same events),
- * kept by the state layer (nodes/shared/state/nodeStore.ts): two deliveries handled at the same
- * time each save a copy missing the other's event; process memory closes that gap.
- */
+/* Per node and mode (the test URL gets its own deliveries); memory covers concurrent saves. */
 const SEEN_EVENTS = new StoreKind<RecentEvents>({
 	key: 'recentEvents',
 	name: 'recentEvents',
@@ -182,19 +169,15 @@ export class SeenEvents {
 		this.memory = this.store.memory;
 	}
 
-	/**
-	 * 'seen': this event ran already. 'forgotten': it is at or before the newest event time
-	 * the store had to forget, so it may have run: refused as a possible replay.
-	 */
+	/** 'forgotten': at or before the newest forgotten time, so it may have run (a replay). */
 	recall(mark: EventMark): Recall {
 		if (this.memory.has(mark.key)) return 'seen';
 		return mark.time <= this.memory.forgottenUpTo ? 'forgotten' : 'new';
 	}
 
 	/**
-	 * Marks the event as being processed by this delivery. False when another delivery of
-	 * the same event is being processed right now: it may still fail, so this one must not
-	 * be acknowledged as a duplicate either.
+	 * Marks the event as in progress. False when another delivery of it is in progress: that one
+	 * may still fail, so this one must not be acknowledged as a duplicate.
 	 */
 	claim(key: string): boolean {
 		let keys = inProgress.get(this.scope);
@@ -213,10 +196,7 @@ export class SeenEvents {
 		if (keys?.size === 0) inProgress.delete(this.scope);
 	}
 
-	/**
-	 * Writes what this process remembers into static data: another path of the trigger is
-	 * about to have it saved whole (a recovery), and must not save an older copy.
-	 */
+	/** Writes memory into static data before another path (a recovery) saves it whole. */
 	writeBack(): void {
 		this.store.save();
 	}

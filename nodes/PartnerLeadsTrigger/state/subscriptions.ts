@@ -6,12 +6,7 @@ import type { LeadTopic } from '../../shared/topics';
 import { isLeadTopic } from '../../shared/topics';
 import type { SecretBox } from './secretBox';
 
-/**
- * The subscriptions the trigger made and their signing secrets, a `StaticStore` of the state
- * layer (nodes/shared/state/nodeStore.ts): written at activation and deactivation, read by each
- * delivery. The service returns a secret only when a subscription is created, so this is the
- * one place it exists; it is stored sealed (see secretBox), never in plain text.
- */
+/** A subscription and its secret (the only copy: the service returns it once; stored sealed). */
 export interface StoredSubscription {
 	id: string;
 	signingSecret: string;
@@ -21,10 +16,7 @@ export interface StoredSubscriptions {
 	/** the webhook URL the subscriptions deliver to */
 	webhookUrl: string;
 	byTopic: Partial<Record<LeadTopic, StoredSubscription>>;
-	/**
-	 * Subscriptions whose secret cannot be opened (the credential got a new key, the workflow
-	 * was copied, or it was stored in plain text by an earlier version): by id, to be replaced.
-	 */
+	/** Ids whose secret cannot be opened (new key, copied workflow, old plain text): to replace. */
 	unreadable: Partial<Record<LeadTopic, string>>;
 }
 

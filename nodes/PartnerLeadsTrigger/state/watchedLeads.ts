@@ -19,13 +19,9 @@ import { StoreKind } from '../../shared/state/nodeStore';
 import { nodeScope } from '../../shared/state/scope';
 
 /**
- * The watched fields' values per lead of one trigger node (Fields to Watch), in process memory
- * and in static data (the stored form: nodes/shared/changes/watchedValues.ts), kept by the state
- * layer (nodes/shared/state/nodeStore.ts): another writer's copy merges per lead the newer version.
- *
- * A run's values are kept when it starts, before the emit that saves them; the values they
- * replaced go with the run in flight (`watchedBefore`), so that its re-run after a hard kill
- * shows the same `from`, and they are put back if n8n does not start the run.
+ * Watched fields' values per lead (Fields to Watch), in memory and static data (watchedValues.ts;
+ * merged per lead by nodeStore.ts). Values replaced by a run go with it (`watchedBefore`), so a
+ * re-run shows the same `from`; they come back if n8n does not start the run.
  */
 
 const WATCHED_LEADS = new StoreKind<WatchedState>({
@@ -53,9 +49,8 @@ export class WatchedLeads {
 	private readonly state: WatchedState | undefined;
 
 	/**
-	 * `fields`: the watched field ids (a new choice starts anew); omitted: those in memory.
-	 * `scope` undefined: a copy of the stored values alone, apart from process memory (a test
-	 * event reads them; a test must not change what production runs compare with).
+	 * `fields`: watched field ids (a new choice starts anew); omitted: those in memory. `scope`
+	 * undefined: a stored copy for a test event, so a test never changes production's values.
 	 */
 	constructor(
 		private readonly nodeData: IDataObject,

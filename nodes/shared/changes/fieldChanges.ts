@@ -5,13 +5,7 @@ import { isRecord } from '../transport/record';
 import { comparableValue } from '../schema/fieldTypes';
 import type { LeadField } from '../schema/leadField';
 
-/**
- * Per-field old values: the values a trigger kept of a lead's watched fields, compared with the
- * lead as it is now, give each changed field its previous and current value. Values are kept
- * as the service wrote them and compared by their schema type (fieldTypes.ts), so values kept
- * by any release read the same. Pure: the caller keeps the values, says how long a value may be
- * before only its fingerprint is kept, and gives the schema's fields and labels it knows.
- */
+/** Watched values are kept as sent and compared by type, so values of any release read the same. */
 
 /** A field's value as compared: empty is null, a multi-select its values sorted (a set). */
 export type LeadValue = null | string | number | boolean | string[];
@@ -36,16 +30,13 @@ export interface FieldChange {
 }
 
 export interface FieldChanges {
-	/** per changed field id */
 	changes: Record<string, FieldChange>;
-	/** the changed field ids, in the order of the watched fields */
 	changedFields: string[];
 }
 
 export interface CompareOptions {
 	/** values whose JSON is longer than this are kept as a fingerprint */
 	maxKeptChars: number;
-	/** per field id, the label of each of its picklist values */
 	labels?: ReadonlyMap<string, ReadonlyMap<string, string>>;
 	/** per field id, the field as the schema has it: values are compared by its type */
 	fields?: ReadonlyMap<string, LeadField>;
@@ -67,10 +58,7 @@ function itemText(item: unknown): string {
 		: JSON.stringify(item);
 }
 
-/**
- * A raw value as compared. Absent, null and "" are all empty; a multi-select is a set (order
- * does not matter); a picklist value sent as `{ value, label }` is its value.
- */
+/** Absent, null and "" are empty; a multi-select is a sorted set; `{ value, label }` its value. */
 export function leadValueOf(raw: unknown): LeadValue {
 	if (raw === undefined || raw === null || raw === '') return null;
 	if (typeof raw === 'string' || typeof raw === 'boolean') return raw;
@@ -129,10 +117,7 @@ function changeOf(
 	return change;
 }
 
-/**
- * Compares the kept values (undefined: the lead's values are not known, so every field counts as
- * changed, without `from`) with the lead now. Returns the changes and the row to keep from now on.
- */
+/** Compares kept values with the lead now (none kept: every field changed, without `from`). */
 export function compareWatchedFields(
 	kept: KeptRow | undefined,
 	lead: IDataObject,

@@ -2,20 +2,7 @@ import { createHash } from 'crypto';
 
 import { UUID, uuidOf } from './leadIds';
 
-/**
- * A fixed-size sketch of a set of lead ids (an invertible Bloom lookup table): take from it
- * the ids of another set, and the ids left over (in the sketch's set, not in the other) can be
- * read back when they are few, however many ids both sets hold. The trigger keeps a large
- * portal's listing this way: every save of static data carries the sketch, and its bytes do
- * not grow with the portal (a packed listing of 50,000 leads takes 800 KB, the sketch 80 KB).
- *
- * Each id goes into one cell of each of PARTS parts, picked by its SHA-256; a cell keeps the
- * signed count of its ids, the XOR of their checks and the XOR of their encoded bytes. A cell
- * holding one id gives it back; taking that id out of its other cells frees more. Up to
- * SKETCH_NAMES_UP_TO ids left over either way (in the set and not taken, or taken and never in
- * it) are read back (3,000 cells; tested); more may leave some unread, and the sketch then says
- * so, and about how many.
- */
+/** Lead ids as an invertible Bloom lookup table: a fixed 80 KB however many leads there are. */
 
 export const SKETCH_CELLS = 3_000;
 
@@ -56,7 +43,6 @@ function decodedId(key: Buffer): string | undefined {
 	return form === FORM.uuid && length === 16 ? uuidOf(bytes) : undefined;
 }
 
-/** The cells an id goes into (one per part) and its check. */
 function placesOf(id: string): { cells: number[]; check: number } {
 	const hash = createHash('sha256').update(id).digest();
 	const cells: number[] = [];
@@ -77,7 +63,7 @@ export interface LeftOver {
 	ids: string[];
 	/** false when some ids could not be read back: too many were left over */
 	complete: boolean;
-	/** about how many of the sketch's ids were not read back (ids taken that were never in it offset it: a lower bound) */
+	/** about how many ids were not read back (a lower bound) */
 	unnamed: number;
 }
 
@@ -128,11 +114,7 @@ export class IdSketch {
 		return Math.ceil((SKETCH_CELLS * (HEADER_BYTES + width)) / 3) * 4 + 30;
 	}
 
-	/**
-	 * The ids left when `taken` are taken out: those of the sketch's set not among them. An id
-	 * taken that was never in the set is left over the other way and ignored; it only uses up
-	 * room, like an id left over.
-	 */
+	/** The set's ids not in `taken`; ids taken that were never in the set only use up room. */
 	leftOver(taken: Iterable<string>): LeftOver {
 		const work = new IdSketch(this.width, Buffer.from(this.cells));
 		for (const id of new Set(taken)) {
@@ -143,7 +125,6 @@ export class IdSketch {
 		return work.peel();
 	}
 
-	/** Adds (+1) or takes out (-1) an id. */
 	private toggle(id: string, bytes: Buffer, sign: 1 | -1, places = placesOf(id)): void {
 		for (const cell of places.cells) {
 			const at = cell * this.cellBytes;
@@ -179,8 +160,7 @@ export class IdSketch {
 			this.toggle(found.id, encodedId(found.id) as Buffer, found.sign === 1 ? -1 : 1, places);
 			pending.push(...places.cells);
 		}
-		// Every id adds 1 to PARTS cells: what is left counts the ids not read back, less those
-		// taken that were never in the set.
+		// Each id adds 1 to PARTS cells: the rest counts unread ids, less those never in the set.
 		let count = 0;
 		let complete = true;
 		for (let cell = 0; cell < SKETCH_CELLS; cell++) {

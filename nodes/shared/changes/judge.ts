@@ -2,19 +2,13 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { ListedLead } from './listedLead';
 
-/**
- * Judging a listing of leads against what a trigger knows, in the service's time only (lead
- * times, never n8n's clock: the two need not agree). Pure: the caller reads what it knows
- * from its own state, and decides what to start, when, and how to record it.
- */
+/** Judges a listing against what a trigger knows, in service time only (n8n's clock may differ). */
 
-/** What a trigger knows before a listing. */
 export interface KnownChanges {
 	/** listening since (service time): a lead created after it that never ran is new */
 	sinceMs: number;
 	/** changes at or before this (service time) ran, predate listening, or may have run */
 	judgedUpToMs: number;
-	/** whether the lead's change at this version already ran */
 	hasRun(id: string, version: number): boolean;
 	/** whether some version of the lead ran (so its creation did) */
 	knows(id: string): boolean;
@@ -52,13 +46,11 @@ export function judgeListing(listed: ListedLead[], known: KnownChanges): Judgeme
 	};
 }
 
-/** The change a listed lead stands for, if it has not run yet. */
 function changeOf(listed: ListedLead, known: KnownChanges): LeadChange | undefined {
 	const { id, version, createdMs, lead } = listed;
 	if (version === undefined || version <= known.judgedUpToMs || known.hasRun(id, version))
 		return undefined;
-	// Never run, and not listed last time (where that is kept) or else created while listening:
-	// the change is the lead's creation (with whatever was changed since); otherwise an update.
+	// Unknown and not listed last time (or, without ids, created while listening): a creation.
 	const isNew =
 		!known.knows(id) &&
 		(known.listedIds
@@ -81,10 +73,7 @@ export function goneIds(listed: ListedLead[], previous: ReadonlySet<string> | un
 	return [...previous].filter((id) => !present.has(id));
 }
 
-/**
- * The watermark after a listing: the margin below the newest version listed, so that changes
- * committed late or listed out of order still run later; never lower than before.
- */
+/** The margin below the newest version listed (late commits still run); never lower than before. */
 export function watermarkAfter(
 	sinceMs: number,
 	newestMs: number | undefined,
@@ -93,10 +82,7 @@ export function watermarkAfter(
 	return newestMs === undefined ? sinceMs : Math.max(sinceMs, newestMs - marginMs);
 }
 
-/**
- * A new activation's baseline: nothing the portal holds runs. The watermark starts the
- * margin below the newest version listed; the leads at or above it are to be recorded as run.
- */
+/** A new activation's baseline: the watermark, and the leads at or above it to record as run. */
 export function baselineOf(
 	listed: ListedLead[],
 	marginMs: number,

@@ -1,17 +1,6 @@
-/**
- * Lead ids packed small for static data: the ids listed last time, so that deletes are the
- * ids listed then and not now. The service does not say what its ids look like, so each id is
- * packed by its form: lowercase UUIDs (16 bytes) and lowercase hex ids (half their length) as
- * bytes in one base64 block per byte length, anything else (numbers, other text) as text.
- * 24-hex ids cost 16 bytes each, UUIDs 21.3, 6-digit numbers 7 (bench/README.md).
- */
+/** Ids listed last time (to find deletes); ids have no set format: UUIDs, hex as bytes, or text. */
 
-/**
- * Lead ids are kept packed (for deletes) while they take at most this much: static data is saved
- * whole, so every save carries them. The Polling Trigger's bound; the webhook trigger keeps a
- * large listing as a sketch of fixed size instead (idSketch.ts), packed only when its ids are
- * too long for one.
- */
+/** Bound on packed ids (every save carries them); the webhook trigger uses idSketch.ts instead. */
 export const MAX_LEAD_ID_BYTES = 1_000_000;
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

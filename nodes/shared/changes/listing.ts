@@ -3,12 +3,7 @@ import type { PartnerLeadsFunctions } from '../transport/request';
 import type { ListedLead } from './listedLead';
 import { readListedLead } from './listedLead';
 
-/**
- * Every lead the portal holds. The list cannot filter by time, so a trigger reads it all
- * (nodes/shared/transport/paging.ts handles page caps, order, deletions while paging and
- * reads ahead); each request waits out 429s within the transport's bounded budget, past it
- * the listing throws and the caller says what that means for it.
- */
+/** Every lead (the list cannot filter by time); throws past the transport's 429 budget. */
 
 export interface ListingOptions {
 	/** pages requested ahead at most; the transport's default when left out */
@@ -18,9 +13,7 @@ export interface ListingOptions {
 }
 
 export interface Listing {
-	/** each lead with an id, once */
 	leads: ListedLead[];
-	/** list requests made (pages read) */
 	requests: number;
 	/** the stop signal came while reading: the leads are only part of the list */
 	stopped: boolean;

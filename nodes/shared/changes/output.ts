@@ -5,11 +5,7 @@ import { leadItem, readLeadFor } from '../leadItem';
 import type { PartnerLeadsFunctions } from '../transport/request';
 import type { LeadChange } from './judge';
 
-/**
- * A change found by listing, as the item a delivery of it gives (leadItem.ts), with the lead's
- * time as the event's and marked by the caller (`mark: true`), so a workflow can tell how it
- * came. Also the version that ran: the fetched lead may be newer than the one listed.
- */
+/** A listed change as a delivery's item, and the version that ran (the fetch may be newer). */
 export async function outputFor(
 	context: PartnerLeadsFunctions,
 	change: LeadChange,

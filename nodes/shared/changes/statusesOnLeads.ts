@@ -3,12 +3,7 @@ import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 import { isRecord } from '../transport/record';
 import { MAX_PAGE_SIZE, pagesOf } from '../transport/paging';
 
-/**
- * The Status values a portal uses. The service sets a lead's status and publishes neither the
- * values nor the field in its schema, so the editor offers the values found on the portal's
- * own leads: those a "becomes Won" condition can name without guessing. Read from a bounded
- * number of leads, as the Partner Organization and Agent pickers do.
- */
+/** Leads read for Status values: the schema does not list them, so they are read off leads. */
 export const STATUS_SAMPLE_LEADS = 5 * MAX_PAGE_SIZE;
 
 /** Shown when no lead carries a status: picking it adds no value (empty values are ignored). */

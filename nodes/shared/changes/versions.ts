@@ -1,16 +1,6 @@
 import { createHash } from 'crypto';
 
-/**
- * Which version of each lead ran, bounded and small in static data: per lead (its id hashed)
- * the newest version, in the service's time (the lead's updatedAt) or, where only an event's
- * time is known, that time. A trigger keeps one or more of these in its own stored state and
- * says when versions are forgotten (older than a cutoff, the oldest beyond a capacity).
- */
-
-/**
- * One remembered lead in static data: 16 hex lead key, 11 hex version time (milliseconds),
- * one letter (e: the lead's own updatedAt, a: only an event time), one separator.
- */
+/** Ledger of versions run, per lead: 16 hex key, 11 hex ms, `e` (exact) or `a`, a separator. */
 export const LEDGER_ENTRY_BYTES = 29;
 
 const KEY_LENGTH = 16;
@@ -73,13 +63,9 @@ export class LeadVersions {
 			this.forgottenUpTo = Math.max(this.forgottenUpTo, forgottenUpTo);
 	}
 
-	/** when versions were last checked against the cutoff */
 	private checkedAgeAtMs = 0;
 
-	/**
-	 * Forgets versions older than the cutoff, and the oldest beyond the capacity. Sorting
-	 * costs milliseconds at the bound, so ages are checked at most once a minute.
-	 */
+	/** Like forget(), but ages are checked at most once a minute (sorting is slow at the bound). */
 	trim(cutoffMs: number, capacity: number, nowMs: number): void {
 		const ageDue = nowMs - this.checkedAgeAtMs >= 60_000 || nowMs < this.checkedAgeAtMs;
 		if (!ageDue && this.versions.size <= capacity) return;

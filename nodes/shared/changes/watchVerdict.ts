@@ -3,13 +3,6 @@ import type { IDataObject } from 'n8n-workflow';
 import type { CompareOptions, FieldChange, FieldChanges, KeptRow, LeadValue } from './fieldChanges';
 import { compareWatchedFields } from './fieldChanges';
 
-/**
- * What watching fields says about one updated lead: start a run (with the changes), only keep
- * its values (nothing watched changed, or not to a chosen value), or nothing at all (the lead as
- * read is older than the values kept: it neither runs nor keeps). Pure; the caller keeps the
- * values and starts the run.
- */
-
 /** "Only when changed to": the field starts a run only when it changes to one of the values. */
 export interface ValueCondition {
 	fieldId: string;
@@ -31,11 +24,8 @@ export interface WatchSettings {
 
 /** What Fields to Watch decides for one lead event (watchDecision.ts), the topic aside. */
 export interface WatchDecision {
-	/** Fields to Watch lets it run */
 	runs: boolean;
-	/** the values to keep from now on */
 	keep?: KeptLead;
-	/** the lead's values go */
 	drop?: boolean;
 	changes?: FieldChanges;
 }
@@ -53,10 +43,7 @@ function labelList(label: string | string[] | undefined): Array<string | undefin
 	return Array.isArray(label) ? label : [label];
 }
 
-/**
- * Whether the field changed to one of the wanted values (by value or label, ignoring case). A
- * multi-select must have gained one of them: a value it already had does not count.
- */
+/** Changed to a wanted value or label (ignoring case); a multi-select must have gained it. */
 export function changedToOneOf(change: FieldChange, wanted: readonly string[]): boolean {
 	const targets = new Set(wanted.map(normalized));
 	const toValues = asList(change.to);
@@ -71,10 +58,7 @@ export function changedToOneOf(change: FieldChange, wanted: readonly string[]): 
 	});
 }
 
-/**
- * Whether the changes start a run: some changed field has no condition, or changed to one of
- * its condition's values (several conditions on one field add up their values).
- */
+/** A changed field with no condition, or one that meets its conditions (which add up), runs. */
 export function changesStartRun(
 	changes: FieldChanges,
 	conditions: readonly ValueCondition[],
@@ -88,10 +72,7 @@ export function changesStartRun(
 	});
 }
 
-/**
- * Judges an updated lead as read now (`ms`: its version) against the values kept of it
- * (undefined: not known; every field then counts as changed, without `from`).
- */
+/** Judges an updated lead at version `ms` against its kept values (none: every field changed). */
 export function judgeWatchedUpdate(
 	known: KeptLead | undefined,
 	lead: IDataObject,

@@ -4,11 +4,6 @@ import type { LeadField } from '../schema/leadField';
 import { leadSchemaForEditor } from '../schema/leadSchema';
 import { statusesOnLeads } from './statusesOnLeads';
 
-/**
- * The editor's lists for "Fields to Watch" and "Only When Changed To", from the portal's lead
- * schema as the action node's Lead Fields load it (custom fields included).
- */
-
 /** Set by the service, not described by the schema, and what most lead workflows turn on. */
 const STATUS_FIELD: LeadField = {
 	fieldId: 'status',
@@ -71,10 +66,7 @@ export async function getWatchedFieldChoices(
 		.sort(byName);
 }
 
-/**
- * A condition's Values: the field's picklist values as the schema lists them (true/false for
- * yes/no); for Status, unless the schema lists its values, those found on the portal's leads.
- */
+/** A condition's Values: the schema's picklist, true/false for yes/no, or Status seen on leads. */
 export async function getWatchedFieldValues(
 	this: ILoadOptionsFunctions,
 ): Promise<INodePropertyOptions[]> {

@@ -9,11 +9,7 @@ import type { CompareOptions, FieldChanges } from './fieldChanges';
 import type { ValueCondition, WatchSettings } from './watchVerdict';
 import { MAX_KEPT_VALUE_CHARS } from './watchedValues';
 
-/**
- * A trigger's "Fields to Watch" and "Only When Changed To", as both triggers read them, and
- * what watching adds to their work: the lead is always read (its values are compared), lead
- * creations are always seen (to keep a new lead's values), and the changes go into the item.
- */
+/** Watching fields: the lead is always read, creations always seen, the changes put in the item. */
 
 type NodeParameterReader = Pick<PartnerLeadsFunctions, 'getNodeParameter'>;
 
@@ -55,10 +51,7 @@ export function fetchesFullLead(context: NodeParameterReader): boolean {
 	);
 }
 
-/**
- * The topics a trigger must see: the chosen ones, and lead creations when fields are watched
- * and updates chosen (a new lead's values are kept; its creation runs only when chosen).
- */
+/** The chosen topics, plus creations when updates are watched (to keep a new lead's values). */
 export function observedTopics(selected: LeadTopic[], watching: boolean): LeadTopic[] {
 	if (!watching || !selected.includes('lead/update') || selected.includes('lead/create'))
 		return selected;
@@ -73,11 +66,7 @@ export function keptVersionOf(lead: IDataObject, fallbackMs: number): number {
 /** Picklist labels are read from a copy of the schema up to this old. */
 const LABELS_MAX_AGE_MS = 10 * 60_000;
 
-/**
- * The options a comparison needs: per watched field its schema entry (values are compared by
- * its type) and a picklist's labels, from a recent copy of the schema. Without one (the schema
- * cannot be read now) the changes carry no labels and values are compared without types.
- */
+/** Per watched field its schema entry and labels; none if the schema cannot be read now. */
 export async function compareOptionsFor(
 	context: PartnerLeadsFunctions,
 	fields: readonly string[],

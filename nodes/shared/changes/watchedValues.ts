@@ -3,27 +3,14 @@ import type { IDataObject } from 'n8n-workflow';
 import type { KeptRow } from './fieldChanges';
 import type { KeptLead } from './watchVerdict';
 
-/**
- * The watched fields' values per lead, bounded and small in static data, so that a trigger can
- * say what a field was before a change. Per lead (its id hashed, `leadKey`) the values of the
- * newest version compared, with that version (the lead's updatedAt, service time): whoever holds
- * a newer version of a lead wins when copies meet.
- *
- * Stored (`watched` in the node's static data): the watched field ids, and the leads as one
- * string, an entry a line: 16 hex lead key, 11 hex version (ms), the values as a JSON array.
- * Bytes per lead: 29 + the values' JSON (e.g. 12 for a status of 8 letters; each text value's
- * quotes count twice once n8n stores the string as JSON). Values over
- * MAX_KEPT_VALUE_CHARS characters are kept as a fingerprint (19 bytes): "changed", no `from`.
- * Beyond MAX_WATCHED_BYTES the leads changed longest ago are forgotten first; a forgotten lead's
- * next change runs without `from` (docs/watched-fields.md has the figures).
- */
+/** Each lead's last watched values, a line per lead: 16 hex key, 11 hex version ms, JSON values. */
 
 export const WATCHED_KEY = 'watched';
 
 /** Longer values (as JSON) are kept as their fingerprint. */
 export const MAX_KEPT_VALUE_CHARS = 64;
 
-/** At most this much state: about 40,000 leads with one field, 20,000 with five (figures in docs). */
+/** About 40,000 leads with one field, 20,000 with five. */
 export const MAX_WATCHED_BYTES = 2_000_000;
 
 const KEY_LENGTH = 16;

@@ -13,23 +13,13 @@ import { serviceUrl } from '../transport/request';
 import { requestAccessToken } from '../transport/token';
 import { credentialProblemText, isCredentialProblem } from '../transport/credentialProblem';
 
-/**
- * The credential's Test button, in code rather than as a declarative test request: n8n 1.x
- * loses the HTTP status of a failed test request before it applies the credential's rules,
- * and shows its generic "could not be found" or "Authorization failed" instead. Here every
- * failure the service describes gets the same message on every n8n line: the values
- * checked first (no request for a typo or a plain-http address), then the token exchange,
- * then an authenticated read of the portal's lead schema.
- */
+/** In code: n8n 1.x loses a failed declarative test's HTTP status and shows a generic error. */
 
 function failed(message: string, secrets: string[]): INodeCredentialTestResult {
 	return { status: 'Error', message: redactSecrets(message, secrets) };
 }
 
-/**
- * n8n gives credential tests only its legacy `request` helper (CredentialTestContext, on
- * 1.x and 2.x alike), no `httpRequest`: requests here go through it, in httpRequest's terms.
- */
+/** Credential tests get only the legacy `request` helper (n8n 1.x and 2.x), not `httpRequest`. */
 function asHttpRequestHelper(context: ICredentialTestFunctions): IHttpRequestHelper {
 	return {
 		helpers: {

@@ -1,8 +1,4 @@
-/**
- * The field types of the lead schema and the names the service may send for each, compared
- * without case, spaces or underscores. What a type means for a value (how it is read and
- * checked, how it shows in n8n) is up to the node that handles values: one rule per type here.
- */
+/** Lead schema field types and the names the service may send (ignoring case, spaces, `_`). */
 const FIELD_TYPE_NAMES = {
 	string: ['string', 'text'],
 	textarea: ['textarea', 'longtext'],
@@ -26,11 +22,7 @@ const TYPE_BY_ALIAS = new Map<string, LeadFieldType>(
 	),
 );
 
-/**
- * The type of a schema entry. A type this table does not know is a stated choice, not an
- * accident: with a list of options it is a picklist (the options are what matters to the
- * user), otherwise text, which the service accepts for any field and the user can still map.
- */
+/** An unknown type is a picklist if it has options, else text (the service accepts text for all). */
 export function fieldTypeOf(serviceType: unknown, hasOptions: boolean): LeadFieldType {
 	const key =
 		typeof serviceType === 'string' ? serviceType.trim().toLowerCase().replace(/[\s_]/g, '') : '';

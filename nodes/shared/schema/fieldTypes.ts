@@ -4,14 +4,7 @@ import type { LeadFieldType } from './fieldTypeNames';
 import type { LeadField, PicklistOption } from './leadField';
 import { fieldName } from './leadField';
 
-/**
- * What each field type of the lead schema means for a value the node writes, in one table: the
- * n8n type the Lead Fields mapper shows, how a value is read ("42" → 42, "true" → true, a
- * picklist label → its value; anything else is refused with a message that names the field
- * and the expected type), and whether a value can identify a lead for Create or Update.
- * A new type is its names in nodes/shared/schema/fieldTypeNames.ts and one entry here (the
- * compiler asks for it).
- */
+/** Per field type: its n8n type, how a value is read ("42" → 42), if it can identify a lead. */
 
 export type Coerced = { ok: true; value: unknown } | { ok: false; problem: string };
 
@@ -107,10 +100,7 @@ function toDate(field: LeadField, value: unknown): Coerced {
 	return fail(field, expected, value, `${shown(value)} is not a date`);
 }
 
-/**
- * A date or date-time as milliseconds since the epoch (NaN when unreadable). A time without
- * a zone, as n8n's date picker gives it, is read as UTC; a date alone as its midnight UTC.
- */
+/** Epoch ms (NaN if unreadable); no zone (n8n's date picker) means UTC, a date its midnight UTC. */
 export function utcInstant(raw: string): number {
 	const withZone = DATE_ONLY.test(raw)
 		? `${raw}T00:00:00Z`
@@ -309,13 +299,7 @@ function comparableWithoutType(value: unknown): unknown {
 	return value;
 }
 
-/**
- * A value as Fields to Watch compares it: as its type reads it, so the service writing a value
- * again in another form is not a change ("10" and 10, one instant with and without
- * milliseconds, a picklist label and its value, a multi-select in another order). A value its
- * type cannot read is compared as it is; a field the schema does not list (or no schema at
- * hand) by the forms that cannot mean anything else.
- */
+/** Read by its type, so the same value in another form ("10" and 10) is no change for Watch. */
 export function comparableValue(field: LeadField | undefined, value: unknown): unknown {
 	if (isEmptyValue(value)) return null;
 	if (!field) return comparableWithoutType(value);

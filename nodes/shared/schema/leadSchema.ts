@@ -10,13 +10,7 @@ import { fieldTypeOf } from './fieldTypeNames';
 import type { LeadField, PicklistOption } from './leadField';
 import { registerProcessCache } from '../state/processMemory';
 
-/**
- * The portal's lead schema: read tolerantly from whatever the schema endpoint sends (the
- * service does not fix the type names, the picklist shape or where the list sits in the
- * answer), fetched once per run or cached briefly for the editor.
- */
-
-// Reading the schema answer
+/** The portal's lead schema, read tolerantly: the service does not fix its answer's shape. */
 
 /** The service's standard lead fields; every other fieldId is a custom field. */
 export const STANDARD_LEAD_FIELD_IDS: readonly string[] = [
@@ -91,10 +85,7 @@ export function readLeadField(raw: unknown): LeadField | undefined {
 	return field;
 }
 
-/**
- * Reads the schema response: `unifiedFields` at the top or under `data` (the service's
- * envelope). Returns undefined when there is no field list at all.
- */
+/** Reads `unifiedFields` at the top or under `data`; undefined when there is no field list. */
 export function readLeadSchema(body: unknown): LeadField[] | undefined {
 	const candidates = [asRecord(body), asRecord(unwrapEnvelope(body))];
 	let list: unknown[] | undefined;
@@ -119,14 +110,7 @@ export function readLeadSchema(body: unknown): LeadField[] | undefined {
 	return fields;
 }
 
-// Fetching it
-
-/**
- * Where a node gets the lead schema. A run fetches it once and passes it to every item;
- * the editor's Lead Fields mapper asks the service each time (Refresh Field List must show a
- * changed schema), and the other dropdowns reuse its copy for a minute, so opening a node
- * does not send one schema request per dropdown.
- */
+// A run fetches the schema once; editor dropdowns reuse a copy for a minute (not one request each).
 
 const EDITOR_CACHE_TTL_MS = 60_000;
 const EDITOR_CACHE_MAX_ENTRIES = 50;
@@ -171,10 +155,7 @@ function remember(key: string | undefined, fields: LeadField[]): void {
 	editorCache.set(key, { fields, fetchedAt: Date.now() });
 }
 
-/**
- * Always asks the service: a run must see the schema as it is now. `request` shortens the
- * waits of a caller that must answer quickly (a webhook).
- */
+/** Always asks the service (a run must see the schema as it is now). */
 export async function fetchLeadSchemaResponse(
 	this: PartnerLeadsFunctions,
 	request: ItemRequestOptions = {},
@@ -199,10 +180,7 @@ export async function fetchLeadSchema(this: PartnerLeadsFunctions): Promise<Lead
 	return (await fetchLeadSchemaResponse.call(this)).fields;
 }
 
-/**
- * A copy up to `maxAgeMs` old, fetched when there is none. For the editor a minute is good
- * enough for a dropdown; triggers take picklist labels from a copy up to 10 minutes old.
- */
+/** A cached copy up to `maxAgeMs` old, else fetched. */
 export async function recentLeadSchema(
 	this: PartnerLeadsFunctions,
 	maxAgeMs: number,

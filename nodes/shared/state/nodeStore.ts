@@ -6,44 +6,19 @@ import type { ScopeMode } from './scope';
 import { scopeOf } from './scope';
 
 /**
- * The one way the triggers keep something across executions, processes and restarts, so that
- * each store is a thin typed use of these rules, written once. Two kinds:
- *
- * - `StoreKind`: several writers at once (deliveries, `trigger()`'s emits, queue mode's
- *   processes): events seen, versions run, lead ids known, runs in flight, watched values.
- * - `StaticStore`: one writer at a time, static data alone: the subscriptions (activation and
- *   deactivation) and what the Polling Trigger keeps (each poll, committed with the execution
- *   it starts under durable cursors: a copy in process memory would outlive a poll that n8n
- *   rolled back).
- *
- * The rules of `StoreKind`:
- *
- * - **Where**: in the node's static data under the store's key, and in process memory per
- *   node scope (scope.ts). n8n saves static data whole, last writer wins, from several writers
- *   (deliveries in webhook processes, `trigger()`'s emits, a restart). Process memory closes
- *   the gap: what this process wrote is never lost to another writer's older copy.
- * - **Merging**: opening a store takes in the stored copy, unless this process wrote it or took
- *   it in before (a copy taken in twice would bring back what was removed since); each store
- *   says how a copy merges (per lead the newer version, a union, ...). Every save writes the
- *   whole memory back with a writer stamp `<process id>:<save count>`.
- * - **Saving**: `save()` assigns a fresh object (n8n saves only what was assigned); n8n writes
- *   it with the execution, the webhook's answer or the poll that follows.
- * - **Bounds**: each store trims before it writes (`stored`), oldest first, and says what it
- *   forgot so that nothing forgotten can run twice.
- * - **Forgetting**: a deactivated node's memory goes (processMemory.ts), as after a restart.
+ * State across executions (docs/design/static-data.md). `StoreKind`: several writers; static data
+ * is saved whole, so process memory keeps this process's writes. `StaticStore`: one writer.
  */
 
 /** Stored copies of other writers remembered as taken in (queue mode has several writers). */
 const MERGED_COPIES_KEPT = 100;
 
 export interface StoreRules<M> {
-	/** the static data key */
 	key: string;
 	/** its name in the list of process memory (processMemory.ts) */
 	name: string;
 	/** the modes kept apart; production alone unless said */
 	modes?: ScopeMode[];
-	/** a new, empty memory */
 	create(): M;
 	/** takes in a stored copy another writer saved */
 	takeIn(memory: M, stored: IDataObject): void;
@@ -135,10 +110,7 @@ export class StoreKind<M> {
 		});
 	}
 
-	/**
-	 * The store of this scope on this static data. `shape`: a memory made for the node's
-	 * settings (the fields it watches); one that no longer `fits` them is started anew.
-	 */
+	/** The store of this scope; a memory that no longer `fits` the node's `shape` starts anew. */
 	open(nodeData: IDataObject, scope: string, shape?: MemoryShape<M>): NodeStore<M> {
 		let held = this.memories.get(scope);
 		if (!held || (shape && !shape.fits(held.memory))) {
@@ -159,20 +131,17 @@ export class StoreKind<M> {
 		if (nodeData[this.rules.key] !== undefined) delete nodeData[this.rules.key];
 	}
 
-	/** Forgets one scope's memory (what it kept no longer applies: no field is watched any more). */
+	/** Forgets one scope's memory (e.g. no field is watched any more). */
 	forget(scope: string): void {
 		this.memories.delete(scope);
 	}
 
-	/** Whether a memory is held for the scope. */
 	holds(scope: string): boolean {
 		return this.memories.has(scope);
 	}
 }
 
-/** What a `StaticStore` is: its key, its name, and how its value is read and stored. */
 export interface StaticStoreRules<T, W, A extends unknown[]> {
-	/** the static data key */
 	key: string;
 	/** its name in the state table (docs/ARCHITECTURE.md) */
 	name: string;

@@ -1,8 +1,4 @@
-/**
- * Whose state: one trigger node of one workflow. Production and the editor's test URL are kept
- * apart (they get separate deliveries of the same events); only the events seen are kept for
- * test mode, everything else is production's alone.
- */
+/** Whose state: one trigger node; production and test URL are kept apart (separate deliveries). */
 export type ScopeMode = 'production' | 'test';
 
 export function nodeScope(

@@ -11,7 +11,7 @@ export interface ServiceConnection {
 	environment: EnvironmentName;
 	/** API base address of the selected environment, no trailing slash */
 	apiBaseUrl: string;
-	/** token audience: the override, or the API base address of the environment (the service checks the token's audience against the environment it is used on) */
+	/** the override, or the environment's API base address (the service checks it) */
 	audience: string;
 	tokenUrl: string;
 	companyId: string;
@@ -47,10 +47,7 @@ export function isLoopbackHost(hostname: string): boolean {
 	);
 }
 
-/**
- * Secrets (the Client Secret to the token issuer, the access token to the API) travel only
- * over HTTPS; plain http only to this machine itself.
- */
+/** Secrets travel only over HTTPS; plain http only to this machine itself. */
 export function plainHttpProblem(
 	address: string,
 	fieldLabel: string,
@@ -81,10 +78,7 @@ function assertHttpUrl(value: string, fieldLabel: string): void {
 	if (plainHttp) throw plainHttp;
 }
 
-/**
- * Reads and checks the credential values, so a typo gets a message naming the field
- * instead of a failed request.
- */
+/** Reads and checks the credential, so a typo gets a message naming the field. */
 export function connectionFromCredentials(
 	credentials: ICredentialDataDecryptedObject,
 ): ServiceConnection {

@@ -1,10 +1,6 @@
 import { registerProcessCache } from '../state/processMemory';
 
-/**
- * Messages of recent credential problems, with their fixes. n8n 1.x drops the `cause` of an error it wraps
- * (ours, thrown in preAuthentication, comes back as a plain NodeApiError), so its message is
- * all that survives; this lets the transport still recognise it. Bounded: the oldest go first.
- */
+/** By message: n8n 1.x drops the `cause` of an error it wraps. Bounded: the oldest go first. */
 const recentProblems = new Map<string, { temporary: boolean; fix: string }>();
 registerProcessCache('credentialProblems', {
 	get size() {
@@ -13,17 +9,13 @@ registerProcessCache('credentialProblems', {
 });
 const RECENT_PROBLEMS_LIMIT = 200;
 
-/**
- * A problem with the credential's values or its token exchange: the user fixes it in the
- * credential, so it is reported as such and never retried.
- */
+/** A problem the user fixes in the credential: reported as such, never retried. */
 export class CredentialProblemError extends Error {
 	override name = 'PartnerLeadsCredentialError';
 
 	constructor(
 		/** what happened (n8n's guidelines: the fix goes in the description) */
 		message: string,
-		/** how to fix it */
 		readonly fix = '',
 		/** the token issuer failed for a while (429, 5xx, lost connection): nothing to fix */
 		readonly temporary = false,

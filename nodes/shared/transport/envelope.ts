@@ -1,9 +1,6 @@
 import { asRecord, isRecord } from './record';
 
-/**
- * The service wraps responses as `{ data, context: { requestId }, status }` (the service's usual
- * envelope); a bare body is accepted too, as the service does not promise the envelope everywhere.
- */
+/** Unwraps `{ data, context, status }`; a bare body is fine too (the envelope is not promised). */
 export function unwrapEnvelope<T = unknown>(body: unknown): T {
 	if (isRecord(body) && 'data' in body) {
 		const record = body as Record<string, unknown>;
@@ -14,7 +11,6 @@ export function unwrapEnvelope<T = unknown>(body: unknown): T {
 	return body as T;
 }
 
-/** Paging hints a list response may carry besides its items. */
 export interface ListPage<T> {
 	items: T[];
 	/** false when the service says there is nothing after this page */

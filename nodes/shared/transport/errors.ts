@@ -6,31 +6,19 @@ import { BASE_ADDRESS_FIELDS } from './connection';
 import { redactSecrets } from './redact';
 import { asRecord } from './record';
 
-/**
- * Transport errors, from what an HTTP failure looked like to the error the user sees:
- * readHttpFailure keeps only status, body and headers of whatever n8n's helpers threw;
- * serviceError turns that into a NodeApiError that says what happened and how to fix it.
- */
-
-/**
- * What an HTTP failure looked like, read from whatever n8n's request helpers threw
- * (an axios-style error, or a NodeApiError wrapping one). Nothing else of the thrown
- * object is kept: it carries the request configuration, with the Authorization header.
- */
+/** Read from what n8n's helpers threw; nothing else is kept (it holds the Authorization header). */
 export interface HttpFailure {
 	status?: number;
 	body?: unknown;
 	retryAfter?: string;
 	requestIdHeader?: string;
-	/** network error code such as ECONNREFUSED or ECONNRESET, when there was no response */
+	/** when there was no response, e.g. ECONNREFUSED */
 	networkCode?: string;
-	/** message of the underlying error, when there was no response */
 	networkMessage?: string;
-	/** the credential's values or its token exchange failed: the message says what to fix */
+	/** the credential's values or its token exchange failed */
 	credentialProblem?: string;
-	/** the token exchange failed for a while only (the issuer answered 429/5xx or not at all) */
+	/** the token issuer answered 429/5xx or not at all */
 	credentialProblemTemporary?: boolean;
-	/** how to fix the credential problem */
 	credentialProblemFix?: string;
 }
 
@@ -99,8 +87,7 @@ export function readHttpFailure(error: unknown): HttpFailure {
 			return { networkCode: code, networkMessage: String(candidate?.message ?? code) };
 		}
 	}
-	// n8n 1.x: only the NodeApiError itself is left, with the status (or network code) and
-	// the response body it kept.
+	// n8n 1.x: only the NodeApiError is left, with the status (or network code) and body.
 	if (typeof outer?.httpCode === 'string' && /^E[A-Z_]+$/.test(outer.httpCode)) {
 		return { networkCode: outer.httpCode, networkMessage: String(outer.message ?? outer.httpCode) };
 	}
@@ -134,10 +121,7 @@ function plainText(body: string): string {
 		.trim();
 }
 
-/**
- * A text answer that starts with an error code in snake_case ("invalid_token: ...", or
- * "403 invalid_token ..." from a page heading) names its reason as a JSON body would.
- */
+/** A text answer starting with a snake_case code ("invalid_token: ...", "403 invalid_token"). */
 const LEADING_CODE = /^(?:\d{3}\s+)?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?::\s*|\s+)([\s\S]*)$/;
 
 function readTextErrorBody(body: string, requestIdHeader?: string): ServiceErrorBody {
@@ -191,14 +175,13 @@ export function readServiceErrorBody(body: unknown, requestIdHeader?: string): S
 /** What the request was about, so the error can say it in the user's terms. */
 export interface RequestSubject {
 	method: string;
-	/** e.g. 'lead 65f0…', 'webhook subscription 12', 'lead schema' */
+	/** e.g. 'lead 65f0…', 'lead schema' */
 	what: string;
 	environment: string;
 	/** the create was not resent after an unclear failure */
 	notRepeated?: boolean;
-	/** the credential's Company ID, named when the service does not know it */
 	companyId?: string;
-	/** the type of the node that sent the request, so a fix names that node's own parameters */
+	/** so a fix names that node's own parameters */
 	nodeType?: string;
 }
 
@@ -270,11 +253,7 @@ function authMessage(
 	}
 }
 
-/**
- * How to ask less of the service, in the words of the node that ran into the limit: each
- * names only a parameter that node has (the action node, also as an AI Agent's tool, and the
- * two triggers, told apart by the end of their type name).
- */
+/** How to ask less of the service, naming only parameters the node that hit the limit has. */
 function rateLimitFix(nodeType: string | undefined): string {
 	if (nodeType?.endsWith('.partnerLeadsPollingTrigger'))
 		return "The next poll starts again from the same point. To poll less often, lower 'List Requests per Minute' (Options).";
@@ -369,11 +348,7 @@ export function describeFailure(failure: HttpFailure, subject: RequestSubject): 
 	];
 }
 
-/**
- * Turns a failed request into a NodeApiError that says what happened and how to fix it.
- * It is built from a fresh, small object: the thrown error holds the request
- * configuration (with the Authorization header), which must never reach the user.
- */
+/** Built from a fresh object: the thrown error holds the Authorization header. */
 export function serviceError(
 	node: INode,
 	failure: HttpFailure,

@@ -9,11 +9,7 @@ import { apiRequestRaw } from './request';
 /** The largest page the client asks for. The service may answer fewer: its cap is not published. */
 export const MAX_PAGE_SIZE = 100;
 
-/**
- * The most pages requested ahead of the one being read. A read-ahead page is only used when
- * the reader, having read the pages before it, asks for exactly that page; a list's end
- * costs at most this many requests more.
- */
+/** Most pages requested ahead; a list's end costs at most this many extra requests. */
 export const READ_AHEAD_PAGES = 16;
 
 /** Pages in a row that bring nothing new before the listing gives up (a service that ignores `skip`). */
@@ -35,21 +31,9 @@ function lastIndexWhere<T>(items: T[], test: (item: T) => boolean): number {
 }
 
 /**
- * Reads a list by `skip`/`limit`, assuming nothing the service does not promise:
- * - a page shorter than asked does not end the list (the service may cap its pages below what
- *   is asked); only a page with nothing after what was already read, or an explicit
- *   `hasMore: false` / `next: null`, does;
- * - each request reads the last item of the previous page again (the anchor). Where the
- *   anchor turns up tells whether records behind the position were deleted or added
- *   meanwhile; when it is gone, the reader steps back until it finds a record it has read.
- *   So deletions in the portal while a list is read never hide a record, at the cost of one
- *   record per request;
- * - every record comes out once (by id), whatever the service's order.
- * - pages are requested ahead (see ReadAhead): while the pages come back full, the next
- *   requests are known, so several are in flight at once. The records of each answer are
- *   judged exactly as above, whenever it was read, so a page read ahead that no longer fits
- *   (deletions, additions, a short page) is just not used.
- * The ids read are kept to tell new records from ones read before.
+ * Reads a list by `skip`/`limit`. A short page does not end it (pages may be capped). Each request
+ * re-reads the last record (the anchor); if it is gone, records were deleted and the reader steps
+ * back, so none is skipped. Each record comes out once (by id).
  */
 export class ListReader<T> {
 	private readonly seen = new Set<string>();
@@ -62,7 +46,6 @@ export class ListReader<T> {
 	/** pages that may bring nothing new after a step back, while the reader walks forward again */
 	private walkBackPages = 0;
 	private ended = false;
-	/** id of the first record of the list's first page */
 	private firstId: string | undefined;
 	/** the largest page actually answered (a resumed reader's largestPage is a guess) */
 	private pageSize = 0;
@@ -119,10 +102,7 @@ export class ListReader<T> {
 		return page;
 	}
 
-	/**
-	 * While pages come back full, the next pages' requests are known: each starts where the
-	 * one before ends, less the anchor. Not after a step back, nor near the end of what is wanted.
-	 */
+	/** While pages come back full, the next requests are known: send them ahead. */
 	private requestAhead(pageLength: number): void {
 		const size = this.pageSize;
 		if (this.ended || this.stepBack > 0 || size < 2 || pageLength < size) {
@@ -152,8 +132,7 @@ export class ListReader<T> {
 	): T[] | undefined {
 		const firstId = items.length > 0 ? recordId(items[0]) : undefined;
 		if (skip === 0) this.firstId ??= firstId;
-		// Asked to skip, answered from the start again: the service does not page this list,
-		// so its first answer held all of it.
+		// Asked to skip, answered from the start: the list is not paged, the first page had all.
 		else if (firstId !== undefined && firstId === this.firstId && this.stepBack === 0)
 			return this.end();
 
@@ -161,8 +140,7 @@ export class ListReader<T> {
 		if (anchored) {
 			const lastRead = lastIndexWhere(items, (item) => this.seen.has(recordId(item) ?? ''));
 			if (lastRead === -1 && skip > 0) {
-				// The anchor and everything re-read with it are gone: records behind the position
-				// were deleted. Step back until a record read before turns up, then walk forward.
+				// The anchor and all re-read are gone (deletions): step back to a record read before.
 				this.stepBack =
 					this.stepBack === 0
 						? Math.max(1, Math.min(10, Math.floor(this.largestPage / 2)))
@@ -171,8 +149,7 @@ export class ListReader<T> {
 				return undefined;
 			}
 			start = lastRead + 1;
-			// Nothing after the records read, found where they were left or further back (deletions):
-			// the end of the list. Found further on, records were added before them: read on.
+			// Nothing after the records read, found in place or further back: the end of the list.
 			if (start === items.length && lastRead <= reread - 1) return this.end();
 		} else if (items.length === 0) {
 			return this.end();
@@ -231,13 +208,7 @@ export class ListReader<T> {
 	}
 }
 
-/**
- * The requests of a list, some sent ahead of time: `expect` names the pages (skip, limit)
- * the reader will ask for next, and `read` answers from those already in flight when the
- * reader asks for one of them, or sends the request then. The window starts at one page and
- * doubles while the pages read ahead are used (up to its most), and falls back to one when
- * one is not: a short list costs no request more, a long one is read `window` pages at a time.
- */
+/** Requests sent ahead; the window doubles while they are used, back to one when not. */
 class ReadAhead {
 	private readonly inFlight = new Map<string, Promise<unknown>>();
 	/** requests sent ahead and not used, until they are answered */

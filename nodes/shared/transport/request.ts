@@ -33,39 +33,29 @@ export type PartnerLeadsFunctions =
 
 export interface ApiRequest {
 	method: IHttpRequestMethods;
-	/** 'rest' → {base}/1.0/api/company/{id}{path}; 'webhooks' → {base}/1.0/webhooks/companies/{id}/subscriptions{path} */
 	api?: 'rest' | 'webhooks';
 	path: string;
 	body?: IDataObject;
 	qs?: IDataObject;
 	/** what the request is about, in the user's words ('lead 65f…'); used in errors */
 	what: string;
-	/**
-	 * Whether the request may be sent again after a 5xx or a lost connection. Defaults to
-	 * every method but POST: a create that may have been applied is never sent twice.
-	 */
+	/** May be resent after a 5xx or lost connection; not POST by default (no duplicate creates). */
 	repeatable?: boolean;
 	itemIndex?: number;
-	/** called on every 429 with the wait asked for, so a caller running requests in parallel can slow down */
+	/** on every 429, so a caller running requests in parallel can slow down */
 	onRateLimited?: (retryAfterMs: number) => void;
-	/** called on every 5xx, so a caller running requests in parallel can send less */
 	onServerError?: () => void;
-	/** how long this request may wait on 429s in all; default RETRY_POLICY.maxRateLimitWaitMs */
+	/** total wait allowed on 429s; default RETRY_POLICY.maxRateLimitWaitMs */
 	rateLimitBudgetMs?: number;
 }
 
-/** What a caller passes to all requests of one item: its index, and pacing for the item loop. */
+/** What a caller passes to all requests of one item. */
 export type ItemRequestOptions = Pick<
 	ApiRequest,
 	'itemIndex' | 'onRateLimited' | 'onServerError' | 'repeatable' | 'rateLimitBudgetMs'
 >;
 
-/**
- * The credential's data for one node run (or one delivery), read once: in n8n every read is
- * a database query and a decryption. Each attempt hands n8n a copy (attemptCredential), and a
- * token n8n renewed for an attempt is written back here (keepRenewedToken), so later requests
- * of the run use it. A copy: the caller's data is not changed.
- */
+/** The credential read once per run (each n8n read is a database query and a decryption). */
 const credentialData = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
 registerProcessCache('decryptedCredentials', {
 	get size() {
@@ -93,18 +83,12 @@ export async function connectionFor(context: PartnerLeadsFunctions): Promise<Ser
 /** The credential of one attempt, as handed to n8n, and the token it held then. */
 interface AttemptCredential {
 	options?: IAdditionalCredentialOptions;
-	/** n8n writes a renewed token into it: after the attempt, the token the attempt was sent with */
+	/** n8n writes a renewed token into it */
 	data?: ICredentialDataDecryptedObject;
 	tokenBefore?: unknown;
 }
 
-/**
- * The credential handed to n8n for one attempt (n8n would read it itself otherwise): a copy
- * of the run's, so the token the attempt went with stays known while other requests of the
- * run renew theirs. When the token is near expiry, or was refused with a 403, it is emptied
- * first, so n8n's preAuthentication renews it (and stores the new one) before the request
- * instead of after a 401.
- */
+/** A copy for one attempt; a token near expiry or refused is emptied, so n8n renews it first. */
 async function attemptCredential(
 	context: PartnerLeadsFunctions,
 	renewToken = false,
@@ -140,10 +124,7 @@ async function keepRenewedToken(
 	shared.renewalDueAt = attempt.data?.renewalDueAt ?? 0;
 }
 
-/**
- * Node runs in which a 403 came back also with a fresh token: the refusal is not about the
- * token, so later 403s of the run are not worth another token request.
- */
+/** Runs where a fresh token also got a 403: later 403s are not worth a new token. */
 const refusedDespiteFreshToken = new WeakSet<object>();
 registerProcessCache('refusedDespiteFreshToken', {
 	get size() {
@@ -204,7 +185,6 @@ async function failedRequestError(
 	repeatable: boolean,
 	attempt: AttemptCredential,
 ) {
-	// The run's credential, with any token renewed during the run, and what the attempt sent.
 	const secrets = [
 		...secretsOf(await credentialDataFor(context).catch(() => ({}))),
 		...secretsOf(attempt.data ?? {}),

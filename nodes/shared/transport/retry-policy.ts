@@ -7,7 +7,7 @@ export const RETRY_POLICY = {
 	maxSingleWaitMs: 60_000,
 	/** backoff when a 429 carries no Retry-After */
 	rateLimitBaseDelayMs: 500,
-	/** 5xx and network errors, for requests that are safe to repeat */
+	/** only for requests safe to repeat */
 	maxServerErrorRetries: 3,
 	serverErrorBaseDelayMs: 300,
 	requestTimeoutMs: 60_000,
@@ -55,11 +55,8 @@ export const NO_RETRIES_YET: RetryState = {
 	renewToken: false,
 };
 
-/** What the retry decision needs besides the failure: the request and its node run. */
 export interface RetrySettings {
-	/** whether the request may be sent again after a 5xx or a lost connection */
 	repeatable: boolean;
-	/** how long this request may wait on 429s in all */
 	rateLimitBudgetMs: number;
 	/** a 403 came back also with a fresh token earlier in this node run */
 	freshTokenRefusedInRun: boolean;
@@ -67,7 +64,6 @@ export interface RetrySettings {
 	now?: number;
 }
 
-/** The failure as the decision reads it (see HttpFailure). */
 export interface RetryFailure {
 	status?: number;
 	retryAfter?: string;
@@ -76,25 +72,16 @@ export interface RetryFailure {
 
 export interface RetryDecision {
 	next: 'renewToken' | 'retry' | 'giveUp';
-	/** how long to wait before sending again ('retry'; 0 = at once) */
 	waitMs: number;
-	/** a 429's wait, told to a caller running requests in parallel even when giving up */
+	/** told to a parallel caller even when giving up */
 	rateLimitedMs?: number;
-	/** a 5xx, told to a caller running requests in parallel so it sends less */
 	serverError: boolean;
 	/** a 403 came back with a renewed token: later 403s of the run are not about the token */
 	freshTokenRefused: boolean;
 	state: RetryState;
 }
 
-/**
- * What to do after a failed attempt; pure, so every case is tested without a service
- * (test/transport/retry-decision.test.ts). n8n renews the token and repeats after a 401 by
- * itself; a service may answer an expired token with 403 instead (the service documents
- * either), so a 403 renews once. A 429 waits as asked (or backs off) within the request's
- * budget; a 5xx or a lost connection is retried with backoff only when the request is safe
- * to repeat.
- */
+/** A 403 renews the token once (it may mean expired); 429s wait; 5xx retry only if repeatable. */
 export function decideRetry(
 	failure: RetryFailure,
 	state: RetryState,

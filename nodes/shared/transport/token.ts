@@ -13,14 +13,14 @@ import type { IssuedToken } from './tokenCache';
 
 export type { IssuedToken } from './tokenCache';
 
-/** The service asks clients to renew a token only near its expiry. "Near" is the last 10% of the lifetime, at most a minute. */
+/** The service asks to renew only near expiry: the last 10% of the lifetime, at most a minute. */
 export function renewAfterFor(expiresInSeconds: unknown, now = Date.now()): number {
 	const lifetimeMs = Number(expiresInSeconds) * 1000;
 	if (!Number.isFinite(lifetimeMs) || lifetimeMs <= 0) return 0;
 	return now + lifetimeMs - Math.min(60_000, lifetimeMs / 10);
 }
 
-/** In words: n8n replaces a whole error message that contains a code such as ECONNRESET with a generic one. */
+/** In words: n8n replaces any message containing a code such as ECONNRESET with a generic one. */
 function connectionProblem(code: string | undefined): string {
 	switch (code) {
 		case 'ECONNREFUSED':
@@ -38,7 +38,6 @@ function connectionProblem(code: string | undefined): string {
 	}
 }
 
-/** What happened, and how to fix it. */
 function tokenFailureMessage(error: unknown, tokenUrl: string, audience: string): [string, string] {
 	const failure = readHttpFailure(error);
 	if (failure.status === undefined) {
@@ -165,15 +164,7 @@ function clientSecretOf(credentials: ICredentialDataDecryptedObject): string {
 	return clientSecret;
 }
 
-/**
- * Exchanges the client credentials for a new access token (the service's token endpoint):
- * a JSON body with grant_type, client_id, client_secret and audience. Whatever this process
- * holds: the credential's Test button checks the key itself.
- *
- * Throws a plain Error with a message that says what to fix. It deliberately carries no
- * HTTP response: n8n re-runs preAuthentication once when an error has status 401, which
- * would only repeat a request that cannot succeed.
- */
+/** A new token. Errors carry no HTTP response: on a 401 n8n would re-run preAuthentication. */
 export async function requestAccessToken(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
@@ -182,13 +173,7 @@ export async function requestAccessToken(
 	return await exchangeClientCredentials(helper, connection, clientSecretOf(credentials));
 }
 
-/**
- * The token for the credential's preAuthentication, which n8n calls with the stored token
- * empty (none yet, or emptied by the transport: near expiry, refused with a 403) or with the
- * token a request was refused with (401). One token request per process while the token is
- * valid (tokenCache.ts); a refused token is renewed once, however many requests it failed.
- * Errors as requestAccessToken.
- */
+/** The token for preAuthentication: one request per process while valid (tokenCache.ts). */
 export async function accessTokenFor(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
@@ -204,7 +189,7 @@ export async function accessTokenFor(
 	);
 }
 
-/** The transport's word that a request was refused with the credential's token (a 403 that may mean expired). */
+/** A request was refused with this token (a 403 that may mean expired). */
 export function accessTokenRefused(credentials: ICredentialDataDecryptedObject): void {
 	const accessToken = credentials.accessToken;
 	if (typeof accessToken !== 'string' || accessToken === '') return;

@@ -5,28 +5,18 @@ import { registerProcessCache } from '../state/processMemory';
 
 export interface IssuedToken {
 	accessToken: string;
-	/** epoch ms after which the token should be renewed before use; 0 when the issuer gave no lifetime */
+	/** epoch ms to renew after; 0 when the issuer gave no lifetime */
 	renewAfter: number;
 }
 
-/**
- * What this process holds for one credential: the token it was issued last, the renewal under
- * way, and which tokens were refused already (hashes), so that each refusal renews once.
- */
+/** Per credential: the last token, the renewal under way, and refused token hashes (renew once). */
 interface CredentialTokens {
 	token?: IssuedToken;
 	renewal?: Promise<IssuedToken>;
 	refused: string[];
 }
 
-/**
- * Tokens issued in this process, per credential identity. n8n stores the token with the
- * credential, but an execution that read the credential before another execution's new
- * token was saved (n8n 2.41 reads the stored credential twice before it writes the token)
- * would ask for its own; here every execution of the process gets the one token while it is
- * valid, also when they start or renew together. Bounded: the credentials used last, a few
- * refused tokens each.
- */
+/** Shared by all executions: n8n (2.41) saves a new token late, so each would ask for its own. */
 const tokensByCredential = new Map<string, CredentialTokens>();
 registerProcessCache('accessTokens', {
 	get size() {
@@ -57,12 +47,7 @@ function tokensFor(identity: string): CredentialTokens {
 	return entry;
 }
 
-/**
- * A request was refused with `accessToken` (401, or a 403 that may mean "expired"). The first
- * refusal of a token drops the token this process holds: it is that token, or one issued
- * elsewhere was refused and this one may be gone as well (the issuer ended them all). Later
- * refusals of the same token were sent before its renewal and change nothing.
- */
+/** A token's first refusal drops the held one (the issuer may end all); later ones do nothing. */
 export function noteRefusedToken(identity: string, accessToken: string): void {
 	if (accessToken === '') return;
 	const entry = tokensFor(identity);
@@ -73,10 +58,7 @@ export function noteRefusedToken(identity: string, accessToken: string): void {
 	entry.token = undefined;
 }
 
-/**
- * The token to use now: the one this process holds while it is not near expiry, else the
- * renewal under way, else a new one from `issue`, shared by everyone who asks meanwhile.
- */
+/** The held token until near expiry, else the renewal under way, else a new one (shared). */
 export async function sharedToken(
 	identity: string,
 	issue: () => Promise<IssuedToken>,
@@ -96,10 +78,7 @@ export async function sharedToken(
 	return await entry.renewal;
 }
 
-/**
- * Forgets every token this process holds: what a new n8n process starts with. Only the test
- * harness calls it (each harness is a new n8n process in the same Node.js process).
- */
+/** Forgets all tokens, as a new n8n process would; for the test harness only. */
 export function forgetIssuedTokens(): void {
 	tokensByCredential.clear();
 }

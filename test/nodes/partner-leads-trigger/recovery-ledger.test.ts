@@ -104,26 +104,6 @@ describe('recovery ledger', () => {
 		expect(ledger.recoverAfterMs).toBe(Math.max(NOW, NOW - 60_000 + 49));
 	});
 
-	it("reads static data of the earlier form (since on n8n's clock): a baseline is due, that since is dropped", () => {
-		const database = {
-			saved: JSON.stringify({
-				recovery: { since: NOW + 600_000, delivered: '', recovered: '', writer: 'old:1' },
-			}),
-		};
-		const upgraded = processAt('process-1', database);
-		upgraded.write((ledger) => {
-			expect(ledger.activated).toBe(true);
-			expect(ledger.baselineDue).toBe(true);
-			expect(ledger.since).toBe(0);
-			ledger.takeBaseline(NOW - 10_000, [{ id: 'present', version: NOW - 5_000 }]);
-		});
-		const ledger = upgraded.read();
-		expect(ledger.baselineDue).toBe(false);
-		expect(ledger.since).toBe(NOW - 10_000);
-		expect(ledger.hasRun('present', NOW - 5_000)).toBe(true);
-		expect(ledger.hasRun('present', NOW - 4_000)).toBe(false);
-	});
-
 	describe('lead ids known for deletes', () => {
 		const hex = (n: number) => n.toString(16).padStart(24, '0');
 		// every id known: the ones a check that lists no lead finds gone

@@ -1,11 +1,7 @@
 import { runItemLoop } from './itemLoop';
 import type { ItemSteps, OperationExecute, OperationSteps } from './types';
 
-/**
- * Every operation is written through this: `T` is inferred from `prepare`, so the compiler
- * rejects a `run` that takes something else (test/types/operation-contract.test.ts proves
- * it). The returned function hides `T` from the router, which only needs the output items.
- */
+/** `T` is inferred from `prepare`, so a `run` taking anything else fails to compile. */
 export function defineOperation<T>(steps: OperationSteps<T>): OperationExecute {
 	// `.call` would widen the generic loop to ItemSteps<unknown>; this keeps it at T.
 	const loop: (

@@ -49,12 +49,6 @@ export function leadIdParameter(context: IExecuteFunctions, itemIndex: number): 
 const SELF_SERVE_HINT =
 	'Required with a self-serve key (the kind Portal Setup > Other > Developer / API Keys creates)';
 
-/**
- * The service cannot list partner organizations or agents (its interface shows them only
- * as IDs on leads), so "From List" offers the ones already credited on leads: the
- * value a workflow needs is usually the one its earlier leads carry. A new one is entered
- * by ID.
- */
 interface CreditLocator {
 	displayName: string;
 	name: string;
@@ -134,11 +128,7 @@ const MAPPER_HINTS: Record<LeadWritePurpose, string> = {
 		'Fields the schema allows only on create (or only on update) are sent only when the lead is created (or updated). Empty values are not sent.',
 };
 
-/**
- * The lead's fields, loaded live from the portal's schema. Update and upsert use the "add"
- * mode too: n8n's "update"/"upsert" modes bring their own match-column picker, while here the
- * lead is picked by ID (update) or by the Match Field parameter (upsert).
- */
+/** Fields from the live schema. Always "add" mode: n8n's update/upsert modes add a match picker. */
 export function leadFieldsMapper(purpose: LeadWritePurpose): INodeProperties {
 	return {
 		displayName: 'Lead Fields',
@@ -163,11 +153,7 @@ export function leadFieldsMapper(purpose: LeadWritePurpose): INodeProperties {
 	};
 }
 
-/**
- * How many items go out at once, as a choice a user reads without the manual: "Automatic" or a
- * number. The stored value stays the number it always was (0 = automatic, 1-32 = at most that
- * many), so workflows saved with the earlier number field keep their setting and show it here.
- */
+/** Values stay numbers (0 = automatic, 1-32 = at most that many) so saved workflows keep them. */
 const PARALLEL_REQUEST_CHOICES: INodePropertyOptions[] = [
 	{
 		name: 'Automatic',

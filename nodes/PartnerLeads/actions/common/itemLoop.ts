@@ -12,12 +12,7 @@ export const MAX_PARALLEL_REQUESTS = 32;
 /** "Parallel Requests" when it is not set, or set to this: the node chooses. */
 export const AUTOMATIC_PARALLEL_REQUESTS = 0;
 
-/**
- * The automatic setting: start with a few requests in flight, add one per answered request
- * until the service first answers 429 or 5xx, then grow slowly; never more than the cap.
- * A distant service is then as fast as its distance allows, and a rate-limited one is kept
- * at its limit instead of being flooded.
- */
+/** Start at 8, grow fast until the first 429 or 5xx, then slowly: finds the service's pace fast. */
 const AUTOMATIC: LimiterSettings = { max: MAX_PARALLEL_REQUESTS, initial: 8, slowStart: true };
 
 /** Errors carry the item they belong to, so n8n shows it and the user finds the input. */
@@ -35,16 +30,11 @@ function withItemIndex(
 	});
 }
 
-/**
- * Failed items become error items with "Continue On Fail", and always when the node runs as an
- * AI Agent's tool: the agent reads the tool's output, so the error must be its output to let
- * the model fix its next call (a thrown error reaches the model as an empty result).
- */
+/** Errors become items with "Continue On Fail", and for an agent (thrown ones reach it empty). */
 function errorsAsItems(context: IExecuteFunctions): boolean {
 	return context.continueOnFail() || runsAsAgentTool(context);
 }
 
-/** The item put in place of a failed one (see errorsAsItems). */
 function errorItem(
 	context: IExecuteFunctions,
 	error: NodeApiError | NodeOperationError,
@@ -57,7 +47,6 @@ function errorItem(
 	return { json, pairedItem: { item: itemIndex } };
 }
 
-/** "Parallel Requests": automatic unless the user pinned a number (1 = one item at a time). */
 function limiterSettings(context: IExecuteFunctions): LimiterSettings {
 	const options = context.getNodeParameter('options', 0, {}) as IDataObject;
 	const wanted = Math.floor(Number(options.parallelRequests ?? AUTOMATIC_PARALLEL_REQUESTS));
@@ -72,21 +61,7 @@ function outputOf(json: IDataObject | IDataObject[], itemIndex: number): INodeEx
 	}));
 }
 
-/**
- * The one item loop of the action node. It owns iteration, "Continue On Fail", pairing and
- * item errors; an operation only says what its steps are (see ItemSteps):
- *
- * 1. `prepare` reads and checks every item before the first request is sent. Without
- *    "Continue On Fail" (or an agent's tool, see errorsAsItems) one bad item stops the run
- *    before anything was written, instead of halfway through; with it, the bad item becomes an
- *    error item and the others go ahead.
- * 2. `beforeRequests` runs once if any item is left; a failure there fails every item.
- * 3. `run` sends the item's requests, several items at once as the limiter allows ("Parallel
- *    Requests": automatic, or pinned by the user; fewer after a 429 or 5xx, none until a
- *    Retry-After has passed). Outputs keep item order. Without "Continue On Fail" no
- *    new item starts after a failure, and the failure of the lowest item index is thrown, as
- *    a sequential run would.
- */
+/** Runs the steps (ItemSteps): every item is checked first; output keeps item order. */
 export async function runItemLoop<T>(
 	this: IExecuteFunctions,
 	itemCount: number,
@@ -108,8 +83,7 @@ export async function runItemLoop<T>(
 
 	const limiter = new AdaptiveLimiter(steps.parallel ? limiterSettings(this) : 1);
 	const running = new Set<Promise<void>>();
-	// An object, not a `let`: TypeScript does not see assignments made inside the item tasks,
-	// and would narrow a `let` to `undefined` at the checks after the loop.
+	// An object: TypeScript misses writes made in the tasks and would narrow a `let` to undefined.
 	const failed: { first?: { itemIndex: number; error: NodeApiError | NodeOperationError } } = {};
 
 	for (const [itemIndex, value] of prepared) {
@@ -146,10 +120,7 @@ export async function runItemLoop<T>(
 	return results.flatMap((output) => output ?? []);
 }
 
-/**
- * What stopped the whole run before any item was sent (the schema could not be read, a wrong
- * Match Field): with "Continue On Fail" every item says so, without it the run stops.
- */
+/** A failure before any item was sent: one error item each with "Continue On Fail", else thrown. */
 export function runFailure(
 	this: IExecuteFunctions,
 	caught: unknown,

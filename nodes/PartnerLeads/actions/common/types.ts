@@ -9,12 +9,7 @@ export interface OperationRun {
 	leadSchema(): Promise<LeadField[]>;
 }
 
-/**
- * An operation's steps, run by the one item loop (actions/common/itemLoop.ts), which owns
- * iteration, "Continue On Fail", pairing and item errors. `T` is what `prepare` gives and
- * `run` takes. The steps are properties, not methods: method parameters are bivariant, so a
- * `run` taking something else than `prepare` gives would compile.
- */
+/** Steps for runItemLoop. Properties, not methods, so `run`'s parameter is checked strictly. */
 export interface ItemSteps<T> {
 	/** Reads and checks one item. Runs for every item before the first request is sent. */
 	prepare: (itemIndex: number) => T;

@@ -64,9 +64,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-// Filters. The service's list takes no filter parameters, so they are applied here, to
-// each page as it arrives.
-
 type LeadPredicate = (lead: IDataObject) => boolean;
 
 /** n8n's date picker gives a time without a zone; it is read as UTC. */
@@ -87,7 +84,6 @@ function textOf(value: unknown): string | undefined {
 	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
-/** A predicate for the filters that are set, or undefined when none is. */
 function leadPredicateFrom(node: INode, filters: IDataObject): LeadPredicate | undefined {
 	const checks: LeadPredicate[] = [];
 	for (const [key, field, label] of [
@@ -131,11 +127,7 @@ function listRequestOf(this: IExecuteFunctions, itemIndex: number): LeadListRequ
 	};
 }
 
-/**
- * Pages are turned into output as they arrive, so "Return All" holds one page of the
- * service's answer at a time. Without filters, Limit also bounds the requests: Limit 150
- * asks for 100 and then for the rest.
- */
+/** Page by page, so Return All holds one page at a time; without filters Limit caps requests. */
 export const execute = defineOperation(async function () {
 	return {
 		prepare: (itemIndex) => listRequestOf.call(this, itemIndex),

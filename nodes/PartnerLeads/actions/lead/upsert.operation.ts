@@ -68,18 +68,13 @@ function matchFieldOf(this: IExecuteFunctions, schema: LeadField[]): LeadField {
 	return field;
 }
 
-/** E-mail addresses match in any letter case; other values after trimming. */
 function matchKey(value: unknown, field: LeadField): string | undefined {
 	if (isEmptyValue(value) || (typeof value === 'object' && value !== null)) return undefined;
 	const text = String(value).trim();
 	return field.type === 'email' ? text.toLowerCase() : text;
 }
 
-/**
- * Create or Update finds existing leads by one field. The service's list cannot search, so
- * the leads are listed once per run into a map of match value → lead id, instead of once
- * per item.
- */
+/** Lead ids by match value, listed once per run: the service's list cannot search. */
 class LeadsByMatchValue {
 	private readonly ids = new Map<string, { id: string; createdAt?: number }>();
 
@@ -89,10 +84,7 @@ class LeadsByMatchValue {
 		return this.ids.get(key)?.id;
 	}
 
-	/**
-	 * The oldest lead with a value wins, so repeated runs update the same lead whatever order
-	 * the service lists leads in (by createdAt; without one, the first listed).
-	 */
+	/** The oldest lead wins (by createdAt, else the first listed), so reruns update the same one. */
 	remember(key: string, leadId: string, createdAt?: number): void {
 		const known = this.ids.get(key);
 		const older =
@@ -101,8 +93,7 @@ class LeadsByMatchValue {
 	}
 
 	async load(context: IExecuteFunctions): Promise<void> {
-		// pagesOf sees every lead even when leads are deleted in the portal meanwhile: one the
-		// lookup missed would be created twice.
+		// pagesOf misses no lead even if some are deleted meanwhile; a missed one would be duplicated.
 		const pages = pagesOf.call(context, { path: '/leads', what: 'list of leads', itemIndex: 0 });
 		for await (const page of pages) {
 			for (const lead of page) {
@@ -117,7 +108,6 @@ class LeadsByMatchValue {
 	}
 }
 
-/** The item's lead values and its match value; an item without a match value cannot run. */
 function readUpsertItem(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -161,11 +151,9 @@ export const execute = defineOperation(async function (items, run) {
 	const schema = withCreditFields(await run.leadSchema());
 	const matchField = matchFieldOf.call(this, schema);
 	const lookup = new LeadsByMatchValue(matchField);
-	// Items with the same match value run one after the other, so the second of two new
-	// leads with the same e-mail finds the first one and updates it.
+	// Items with the same match value run in turn, so the second finds the lead the first created.
 	const previousWithKey = new Map<string, Promise<void>>();
-	// Match values whose create failed without a clear "no" (5xx, lost connection): the lead
-	// may exist anyway, so a later item with the same value must not create it again.
+	// Creates that failed without a clear "no" (5xx, lost connection): the lead may exist anyway.
 	const maybeCreated = new Set<string>();
 
 	const createOrUpdate = async (

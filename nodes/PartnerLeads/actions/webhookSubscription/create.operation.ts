@@ -44,7 +44,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** The service delivers to HTTPS receivers only. Plain http is left to the service only on loopback (local tests). */
+/** HTTPS only; plain http is let through on loopback (local tests). */
 function receiverUrl(this: IExecuteFunctions, itemIndex: number): string {
 	const raw = String(this.getNodeParameter('url', itemIndex, '')).trim();
 	let url: URL | undefined;
