@@ -36,9 +36,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 		eventTriggerDescription: EVENT_TRIGGER_DESCRIPTION,
 		activationMessage: ACTIVATION_MESSAGE,
 		triggerPanel: TRIGGER_PANEL,
-		defaults: {
-			name: 'Partner Referral Service Polling Trigger',
-		},
+		defaults: { name: 'Partner Referral Service Polling Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [MAIN_CONNECTION],
@@ -82,10 +80,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 		],
 	};
 
-	methods = {
-		credentialTest: { partnerLeadsApiTest },
-		loadOptions: WATCHED_FIELD_LOAD_OPTIONS,
-	};
+	methods = { credentialTest: { partnerLeadsApiTest }, loadOptions: WATCHED_FIELD_LOAD_OPTIONS };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		return await pollLeads.call(this);

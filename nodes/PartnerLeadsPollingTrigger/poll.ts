@@ -6,15 +6,11 @@ import { baselineOf, judgeListing, watermarkAfter } from '../shared/changes/judg
 import type { Listing } from '../shared/changes/listing';
 import { deleteOutputFor, outputFor } from '../shared/changes/output';
 import { LeadVersions, leadKey } from '../shared/changes/versions';
-import type { LeadTopic } from '../shared/topics';
-import { selectedTopics } from '../shared/topics';
+import { type LeadTopic, selectedTopics } from '../shared/topics';
 import { fetchesFullLead } from '../shared/changes/watchedFields';
 import { httpCodeOf } from '../shared/transport/errors';
-import { commitBaseline } from './baselineCommit';
-import { pollDeadline } from './pollDeadline';
 import { cutShort, listForPoll } from './pollListing';
-import type { PollState } from './pollState';
-import { POLL_STATE } from './pollState';
+import { type PollState, POLL_STATE } from './pollState';
 import { PollWatch } from './pollWatch';
 import { newestLeadSample } from './sample';
 import { registerProcessCache } from '../shared/state/processMemory';
@@ -140,12 +136,16 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 	const watch = PollWatch.read(this, state ? nodeData : {});
 	if (!state) {
 		baseline(nodeData, listing, cost, watch);
-		await commitBaseline(this);
+		// n8n 2.36+ (durable cursors) never commits an activation's first poll: the baseline would
+		// be retaken and changes in between lost. This commits only its staged state (none on 1.x).
+		await this.__commitCursor?.();
 		return null;
 	}
 	const judged = judgeListing(listing.leads, knownTo(state));
 	const topics = selectedTopics(this.getNodeParameter('events', []));
-	const deadline = pollDeadline(this, readAtMs);
+	// n8n 2.41+ drops a poll that runs past its timeout (45 s): full leads are fetched until then
+	const budgetMs = (this.getPollBudgetMs as (() => number) | undefined)?.call(this);
+	const deadline = typeof budgetMs === 'number' && budgetMs > 0 ? readAtMs + budgetMs : Infinity;
 	const outputs = await outputsOf(this, judged.changes, topics, deadline, watch);
 	watch.drop(judged.goneIds);
 	watch.keepFirstSeen(listing.leads, new Set(judged.changes.map(({ id }) => id)));

@@ -1,8 +1,6 @@
-import type { IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { type IPollFunctions, NodeOperationError } from 'n8n-workflow';
 
-import type { Listing } from '../shared/changes/listing';
-import { listLeads } from '../shared/changes/listing';
+import { type Listing, listLeads } from '../shared/changes/listing';
 import { httpCodeOf } from '../shared/transport/errors';
 
 /** Fewer than the default: a poll reads to the end, where each page read ahead is wasted. */

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_LEAD_ID_BYTES, packIds, packedBytes, unpackIds } from '../shared/changes/leadIds';
 import { storedNumber } from '../shared/changes/storedNumber';
-import { LEDGER_ENTRY_BYTES, LeadVersions } from '../shared/changes/versions';
+import { LeadVersions } from '../shared/changes/versions';
 import { StaticStore } from '../shared/state/nodeStore';
 
 /**
@@ -17,9 +17,6 @@ import { StaticStore } from '../shared/state/nodeStore';
 /** Leads whose version above the watermark is remembered; beyond it the watermark rises. */
 export const POLL_RAN_CAPACITY = 5_000;
 
-/** Bytes the `ran` list may take at most: with 50,000 24-hex ids (800,010) under 1 MB. */
-export const MAX_RAN_BYTES = POLL_RAN_CAPACITY * LEDGER_ENTRY_BYTES;
-
 export interface PollState {
 	since: number;
 	/** undefined: not tracked (too many leads to keep their ids) */
@@ -33,7 +30,6 @@ export interface PollState {
 export type PollStateToWrite = Omit<PollState, 'ids'> & { ids: Iterable<string> };
 
 function readState(stored: IDataObject): PollState | undefined {
-	if (stored.clock !== 'service') return undefined;
 	const ran = new LeadVersions();
 	ran.merge(stored.ran, undefined);
 	return {

@@ -1,5 +1,4 @@
-import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { type INodeExecutionData, type IPollFunctions, NodeOperationError } from 'n8n-workflow';
 
 import type { ListedLead } from '../shared/changes/listedLead';
 import { outputFor } from '../shared/changes/output';

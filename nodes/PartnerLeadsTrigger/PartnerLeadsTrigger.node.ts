@@ -46,19 +46,12 @@ export class PartnerLeadsTrigger implements INodeType {
 		eventTriggerDescription: EVENT_TRIGGER_DESCRIPTION,
 		activationMessage: ACTIVATION_MESSAGE,
 		triggerPanel: TRIGGER_PANEL,
-		defaults: {
-			name: 'Partner Referral Service Trigger',
-		},
+		defaults: { name: 'Partner Referral Service Trigger' },
 		inputs: [],
 		outputs: [MAIN_CONNECTION],
 		credentials: [{ name: 'partnerLeadsApi', required: true, testedBy: 'partnerLeadsApiTest' }],
 		webhooks: [
-			{
-				name: 'default',
-				httpMethod: 'POST',
-				responseMode: 'onReceived',
-				path: 'webhook',
-			},
+			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
 		],
 		properties: [
 			{
@@ -140,10 +133,7 @@ export class PartnerLeadsTrigger implements INodeType {
 		],
 	};
 
-	methods = {
-		credentialTest: { partnerLeadsApiTest },
-		loadOptions: WATCHED_FIELD_LOAD_OPTIONS,
-	};
+	methods = { credentialTest: { partnerLeadsApiTest }, loadOptions: WATCHED_FIELD_LOAD_OPTIONS };
 
 	webhookMethods = {
 		default: {

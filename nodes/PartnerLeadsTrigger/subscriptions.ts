@@ -4,8 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { httpCodeOf } from '../shared/transport/errors';
 import { allOf } from '../shared/transport/paging';
 import { apiRequest } from '../shared/transport/request';
-import type { LeadTopic } from '../shared/topics';
-import { selectedTopics } from '../shared/topics';
+import { recordId } from '../shared/transport/record';
+import { type LeadTopic, selectedTopics } from '../shared/topics';
 import { observedTopics, watchedFieldIds } from '../shared/changes/watchedFields';
 import { forgetWhenDone } from './runs/executor';
 import { freshSecretBox } from './state/secretBox';
@@ -50,11 +50,6 @@ function topicsOf(context: IHookFunctions): LeadTopic[] {
 	return topics;
 }
 
-/** The editor's "listen for test event" registers with mode 'manual'; activation uses 'trigger'. */
-function isTestWebhook(context: IHookFunctions): boolean {
-	return context.getMode() === 'manual';
-}
-
 async function listSubscriptions(this: IHookFunctions): Promise<RemoteSubscription[]> {
 	// every page: a subscription of this trigger on a later page must be found and removed too
 	const listed = await allOf.call(this, {
@@ -64,16 +59,11 @@ async function listSubscriptions(this: IHookFunctions): Promise<RemoteSubscripti
 	});
 	const subscriptions: RemoteSubscription[] = [];
 	for (const item of listed) {
-		if (item === null || typeof item !== 'object') continue;
-		const { id, topic, url } = item as Record<string, unknown>;
 		// ids may come as numbers from some services
-		if (
-			(typeof id === 'string' || typeof id === 'number') &&
-			typeof topic === 'string' &&
-			typeof url === 'string'
-		) {
-			subscriptions.push({ ...(item as RemoteSubscription), id: String(id) });
-		}
+		const id = recordId(item);
+		const { topic, url } = (item ?? {}) as Record<string, unknown>;
+		if (id !== undefined && typeof topic === 'string' && typeof url === 'string')
+			subscriptions.push({ ...(item as RemoteSubscription), id });
 	}
 	return subscriptions;
 }
@@ -157,16 +147,10 @@ async function createSubscription(
 		body: { topic, url },
 		what: 'webhook subscription',
 	})) as IDataObject | undefined;
-	// ids may come as numbers from some services
-	const id = typeof data?.id === 'number' ? String(data.id) : data?.id;
+	const id = recordId(data);
 	const signingSecret = data?.signingSecret;
-	if (
-		typeof id !== 'string' ||
-		id === '' ||
-		typeof signingSecret !== 'string' ||
-		signingSecret === ''
-	) {
-		if (typeof id === 'string' && id !== '') await deleteQuietly.call(this, [id]);
+	if (!id || typeof signingSecret !== 'string' || signingSecret === '') {
+		if (id) await deleteQuietly.call(this, [id]);
 		throw new NodeOperationError(
 			this.getNode(),
 			'The service created the subscription but answered without its id or signing secret',
@@ -251,8 +235,9 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 		.filter((item) => item.url === url && !keptIds.has(item.id))
 		.map((item) => item.id);
 	// Subscriptions stored for another URL are from an earlier activation (n8n's address
-	// changed). In test mode they belong to the active workflow and must stay.
-	if (previous && previous.webhookUrl !== url && !isTestWebhook(this)) {
+	// changed). In test mode ('manual': the editor's "listen for test event") they belong to the
+	// active workflow and must stay.
+	if (previous && previous.webhookUrl !== url && this.getMode() !== 'manual') {
 		stale.push(...storedEntries(previous).map(([, subscription]) => subscription.id));
 	}
 	// From here on static data describes only what is known to exist, so a failure leaves

@@ -3,8 +3,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { isNewActivation } from '../shared/changes/activation';
 import { watchedFieldIds } from '../shared/changes/watchedFields';
-import type { RunExecutor } from './runs/executor';
-import { registerRunExecutor, unregisterRunExecutor } from './runs/executor';
+import { type RunExecutor, registerRunExecutor, unregisterRunExecutor } from './runs/executor';
 import { takeTestEvent } from './delivery/testEvent';
 import {
 	baselineDue,
@@ -80,7 +79,7 @@ function startChecks(
 			if (isClosed()) return;
 			try {
 				// runs left in flight that could not be prepared yet are tried again
-				executor.wake();
+				executor.queue.wake();
 				const check = recoverMissedEvents.call(context, executor, isClosed);
 				checking = check;
 				const outcome = await check;
@@ -114,7 +113,7 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 	if (newActivation) executor.records().inFlight.clear();
 	const closing = new AbortController();
 	// Accepted runs not started run now; interrupted ones run again, marked.
-	if (!newActivation) executor.wake();
+	if (!newActivation) executor.queue.wake();
 	let checkInProgress: (() => Promise<unknown>) | undefined;
 	const recover = this.getNodeParameter('recoverMissedEvents', true) !== false;
 	// Watched fields need every lead's values, recovery or not: listed now when newly chosen.

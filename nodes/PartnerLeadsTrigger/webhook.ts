@@ -1,10 +1,8 @@
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { rejected, reply } from './delivery/answers';
-import type { ClaimedEvent } from './delivery/classify';
-import { classifyDelivery } from './delivery/classify';
-import type { DeliveryOptions } from './delivery/verify';
-import { verifyDelivery } from './delivery/verify';
+import { type ClaimedEvent, classifyDelivery } from './delivery/classify';
+import { type DeliveryOptions, verifyDelivery } from './delivery/verify';
 import { acceptDelivery } from './delivery/accept';
 import { nodeScope } from '../shared/state/scope';
 import { handOverTestEvent } from './delivery/testEvent';

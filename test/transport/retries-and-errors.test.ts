@@ -162,6 +162,7 @@ describe('transport: error mapping of answers the node cannot get from its own c
 		sim = await startSimulator();
 	});
 	afterAll(async () => await sim.close());
+	afterEach(() => jest.restoreAllMocks());
 
 	it('the client secret sent as the bearer value is named as the cause', async () => {
 		const response = await fetch(`${sim.url}/1.0/api/company/${sim.companyId}/schema/lead`, {
@@ -200,12 +201,9 @@ describe('transport: error mapping of answers the node cannot get from its own c
 
 	it('Retry-After is read as seconds or as an HTTP date', () => {
 		expect(retryAfterMs('3')).toBe(3000);
-		expect(
-			retryAfterMs(
-				new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString(),
-				Date.UTC(2030, 0, 1, 0, 0, 0),
-			),
-		).toBe(10000);
+		// an HTTP date counts from n8n's clock (Date.now): pinned 10 s before it
+		jest.spyOn(Date, 'now').mockReturnValue(Date.UTC(2030, 0, 1, 0, 0, 0));
+		expect(retryAfterMs(new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString())).toBe(10000);
 		expect(retryAfterMs('soon')).toBeUndefined();
 		expect(retryAfterMs(undefined)).toBeUndefined();
 	});

@@ -10,14 +10,20 @@ import { decideRetry, NO_RETRIES_YET } from '../../nodes/shared/transport/retry-
  * The retry decision, case by case, without a service. The policy's figures are written out
  * here (3 retries of a 5xx, 12 of a 429, 60 s longest single wait, backoff bases 300 and
  * 500 ms) rather than read from RETRY_POLICY, so a change of policy shows up as a failing row.
- * `random` is pinned to 1, so a backoff is its ceiling: base * 2^attempt.
+ * Math.random is pinned to 1, so a backoff is its ceiling: base * 2^attempt; n8n's clock
+ * (Date.now) to 2026-01-01T00:00:00Z, the time an HTTP-date Retry-After counts from.
  */
+const NOW_MS = Date.UTC(2026, 0, 1);
+beforeEach(() => {
+	jest.spyOn(Math, 'random').mockReturnValue(1);
+	jest.spyOn(Date, 'now').mockReturnValue(NOW_MS);
+});
+afterEach(() => jest.restoreAllMocks());
+
 const settings: RetrySettings = {
 	repeatable: true,
 	rateLimitBudgetMs: 120_000,
 	freshTokenRefusedInRun: false,
-	random: () => 1,
-	now: Date.UTC(2026, 0, 1),
 };
 const state = (changes: Partial<RetryState> = {}): RetryState => ({
 	...NO_RETRIES_YET,
@@ -208,10 +214,8 @@ describe('the retry decision', () => {
 	});
 
 	it('backs off a random time up to the ceiling (full jitter)', () => {
-		const decision = decideRetry({ status: 503 }, state({ serverErrorRetries: 1 }), {
-			...settings,
-			random: () => 0.25,
-		});
+		jest.spyOn(Math, 'random').mockReturnValue(0.25);
+		const decision = decideRetry({ status: 503 }, state({ serverErrorRetries: 1 }), settings);
 		expect(decision).toMatchObject({ next: 'retry', waitMs: 150 });
 	});
 

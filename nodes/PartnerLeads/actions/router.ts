@@ -1,5 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { type IExecuteFunctions, type INodeExecutionData, NodeOperationError } from 'n8n-workflow';
 
 import { AGENT_TOOL_RESOURCES, runsAsAgentTool } from '../helpers/agentTool';
 import type { LeadField } from '../../shared/schema/leadField';
@@ -10,29 +9,19 @@ import * as leadSchema from './leadSchema';
 import type { OperationExecute, OperationRun, PartnerLeadsResource } from './common/types';
 import * as webhookSubscription from './webhookSubscription';
 
-const operations: Record<PartnerLeadsResource, Record<string, { execute: OperationExecute }>> = {
-	lead: {
-		create: lead.create,
-		get: lead.get,
-		getMany: lead.getMany,
-		update: lead.update,
-		upsert: lead.upsert,
-	},
-	leadSchema: { get: leadSchema.get },
-	webhookSubscription: {
-		create: webhookSubscription.create,
-		delete: webhookSubscription.delete,
-		getMany: webhookSubscription.getMany,
-	},
-};
+/** Each resource's module exports its operations by value (and its `description`, no operation). */
+const operations = { lead, leadSchema, webhookSubscription } as Record<
+	PartnerLeadsResource,
+	Record<string, { execute?: OperationExecute } | undefined>
+>;
 
 /** The operation's handler; what the node cannot do here fails the whole run with a clear error. */
 function operationFor(
 	this: IExecuteFunctions,
 	resource: PartnerLeadsResource,
 	operation: string,
-): { execute: OperationExecute } {
-	const handler = operations[resource]?.[operation];
+): OperationExecute {
+	const handler = operations[resource]?.[operation]?.execute;
 	if (runsAsAgentTool(this) && !AGENT_TOOL_RESOURCES.includes(resource)) {
 		throw new NodeOperationError(this.getNode(), `"${resource}" is not available to an AI Agent`, {
 			description:
@@ -58,8 +47,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	};
 
 	try {
-		const handler = operationFor.call(this, resource, operation);
-		return [await handler.execute.call(this, items, run)];
+		const execute = operationFor.call(this, resource, operation);
+		return [await execute.call(this, items, run)];
 	} catch (caught) {
 		// Item failures are handled by the loop; what gets here stopped the whole run.
 		return [runFailure.call(this, caught, items.length)];

@@ -1,13 +1,5 @@
 import { sleep } from 'n8n-workflow';
 
-/** The clock and the wait the limiter uses; tests pass their own. */
-export interface LimiterClock {
-	now(): number;
-	sleep(ms: number): Promise<void>;
-}
-
-const REAL_CLOCK: LimiterClock = { now: () => Date.now(), sleep };
-
 export interface LimiterSettings {
 	/** the most requests in flight, ever */
 	max: number;
@@ -15,9 +7,6 @@ export interface LimiterSettings {
 	initial?: number;
 	/** grow by one per success until the first 429 or 5xx (finds the service's pace fast) */
 	slowStart?: boolean;
-	/** successes that raise the allowed concurrency by one, after slow start; default 8 */
-	growAfterSuccesses?: number;
-	clock?: LimiterClock;
 }
 
 /** Requests in flight, AIMD like TCP: grows on success, halves on 429/5xx, obeys Retry-After. */
@@ -30,8 +19,6 @@ export class AdaptiveLimiter {
 
 	private slowStart: boolean;
 
-	private readonly growAfterSuccesses: number;
-
 	private successesSinceChange = 0;
 
 	/** bumped on every decrease, so one burst of 429s from the same wave halves only once */
@@ -40,18 +27,13 @@ export class AdaptiveLimiter {
 	/** no new request starts before this time (a 429's Retry-After) */
 	private pausedUntil = 0;
 
-	private readonly clock: LimiterClock;
-
 	private readonly waiting: Array<() => void> = [];
 
 	constructor(settings: LimiterSettings | number) {
-		const { max, initial, slowStart, growAfterSuccesses, clock } =
-			typeof settings === 'number' ? { max: settings } : settings;
+		const { max, initial, slowStart } = typeof settings === 'number' ? { max: settings } : settings;
 		this.max = Math.max(1, Math.floor(max));
 		this.allowed = Math.min(this.max, Math.max(1, Math.floor(initial ?? this.max)));
 		this.slowStart = slowStart ?? false;
-		this.growAfterSuccesses = growAfterSuccesses ?? 8;
-		this.clock = clock ?? REAL_CLOCK;
 	}
 
 	/** Waits for a free slot and for any Retry-After to pass; returns the slot's generation. */
@@ -62,9 +44,9 @@ export class AdaptiveLimiter {
 			await new Promise<void>((resolve) => this.waiting.push(resolve));
 		}
 		// Bounded: pauses come from 429s, which the transport stops retrying after its budget.
-		for (let wait = this.pausedUntil - this.clock.now(); wait > 0; ) {
-			await this.clock.sleep(wait);
-			wait = this.pausedUntil - this.clock.now();
+		for (let wait = this.pausedUntil - Date.now(); wait > 0; ) {
+			await sleep(wait);
+			wait = this.pausedUntil - Date.now();
 		}
 		return this.generation;
 	}
@@ -77,7 +59,7 @@ export class AdaptiveLimiter {
 	onSuccess(): void {
 		if (this.allowed >= this.max) return;
 		this.successesSinceChange++;
-		const needed = this.slowStart ? 1 : this.growAfterSuccesses;
+		const needed = this.slowStart ? 1 : 8;
 		if (this.successesSinceChange >= needed) {
 			this.allowed++;
 			this.successesSinceChange = 0;
@@ -87,7 +69,7 @@ export class AdaptiveLimiter {
 
 	/** A 429 for a slot granted in `generation`; `retryAfterMs` is the wait the service asked for. */
 	onRateLimited(generation: number, retryAfterMs = 0): void {
-		this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + Math.max(0, retryAfterMs));
+		this.pausedUntil = Math.max(this.pausedUntil, Date.now() + Math.max(0, retryAfterMs));
 		this.decrease(generation);
 	}
 

@@ -3,8 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { leadFullName } from '../../shared/leads';
 import { asRecord } from '../../shared/transport/record';
-import type { LeadField } from '../../shared/schema/leadField';
-import { fieldName } from '../../shared/schema/leadField';
+import { type LeadField, fieldName } from '../../shared/schema/leadField';
 import { coerceFieldValue, isEmptyValue } from '../../shared/schema/fieldTypes';
 import type { LeadWritePurpose } from './schema';
 import { CREDIT_FIELD_IDS, isWritableFor, writableLeadFields } from './schema';
@@ -118,19 +117,12 @@ export function readValidLeadValues(
 	return check.values;
 }
 
-export interface LeadCheck {
-	/** the values to send: converted to the schema's types, empty ones left out */
-	values: IDataObject;
-	/** one sentence per problem, naming the field */
-	problems: string[];
-}
-
 /** Checked before sending, so a bad item costs no request; empty values are left out. */
 export function validateLeadAgainstSchema(
 	input: IDataObject,
 	schema: LeadField[],
 	purpose: LeadWritePurpose,
-): LeadCheck {
+): { values: IDataObject; problems: string[] } {
 	const byId = new Map(schema.map((field) => [field.fieldId, field]));
 	const values: IDataObject = {};
 	const problems: string[] = [];

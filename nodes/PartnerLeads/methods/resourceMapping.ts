@@ -1,8 +1,7 @@
 import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
 
-import type { LeadWritePurpose } from '../helpers/schema';
+import { type LeadWritePurpose, leadFieldsFromSchema } from '../helpers/schema';
 import { fetchLeadSchema } from '../../shared/schema/leadSchema';
-import { leadFieldsFromSchema } from '../helpers/schema';
 
 const EMPTY_NOTICE: Record<LeadWritePurpose, string> = {
 	create: "The portal's lead schema has no field that can be set on create",
@@ -11,29 +10,18 @@ const EMPTY_NOTICE: Record<LeadWritePurpose, string> = {
 };
 
 /** Always fetched anew, so Refresh Field List shows schema changes (and updates the cache). */
-async function fieldsFor(
-	context: ILoadOptionsFunctions,
-	purpose: LeadWritePurpose,
-): Promise<ResourceMapperFields> {
-	const fields = leadFieldsFromSchema(await fetchLeadSchema.call(context), purpose);
-	return fields.length > 0 ? { fields } : { fields, emptyFieldsNotice: EMPTY_NOTICE[purpose] };
+function fieldsFor(purpose: LeadWritePurpose) {
+	return async function (this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+		const fields = leadFieldsFromSchema(await fetchLeadSchema.call(this), purpose);
+		return fields.length > 0 ? { fields } : { fields, emptyFieldsNotice: EMPTY_NOTICE[purpose] };
+	};
 }
 
 /** Lead > Create: creatable fields, required as the schema says. */
-export async function getLeadFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
-	return await fieldsFor(this, 'create');
-}
+export const getLeadFields = fieldsFor('create');
 
 /** Lead > Update: updateable fields, none required. */
-export async function getLeadFieldsForUpdate(
-	this: ILoadOptionsFunctions,
-): Promise<ResourceMapperFields> {
-	return await fieldsFor(this, 'update');
-}
+export const getLeadFieldsForUpdate = fieldsFor('update');
 
 /** Lead > Create or Update: fields that can be set either way; required as on create. */
-export async function getLeadFieldsForUpsert(
-	this: ILoadOptionsFunctions,
-): Promise<ResourceMapperFields> {
-	return await fieldsFor(this, 'upsert');
-}
+export const getLeadFieldsForUpsert = fieldsFor('upsert');

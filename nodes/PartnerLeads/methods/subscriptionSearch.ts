@@ -6,7 +6,7 @@ import type {
 
 import { topicName } from '../../shared/topics';
 import { allOf } from '../../shared/transport/paging';
-import { isRecord } from '../../shared/transport/record';
+import { isRecord, recordId } from '../../shared/transport/record';
 
 /** The subscription picker of Webhook Subscription > Delete (listed without secrets). */
 export async function searchSubscriptions(
@@ -21,10 +21,9 @@ export async function searchSubscriptions(
 	const words = (filter ?? '').trim().toLowerCase().split(/\s+/).filter(Boolean);
 	const results: INodeListSearchItems[] = [];
 	for (const subscription of subscriptions) {
-		if (!isRecord(subscription)) continue;
 		// some services number their records: the id is the same either way
-		const id = typeof subscription.id === 'number' ? String(subscription.id) : subscription.id;
-		if (typeof id !== 'string' || id === '') continue;
+		const id = recordId(subscription);
+		if (!isRecord(subscription) || !id) continue;
 		const url = typeof subscription.url === 'string' ? subscription.url : '';
 		const name = `${topicName(subscription.topic)} → ${url || id}`;
 		const haystack = `${name} ${String(subscription.topic)} ${id}`.toLowerCase();

@@ -1,5 +1,4 @@
-import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { type IWebhookFunctions, type IWebhookResponseData, sleep } from 'n8n-workflow';
 
 import type { RunExecutor } from '../runs/executor';
 import type { RunOutcome } from '../runs/places';

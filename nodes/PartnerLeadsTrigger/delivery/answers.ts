@@ -35,11 +35,7 @@ export function ignoredAsReplay(
 	// No id or time: the log says why, without the event's values.
 	context.logger.warn(
 		`Partner Referral Service Trigger ignored a signed delivery as a possible replay: ${IGNORED_REASONS[reason]}`,
-		{
-			node: context.getNode().name,
-			topic: event.topic,
-			reason,
-		},
+		{ node: context.getNode().name, topic: event.topic, reason },
 	);
 	return reply(context, 200, { received: true, ignored: 'possible replay', reason });
 }

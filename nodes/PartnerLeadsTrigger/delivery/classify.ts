@@ -11,20 +11,12 @@ import { eventMark, SeenEvents } from '../state/seenEvents';
 import { judgeEventAge, maxEventAgeSeconds } from '../state/eventAge';
 import type { LeadEvent } from '../../shared/leadItem';
 import { RecoveryLedger } from '../state/recoveryLedger';
-import type { RunExecutor } from '../runs/executor';
-import { runExecutorFor } from '../runs/executor';
-import type { InFlightRun } from '../state/runsInFlight';
-import { RunsInFlight } from '../state/runsInFlight';
+import { type RunExecutor, runExecutorFor } from '../runs/executor';
+import { type InFlightRun, RunsInFlight } from '../state/runsInFlight';
 import { RunRecords } from '../runs/records';
 import { nodeScope } from '../../shared/state/scope';
-import type { Rejection } from './answers';
-import { ignoredAsReplay, rejected, reply } from './answers';
+import { type Rejection, ignoredAsReplay, rejected, reply } from './answers';
 import type { DeliveryOptions } from './verify';
-
-/** Whose events a memory holds: one trigger node of one workflow, its test URL apart. */
-function eventScope(context: IWebhookFunctions): string {
-	return nodeScope(context, context.getMode() === 'manual' ? 'test' : 'production');
-}
 
 const INTERRUPTED: Rejection = {
 	status: 503,
@@ -32,10 +24,6 @@ const INTERRUPTED: Rejection = {
 	message:
 		'The run of this event was interrupted; it runs again once the trigger is back; retry later',
 };
-
-function inFlightRun(context: IWebhookFunctions, scope: string, key: string): boolean {
-	return new RunsInFlight(context.getWorkflowStaticData('node'), scope).get(key) !== undefined;
-}
 
 /** A delivery of an event that ran; its answer also saves runs finished since the last save. */
 function duplicate(
@@ -125,11 +113,13 @@ export function classifyDelivery(
 		fetchFullLead: fetchesFullLead(context),
 	});
 	if (ran) return { response: reply(context, 200, { received: true, duplicate: true }) };
-	const scope = eventScope(context);
-	const seen = new SeenEvents(context.getWorkflowStaticData('node'), scope, { maxAgeSeconds });
+	// whose events a memory holds: one trigger node of one workflow, its test URL apart
+	const scope = nodeScope(context, isTest ? 'test' : 'production');
+	const nodeData = context.getWorkflowStaticData('node');
+	const seen = new SeenEvents(nodeData, scope, { maxAgeSeconds });
 	const mark = eventMark(event, age.timeSeconds);
 	const executor = isTest ? undefined : runExecutorFor(scope);
-	const interrupted = !isTest && inFlightRun(context, scope, mark.key);
+	const interrupted = !isTest && new RunsInFlight(nodeData, scope).get(mark.key) !== undefined;
 	// Its run was under way when n8n stopped: the trigger runs it again, wherever it runs.
 	if (interrupted && !executor) return { response: rejected(context, INTERRUPTED) };
 	const recalled = interrupted ? 'new' : seen.recall(mark);

@@ -11,8 +11,7 @@ import {
 	verifyV2Signature,
 } from './signature';
 import { storedEntries, SUBSCRIPTIONS, unreadableIds } from '../state/subscriptions';
-import type { Rejection } from './answers';
-import { rejected } from './answers';
+import { type Rejection, rejected } from './answers';
 
 /** Verify: only a delivery signed by a subscription of this trigger goes any further. */
 

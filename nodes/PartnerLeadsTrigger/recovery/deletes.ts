@@ -1,4 +1,3 @@
-import { createHash } from 'crypto';
 import type { ITriggerFunctions } from 'n8n-workflow';
 
 import { SKETCH_NAMES_UP_TO } from '../../shared/changes/idSketch';
@@ -7,18 +6,12 @@ import { figure } from '../../shared/figures';
 import type { RunRecords } from '../runs/records';
 import type { Gone, KeptListing } from '../state/knownLeadIds';
 import type { RecoveryLedger } from '../state/recoveryLedger';
-import type { FollowUps } from './timing';
-import { RECOVERY_TIMING } from './timing';
+import { type FollowUps, RECOVERY_TIMING } from './timing';
 
 /**
  * Missed deletes: known leads not listed now, each run once as `lead/delete` with no lead. A
  * lead gone moments ago may still arrive as a delivery, so it waits the settle first.
  */
-
-/** The key of a recovered delete's run: a lead is deleted once. */
-function deleteRunKey(leadId: string): string {
-	return createHash('sha256').update(`deleted\n${leadId}`).digest('hex').slice(0, 16);
-}
 
 /** The gone leads, split into those to run now and those left to a follow-up check. */
 function goneLeads(
@@ -62,15 +55,8 @@ export function recoverDeletes(
 	for (const id of ready) {
 		// never found gone again: its run is in flight until it finished
 		ledger.recordDeleted(id, nowMs);
-		const key = deleteRunKey(id);
-		records.queued({
-			key,
-			topic: 'lead/delete',
-			leadId: id,
-			timestamp,
-			attempts: 0,
-			origin: 'recovered',
-		});
+		// keyed by the lead alone: a lead is deleted once
+		records.recovered(`deleted\n${id}`, 'lead/delete', id, timestamp);
 	}
 	keepListedIds(context, ledger, listingOf(listed, deferred));
 	return { handedOver: ready.length, deferred: deferred.length };

@@ -1,4 +1,3 @@
-import { createHash } from 'crypto';
 import type { ITriggerFunctions } from 'n8n-workflow';
 
 import type { KnownChanges, LeadChange } from '../../shared/changes/judge';
@@ -16,8 +15,7 @@ import { nodeScope } from '../../shared/state/scope';
 import { watchedLeadsOf } from '../state/watchedLeads';
 import { RecoveryLedger } from '../state/recoveryLedger';
 import { keepListedIds, listingOf, recoverDeletes } from './deletes';
-import type { FollowUps } from './timing';
-import { RECOVERY_TIMING } from './timing';
+import { type FollowUps, RECOVERY_TIMING } from './timing';
 
 /** One recovery: lists all leads and hands each missed change to the run queue (runs/queue.ts). */
 
@@ -40,13 +38,10 @@ export function openLedger(context: ITriggerFunctions): RecoveryLedger {
 const firstListed = new ProductionNodeMemories<FollowUps>('recoveryFollowUps');
 
 function followUpsOf(context: ITriggerFunctions): FollowUps {
-	return firstListed.of(nodeScope(context), () => ({ changes: new Map(), gone: new Map() }));
-}
-
-/** A new activation's leads never run: listening starts a settle below the newest listed. */
-function takeBaseline(ledger: RecoveryLedger, leads: ListedLead[]): void {
-	const { sinceMs, present } = baselineOf(leads, RECOVERY_TIMING.settleMs);
-	ledger.takeBaseline(sinceMs, present);
+	const scope = nodeScope(context);
+	const followUps = firstListed.get(scope) ?? { changes: new Map(), gone: new Map() };
+	firstListed.set(scope, followUps);
+	return followUps;
 }
 
 /** Whether the leads are to be listed for a baseline: of a new activation, or of new watched fields. */
@@ -68,7 +63,9 @@ export async function takeBaselineIfDue(
 	watchedLeadsOf(this).takeBaseline(listing.leads);
 	const baselineLedger = openLedger(this);
 	if (!baselineLedger.baselineDue) return outcome;
-	takeBaseline(baselineLedger, listing.leads);
+	// a new activation's leads never run: listening starts a settle below the newest listed
+	const { sinceMs, present } = baselineOf(listing.leads, RECOVERY_TIMING.settleMs);
+	baselineLedger.takeBaseline(sinceMs, present);
 	const topics = selectedTopics(this.getNodeParameter('events', []));
 	const kept = topics.includes('lead/delete') ? listingOf(listing.leads) : undefined;
 	keepListedIds(this, baselineLedger, kept);
@@ -116,10 +113,6 @@ function readyChanges(
 	return ready;
 }
 
-function recoveredRunKey(leadId: string, version: number): string {
-	return createHash('sha256').update(`recovered\n${leadId}\n${version}`).digest('hex').slice(0, 16);
-}
-
 /** Hands missed creates and updates to the run queue; `since` rises to a settle below newest. */
 function recoverChanges(
 	context: ITriggerFunctions,
@@ -135,14 +128,13 @@ function recoverChanges(
 	for (const change of readyChanges(context, changes, upToMs, outcome)) {
 		// never found missing again: its run is in flight until it finished
 		ledger.recordRecovered(change.id, change.version);
-		records.queued({
-			key: recoveredRunKey(change.id, change.version),
-			topic: change.topic,
-			leadId: change.id,
-			timestamp: String(change.lead.updatedAt ?? change.lead.createdAt),
-			attempts: 0,
-			origin: 'recovered',
-		});
+		const timestamp = String(change.lead.updatedAt ?? change.lead.createdAt);
+		records.recovered(
+			`recovered\n${change.id}\n${change.version}`,
+			change.topic,
+			change.id,
+			timestamp,
+		);
 		outcome.recovered++;
 	}
 	ledger.listenedUpTo(upToMs);
@@ -168,6 +160,6 @@ export async function recoverMissedEvents(
 		outcome.recovered += deletes.handedOver;
 		outcome.deferred += deletes.deferred;
 	} else records.ledger.rememberListing(undefined);
-	executor.wake();
+	executor.queue.wake();
 	return outcome;
 }

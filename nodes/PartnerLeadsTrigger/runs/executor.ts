@@ -4,13 +4,11 @@ import type { IDataObject, INodeExecutionData, IRun, ITriggerFunctions } from 'n
 import { maxEventAgeSeconds } from '../state/eventAge';
 import { forgetTriggerNode, ProductionNodeMemories } from '../../shared/state/processMemory';
 import { nodeScope, scopeOf } from '../../shared/state/scope';
-import type { InFlightRun } from '../state/runsInFlight';
-import { eventVersion } from '../state/runsInFlight';
+import { type InFlightRun, eventVersion } from '../state/runsInFlight';
 import { RunRecords } from './records';
 import type { PreparedRun } from './prepare';
 import { RunQueue } from './queue';
-import type { RunOutcome } from './places';
-import { ExecutionPlaces, leadsPerExecution, RUN_CONCURRENCY } from './places';
+import { type RunOutcome, ExecutionPlaces, leadsPerExecution, RUN_CONCURRENCY } from './places';
 
 /**
  * Runs from `trigger()`, where n8n reports when each execution ends (a webhook never learns
@@ -49,10 +47,10 @@ export class RunExecutor {
 	/** the executor that replaced this one once closed: runs still under way record there */
 	private successor?: RunExecutor;
 
-	private closed = false;
+	closed = false;
 
 	/** n8n deleted the node's webhooks while runs were under way (see retire) */
-	private retired = false;
+	retired = false;
 
 	private lastEndedMs = 0;
 
@@ -95,14 +93,6 @@ export class RunExecutor {
 		return this.successor?.newest() ?? this;
 	}
 
-	get isClosed(): boolean {
-		return this.closed;
-	}
-
-	get isRetired(): boolean {
-		return this.retired;
-	}
-
 	/**
 	 * Replaces a closed trigger of the same node (workflow updated). Its runs still under way are
 	 * joined, not run again, and record their end here (its memory was kept by forgetWhenDone).
@@ -127,7 +117,7 @@ export class RunExecutor {
 		this.running.delete(key);
 		this.lastEndedMs = Date.now();
 		// the replacing trigger takes up what waited for this run
-		this.successor?.wake();
+		this.successor?.queue.wake();
 		if (this.closed && this.underWay === 0 && !this.retired) this.unregister();
 	}
 
@@ -162,11 +152,6 @@ export class RunExecutor {
 		return this.running.get(key) ?? this.stillRunningBefore()?.joined(key);
 	}
 
-	/** Runs accepted or left in flight are taken up (a delivery was accepted, n8n started). */
-	wake(): void {
-		this.queue.wake();
-	}
-
 	/** Stops starting runs; executions under way finish, runs not started stay in flight. */
 	close(): void {
 		this.closed = true;
@@ -179,11 +164,6 @@ export class RunExecutor {
 		const running = prepared().finally(() => this.ended(key));
 		this.running.set(key, running);
 		return running;
-	}
-
-	/** Runs the run in the next execution a place starts, and records how it ended. */
-	async execute(prepared: PreparedRun): Promise<RunOutcome> {
-		return await this.places.run(prepared);
 	}
 
 	/** Emits one execution whose items are these runs, and records how it ended for each. */
@@ -265,7 +245,7 @@ export function registerRunExecutor(context: ITriggerFunctions): RunExecutor {
 	forgetRetired();
 	const executor = new RunExecutor(context);
 	const previous = executors.get(executor.scope);
-	if (previous?.isClosed) executor.takeOver(previous);
+	if (previous?.closed) executor.takeOver(previous);
 	executors.set(executor.scope, executor);
 	return executor;
 }
@@ -273,7 +253,7 @@ export function registerRunExecutor(context: ITriggerFunctions): RunExecutor {
 /** Stops handing events here; stays known while runs finish, for a replacing trigger. */
 export function unregisterRunExecutor(executor: RunExecutor): void {
 	executor.close();
-	if (executor.underWay === 0 && !executor.isRetired) executor.unregister();
+	if (executor.underWay === 0 && !executor.retired) executor.unregister();
 }
 
 /** n8n deleted the webhooks: forget the node's memory, or retire it while runs are under way. */
@@ -287,5 +267,5 @@ export function forgetWhenDone(workflowId: string | undefined, nodeId: string): 
 /** The executor of a trigger node in this process, if its `trigger()` runs here. */
 export function runExecutorFor(scope: string): RunExecutor | undefined {
 	const executor = executors.get(scope);
-	return executor?.isClosed ? undefined : executor;
+	return executor?.closed ? undefined : executor;
 }

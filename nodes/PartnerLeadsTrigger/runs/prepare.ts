@@ -13,8 +13,7 @@ import { leadItem, readLeadFor } from '../../shared/leadItem';
 import { selectedTopics } from '../../shared/topics';
 import type { WatchedRecord } from '../state/watchedLeads';
 import { packKeptLead, unpackKeptLead, WatchedLeads } from '../state/watchedLeads';
-import type { InFlightRun } from '../state/runsInFlight';
-import { eventVersion } from '../state/runsInFlight';
+import { type InFlightRun, eventVersion } from '../state/runsInFlight';
 import type { RecoveryLedger } from '../state/recoveryLedger';
 import type { ItemRequestOptions } from '../../shared/transport/request';
 

@@ -1,11 +1,8 @@
-import type { ITriggerFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { type ITriggerFunctions, sleep } from 'n8n-workflow';
 
 import type { InFlightRun } from '../state/runsInFlight';
-import type { RunOutcome } from './places';
-import { LEAD_READS_AT_ONCE } from './places';
-import type { PreparedRun } from './prepare';
-import { prepareRun } from './prepare';
+import { type ExecutionPlaces, type RunOutcome, LEAD_READS_AT_ONCE } from './places';
+import { type PreparedRun, prepareRun } from './prepare';
 import type { RunRecords } from './records';
 
 /** Runs waiting here, oldest first, one per lead at a time, so a lead's events run in order. */
@@ -18,13 +15,12 @@ export const PREPARE_RETRY = { firstMs: 2_000, maxMs: 60_000 };
 
 /** What the queue asks of the trigger's executor (executor.ts), which owns the queue. */
 export interface QueueExecutor {
-	readonly places: { readonly holdsBelow: number; readonly runsAtOnce: number };
+	readonly places: ExecutionPlaces<PreparedRun>;
 	readonly underWay: number;
 	records(): RunRecords;
 	joined(key: string): Promise<RunOutcome> | undefined;
 	previousRunsLead(leadId: string): boolean;
 	runPrepared(key: string, prepared: () => Promise<RunOutcome>): Promise<RunOutcome>;
-	execute(prepared: PreparedRun): Promise<RunOutcome>;
 }
 
 export class RunQueue {
@@ -189,7 +185,7 @@ export class RunQueue {
 			this.executor.records().doneWithoutRun(prepared);
 			return 'finished';
 		}
-		return await this.executor.execute(prepared);
+		return await this.executor.places.run(prepared);
 	}
 
 	private retryLater(run: InFlightRun, error: Error): void {

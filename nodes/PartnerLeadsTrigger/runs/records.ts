@@ -1,15 +1,14 @@
+import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { eventMark, SeenEvents } from '../state/seenEvents';
 import { eventTimeSeconds } from '../state/eventAge';
 import type { LeadVersion } from '../../shared/changes/versions';
+import type { LeadTopic } from '../../shared/topics';
 import { RecoveryLedger } from '../state/recoveryLedger';
-import type { WatchedRecord } from '../state/watchedLeads';
-import { WatchedLeads } from '../state/watchedLeads';
-import type { PreparedRun } from './prepare';
-import { keepWatchedValues } from './prepare';
-import type { InFlightRun } from '../state/runsInFlight';
-import { RunsInFlight } from '../state/runsInFlight';
+import { type WatchedRecord, WatchedLeads } from '../state/watchedLeads';
+import { type PreparedRun, keepWatchedValues } from './prepare';
+import { type InFlightRun, RunsInFlight } from '../state/runsInFlight';
 
 /**
  * What the trigger records about its runs in static data. Each store merges the stored copy
@@ -39,6 +38,12 @@ export class RunRecords {
 	queued(run: InFlightRun, watch?: WatchedRecord): void {
 		this.inFlight.start(run);
 		if (watch) this.watched.record(watch.leadId, watch.kept);
+	}
+
+	/** A missed event a listing found: in flight under a key hashed from `keyText`. */
+	recovered(keyText: string, topic: LeadTopic, leadId: string, timestamp: string): void {
+		const key = createHash('sha256').update(keyText).digest('hex').slice(0, 16);
+		this.queued({ key, topic, leadId, timestamp, attempts: 0, origin: 'recovered' });
 	}
 
 	/** A run that starts nothing after all: its values are kept and it counts as run. */

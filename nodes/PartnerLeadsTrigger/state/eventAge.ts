@@ -9,8 +9,7 @@ export const DEFAULT_MAX_EVENT_AGE_HOURS = 72;
 export const FUTURE_ALLOWANCE_SECONDS = 5 * 60;
 
 export type EventAge =
-	| { verdict: 'inWindow'; timeSeconds: number }
-	| { verdict: 'tooOld' | 'inFuture'; timeSeconds: number }
+	| { verdict: 'inWindow' | 'tooOld' | 'inFuture'; timeSeconds: number }
 	| { verdict: 'unreadable' };
 
 /** Event time in whole seconds since the epoch; undefined when it is not a date. */
@@ -26,14 +25,10 @@ export function maxEventAgeSeconds(hours: unknown): number {
 		: DEFAULT_MAX_EVENT_AGE_HOURS * 3600;
 }
 
-export function judgeEventAge(
-	timestamp: string,
-	maxAgeSeconds: number,
-	nowMs = Date.now(),
-): EventAge {
+export function judgeEventAge(timestamp: string, maxAgeSeconds: number): EventAge {
 	const timeSeconds = eventTimeSeconds(timestamp);
 	if (timeSeconds === undefined) return { verdict: 'unreadable' };
-	const nowSeconds = Math.floor(nowMs / 1000);
+	const nowSeconds = Math.floor(Date.now() / 1000);
 	if (timeSeconds < nowSeconds - maxAgeSeconds) return { verdict: 'tooOld', timeSeconds };
 	if (timeSeconds > nowSeconds + FUTURE_ALLOWANCE_SECONDS)
 		return { verdict: 'inFuture', timeSeconds };

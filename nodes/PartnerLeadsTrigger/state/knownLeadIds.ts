@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { LeftOver } from '../../shared/changes/idSketch';
-import { IdSketch } from '../../shared/changes/idSketch';
+import { type LeftOver, IdSketch } from '../../shared/changes/idSketch';
 import type { PackedIds } from '../../shared/changes/leadIds';
 import { MAX_LEAD_ID_BYTES, packIds, packedBytes, unpackIds } from '../../shared/changes/leadIds';
 import type { ListedLead } from '../../shared/changes/listedLead';

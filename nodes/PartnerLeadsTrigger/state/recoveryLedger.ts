@@ -2,12 +2,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { ListedLead } from '../../shared/changes/listedLead';
 import { storedNumber } from '../../shared/changes/storedNumber';
-import type { LeadVersion } from '../../shared/changes/versions';
-import { LeadVersions, leadKey } from '../../shared/changes/versions';
-import type { NodeStore } from '../../shared/state/nodeStore';
-import { StoreKind } from '../../shared/state/nodeStore';
-import type { Gone, KeptListing } from './knownLeadIds';
-import { KnownLeadIds } from './knownLeadIds';
+import { type LeadVersion, LeadVersions, leadKey } from '../../shared/changes/versions';
+import { type NodeStore, StoreKind } from '../../shared/state/nodeStore';
+import { type Gone, type KeptListing, KnownLeadIds } from './knownLeadIds';
 
 /**
  * What the trigger knows about each lead's changes, so recovery and deliveries run each once:
@@ -76,10 +73,9 @@ const LEDGERS = new StoreKind<Memory>({
 	}),
 });
 
+/** How long the trigger's memories keep what ran: Maximum Event Age. */
 export interface LedgerOptions {
 	maxAgeSeconds: number;
-	capacity?: number;
-	nowMs?: () => number;
 }
 
 /** The ledger of one trigger node (production deliveries only: test events are never recovered). */
@@ -88,14 +84,11 @@ export class RecoveryLedger {
 
 	private readonly memory: Memory;
 
-	private readonly nowMs: () => number;
-
 	constructor(
 		nodeData: IDataObject,
 		scope: string,
 		private readonly options: LedgerOptions,
 	) {
-		this.nowMs = options.nowMs ?? Date.now;
 		this.store = LEDGERS.open(nodeData, scope);
 		this.memory = this.store.memory;
 	}
@@ -149,7 +142,7 @@ export class RecoveryLedger {
 
 	/** A new activation: nothing the portal holds now runs, once its baseline is taken. */
 	startListening(): void {
-		this.memory.activatedAt = Math.max(this.memory.activatedAt + 1, this.nowMs());
+		this.memory.activatedAt = Math.max(this.memory.activatedAt + 1, Date.now());
 		this.save();
 	}
 
@@ -175,7 +168,7 @@ export class RecoveryLedger {
 
 	/** Versions older than Maximum Event Age are not kept: nothing that old runs again. */
 	private withinAge(ms: number): boolean {
-		return ms >= this.nowMs() - this.options.maxAgeSeconds * 1000;
+		return ms >= Date.now() - this.options.maxAgeSeconds * 1000;
 	}
 
 	recordDelivered(leadId: string, version: LeadVersion): void {
@@ -203,7 +196,7 @@ export class RecoveryLedger {
 
 	/** Keeps a listing's ids (undefined: lead/delete not chosen). False: too many to keep. */
 	rememberListing(listing: KeptListing | undefined): boolean {
-		const kept = this.memory.known.replace(listing, this.nowMs(), (id) => this.hasDeleted(id));
+		const kept = this.memory.known.replace(listing, Date.now(), (id) => this.hasDeleted(id));
 		this.save();
 		return kept;
 	}
@@ -218,12 +211,11 @@ export class RecoveryLedger {
 
 	/** Writes the process memory into static data, versions beyond the bounds forgotten. */
 	save(): void {
-		const capacity = this.options.capacity ?? LEDGER_CAPACITY;
-		const now = this.nowMs();
+		const now = Date.now();
 		const cutoff = now - this.options.maxAgeSeconds * 1000;
-		this.memory.delivered.trim(cutoff, capacity, now);
-		this.memory.recovered.trim(cutoff, capacity, now);
-		this.memory.deleted.trim(cutoff, capacity, now);
+		this.memory.delivered.trim(cutoff, LEDGER_CAPACITY, now);
+		this.memory.recovered.trim(cutoff, LEDGER_CAPACITY, now);
+		this.memory.deleted.trim(cutoff, LEDGER_CAPACITY, now);
 		this.store.save();
 	}
 }

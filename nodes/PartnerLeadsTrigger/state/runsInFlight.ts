@@ -2,10 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { LeadVersion } from '../../shared/changes/versions';
 import { isoTimeMs } from '../../shared/isoTime';
-import type { LeadTopic } from '../../shared/topics';
-import { isLeadTopic } from '../../shared/topics';
-import type { NodeStore } from '../../shared/state/nodeStore';
-import { StoreKind } from '../../shared/state/nodeStore';
+import { type LeadTopic, isLeadTopic } from '../../shared/topics';
+import { type NodeStore, StoreKind } from '../../shared/state/nodeStore';
 import { covers } from './recoveryLedger';
 
 /**

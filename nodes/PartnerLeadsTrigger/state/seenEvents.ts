@@ -2,9 +2,10 @@ import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { LeadEvent } from '../../shared/leadItem';
-import type { NodeStore } from '../../shared/state/nodeStore';
-import { StoreKind } from '../../shared/state/nodeStore';
+import { storedNumber } from '../../shared/changes/storedNumber';
+import { type NodeStore, StoreKind } from '../../shared/state/nodeStore';
 import { registerNodeMemory } from '../../shared/state/processMemory';
+import type { LedgerOptions } from './recoveryLedger';
 
 /**
  * Duplicate and replay suppression for the Maximum Event Age, at most SEEN_EVENTS_CAPACITY;
@@ -59,10 +60,6 @@ class RecentEvents {
 
 	has(key: string): boolean {
 		return this.keys.has(key);
-	}
-
-	get size(): number {
-		return this.order.length;
 	}
 
 	add(mark: EventMark): void {
@@ -122,10 +119,9 @@ const SEEN_EVENTS = new StoreKind<RecentEvents>({
 	create: () => new RecentEvents(),
 	takeIn(memory, stored) {
 		const entries = typeof stored.entries === 'string' ? stored.entries : '';
-		const forgottenUpTo = stored.forgottenUpTo;
 		memory.merge(
 			entries === '' ? [] : entries.split(SEPARATOR),
-			typeof forgottenUpTo === 'number' && Number.isFinite(forgottenUpTo) ? forgottenUpTo : 0,
+			storedNumber(stored.forgottenUpTo),
 		);
 	},
 	stored: (memory) => ({ entries: memory.pack(), forgottenUpTo: memory.forgottenUpTo }),
@@ -142,29 +138,17 @@ registerNodeMemory('deliveriesInProgress', {
 
 export type Recall = 'new' | 'seen' | 'forgotten';
 
-export interface SeenEventsOptions {
-	maxAgeSeconds: number;
-	capacity?: number;
-	nowMs?: () => number;
-}
-
 /** The events a trigger node has already turned into executions. */
 export class SeenEvents {
 	private readonly store: NodeStore<RecentEvents>;
 
 	private readonly memory: RecentEvents;
 
-	private readonly capacity: number;
-
-	private readonly nowMs: () => number;
-
 	constructor(
 		nodeData: IDataObject,
 		private readonly scope: string,
-		private readonly options: SeenEventsOptions,
+		private readonly options: LedgerOptions,
 	) {
-		this.capacity = options.capacity ?? SEEN_EVENTS_CAPACITY;
-		this.nowMs = options.nowMs ?? Date.now;
 		this.store = SEEN_EVENTS.open(nodeData, scope);
 		this.memory = this.store.memory;
 	}
@@ -180,11 +164,8 @@ export class SeenEvents {
 	 * may still fail, so this one must not be acknowledged as a duplicate.
 	 */
 	claim(key: string): boolean {
-		let keys = inProgress.get(this.scope);
-		if (!keys) {
-			keys = new Set();
-			inProgress.set(this.scope, keys);
-		}
+		const keys = inProgress.get(this.scope) ?? new Set<string>();
+		inProgress.set(this.scope, keys);
 		if (keys.has(key)) return false;
 		keys.add(key);
 		return true;
@@ -204,8 +185,8 @@ export class SeenEvents {
 	/** Records the event as executed, in process memory and in static data. */
 	remember(mark: EventMark): void {
 		this.memory.add(mark);
-		const cutoff = Math.floor(this.nowMs() / 1000) - this.options.maxAgeSeconds;
-		this.memory.trim(cutoff, this.capacity);
+		const cutoff = Math.floor(Date.now() / 1000) - this.options.maxAgeSeconds;
+		this.memory.trim(cutoff, SEEN_EVENTS_CAPACITY);
 		this.store.save();
 	}
 }

@@ -2,8 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { isRecord } from '../../shared/transport/record';
 import { StaticStore } from '../../shared/state/nodeStore';
-import type { LeadTopic } from '../../shared/topics';
-import { isLeadTopic } from '../../shared/topics';
+import { type LeadTopic, isLeadTopic } from '../../shared/topics';
 import type { SecretBox } from './secretBox';
 
 /** A subscription and its secret (the only copy: the service returns it once; stored sealed). */
@@ -44,21 +43,15 @@ function readSubscriptions(raw: IDataObject, box: SecretBox): StoredSubscription
 /** The stored form, the secrets sealed. */
 function storedSubscriptions(value: StoredSubscriptions, box: SecretBox): IDataObject {
 	const byTopic: IDataObject = {};
-	for (const [topic, subscription] of Object.entries(value.byTopic) as Array<
-		[LeadTopic, StoredSubscription | undefined]
-	>) {
-		if (!subscription) continue;
+	for (const [topic, subscription] of storedEntries(value)) {
 		byTopic[topic] = {
 			id: subscription.id,
 			sealedSecret: box.seal(subscription.signingSecret, bindingOf(topic, subscription.id)),
 		};
 	}
 	// Kept by id only, so deactivation still removes them from the service.
-	for (const [topic, id] of Object.entries(value.unreadable) as Array<
-		[LeadTopic, string | undefined]
-	>) {
+	for (const [topic, id] of Object.entries(value.unreadable))
 		if (id && !byTopic[topic]) byTopic[topic] = { id, sealedSecret: '' };
-	}
 	return { webhookUrl: value.webhookUrl, byTopic };
 }
 

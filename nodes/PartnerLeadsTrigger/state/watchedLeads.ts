@@ -7,6 +7,7 @@ import { leadKey } from '../../shared/changes/versions';
 import type { WatchedState } from '../../shared/changes/watchedValues';
 import {
 	MAX_KEPT_VALUE_CHARS,
+	sameFields,
 	storedWatchedValues,
 	takeInWatchedValues,
 	WATCHED_KEY,
@@ -14,8 +15,7 @@ import {
 } from '../../shared/changes/watchedValues';
 import { watchedFieldIds } from '../../shared/changes/watchedFields';
 import type { PartnerLeadsFunctions } from '../../shared/transport/request';
-import type { NodeStore } from '../../shared/state/nodeStore';
-import { StoreKind } from '../../shared/state/nodeStore';
+import { type NodeStore, StoreKind } from '../../shared/state/nodeStore';
 import { nodeScope } from '../../shared/state/scope';
 
 /**
@@ -37,10 +37,6 @@ export interface WatchedRecord {
 	leadId: string;
 	kept: KeptLead;
 	before: KeptLead | undefined;
-}
-
-function sameFields(a: readonly string[], b: readonly string[]): boolean {
-	return a.length === b.length && a.every((field, i) => field === b[i]);
 }
 
 export class WatchedLeads {

@@ -1,16 +1,8 @@
 import { pagesOf } from '../transport/paging';
 import type { PartnerLeadsFunctions } from '../transport/request';
-import type { ListedLead } from './listedLead';
-import { readListedLead } from './listedLead';
+import { type ListedLead, readListedLead } from './listedLead';
 
 /** Every lead (the list cannot filter by time); throws past the transport's 429 budget. */
-
-export interface ListingOptions {
-	/** pages requested ahead at most; the transport's default when left out */
-	readAhead?: number;
-	/** true once the caller must stop (a deactivated trigger): the listing ends early */
-	stopped?: () => boolean;
-}
 
 export interface Listing {
 	leads: ListedLead[];
@@ -21,7 +13,8 @@ export interface Listing {
 
 export async function listLeads(
 	context: PartnerLeadsFunctions,
-	options: ListingOptions = {},
+	/** `stopped`: true once the caller must stop (a deactivated trigger): the listing ends early */
+	options: { readAhead?: number; stopped?: () => boolean } = {},
 ): Promise<Listing> {
 	const listing: Listing = { leads: [], requests: 0, stopped: false };
 	const pages = pagesOf.call(context, {

@@ -14,15 +14,11 @@ export const NO_STATUS_YET: INodePropertyOptions = {
 		"The portal has no lead with a status to list. Type your portal's value under Other Values (for example won), or create a lead in the portal and open this list again.",
 };
 
-function leadsWord(count: number): string {
-	return count === 1 ? 'lead' : 'leads';
-}
-
 /** "Seen on 3 of your 40 leads", or of the first leads listed when the portal has more. */
 function seenOn(count: number, read: number, complete: boolean): string {
 	if (!complete) return `Seen on ${count} of the first ${read} leads listed`;
 	if (read === 1) return 'Seen on your only lead';
-	return `Seen on ${count} of your ${read} ${leadsWord(read)}`;
+	return `Seen on ${count} of your ${read} leads`;
 }
 
 /** Each distinct status of the first STATUS_SAMPLE_LEADS leads, sorted, with how many leads carry it. */

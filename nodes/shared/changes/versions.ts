@@ -31,10 +31,6 @@ export class LeadVersions {
 	/** the packed form of the last save, until a version changes (every delivery saves it) */
 	private packed: string | undefined;
 
-	get size(): number {
-		return this.versions.size;
-	}
-
 	/** newest version time (ms) ever forgotten */
 	forgottenUpTo = 0;
 

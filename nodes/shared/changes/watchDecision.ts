@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { CompareOptions } from './fieldChanges';
-import { compareWatchedFields, keptRowOf } from './fieldChanges';
+import { type CompareOptions, compareWatchedFields, keptRowOf } from './fieldChanges';
 import type { KeptLead, WatchDecision, WatchSettings } from './watchVerdict';
 import { judgeWatchedUpdate } from './watchVerdict';
 import { keptVersionOf } from './watchedFields';

@@ -39,15 +39,11 @@ function asList(value: LeadValue | undefined): string[] {
 	return Array.isArray(value) ? value : [String(value)];
 }
 
-function labelList(label: string | string[] | undefined): Array<string | undefined> {
-	return Array.isArray(label) ? label : [label];
-}
-
 /** Changed to a wanted value or label (ignoring case); a multi-select must have gained it. */
 export function changedToOneOf(change: FieldChange, wanted: readonly string[]): boolean {
 	const targets = new Set(wanted.map(normalized));
 	const toValues = asList(change.to);
-	const toLabels = labelList(change.toLabel);
+	const toLabels = Array.isArray(change.toLabel) ? change.toLabel : [change.toLabel];
 	const before = new Set(asList(change.from).map(normalized));
 	return toValues.some((value, index) => {
 		if (Array.isArray(change.to) && before.has(normalized(value))) return false;
@@ -64,11 +60,9 @@ export function changesStartRun(
 	conditions: readonly ValueCondition[],
 ): boolean {
 	return changes.changedFields.some((fieldId) => {
-		const wanted = conditions
-			.filter((condition) => condition.fieldId === fieldId)
-			.flatMap((condition) => condition.values);
-		const hasCondition = conditions.some((condition) => condition.fieldId === fieldId);
-		return !hasCondition || changedToOneOf(changes.changes[fieldId], wanted);
+		const own = conditions.filter((condition) => condition.fieldId === fieldId);
+		const wanted = own.flatMap((condition) => condition.values);
+		return own.length === 0 || changedToOneOf(changes.changes[fieldId], wanted);
 	});
 }
 

@@ -44,15 +44,6 @@ export class WatchedValues {
 
 	constructor(readonly fields: readonly string[]) {}
 
-	get size(): number {
-		return this.leads.size;
-	}
-
-	/** Bytes the leads take in n8n's stored JSON. */
-	get bytes(): number {
-		return this.storedBytes;
-	}
-
 	get(key: string): KeptLead | undefined {
 		const known = this.leads.get(key);
 		return known && { ms: known.ms, row: known.row };
@@ -124,12 +115,8 @@ export class WatchedValues {
 	}
 
 	pack(): string {
-		if (this.packed !== undefined) return this.packed;
-		let packed = '';
-		for (const { entry } of this.leads.values())
-			packed = packed === '' ? entry : packed + SEPARATOR + entry;
-		this.packed = packed;
-		return packed;
+		this.packed ??= [...this.leads.values()].map(({ entry }) => entry).join(SEPARATOR);
+		return this.packed;
 	}
 }
 
@@ -140,7 +127,7 @@ export interface WatchedState {
 	complete: boolean;
 }
 
-function sameFields(a: unknown, b: readonly string[]): boolean {
+export function sameFields(a: unknown, b: readonly string[]): boolean {
 	return Array.isArray(a) && a.length === b.length && a.every((field, i) => field === b[i]);
 }
 
@@ -154,11 +141,7 @@ export function takeInWatchedValues(state: WatchedState, stored: IDataObject): v
 /** The stored form of the values, after forgetting the oldest beyond the bound. */
 export function storedWatchedValues(state: WatchedState): IDataObject {
 	state.values.forgetBeyond(MAX_WATCHED_BYTES);
-	return {
-		fields: [...state.values.fields],
-		complete: state.complete,
-		leads: state.values.pack(),
-	};
+	return { fields: [...state.values.fields], complete: state.complete, leads: state.values.pack() };
 }
 
 /** An empty state for these fields. */

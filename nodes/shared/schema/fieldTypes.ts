@@ -1,8 +1,7 @@
 import type { FieldType } from 'n8n-workflow';
 
 import type { LeadFieldType } from './fieldTypeNames';
-import type { LeadField, PicklistOption } from './leadField';
-import { fieldName } from './leadField';
+import { type LeadField, type PicklistOption, fieldName } from './leadField';
 
 /** Per field type: its n8n type, how a value is read ("42" → 42), if it can identify a lead. */
 
@@ -44,14 +43,9 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
 	);
 }
 
-/** An Invalid Date (e.g. from an expression over a bad input) is refused, not thrown on. */
-function validDateText(value: Date): string | undefined {
-	return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
-}
-
-/** A date value as text: a Date from an expression, or the text given. */
+/** A date value as text: a Date from an expression (refused when invalid, not thrown on), or the text given. */
 function dateText(value: unknown): string | undefined {
-	if (value instanceof Date) return validDateText(value);
+	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
 	return typeof value === 'string' ? value.trim() : undefined;
 }
 
@@ -202,14 +196,8 @@ function toEmail(field: LeadField, value: unknown): Coerced {
 
 function toUrl(field: LeadField, value: unknown): Coerced {
 	const raw = typeof value === 'string' ? value.trim() : undefined;
-	if (raw !== undefined) {
-		try {
-			const url = new URL(raw);
-			if (url.protocol === 'http:' || url.protocol === 'https:') return { ok: true, value: raw };
-		} catch {
-			// reported below
-		}
-	}
+	const protocol = raw !== undefined && URL.canParse(raw) ? new URL(raw).protocol : undefined;
+	if (protocol === 'http:' || protocol === 'https:') return { ok: true, value: raw };
 	return fail(
 		field,
 		'a full web address such as https://example.com',
@@ -232,41 +220,17 @@ interface FieldTypeRule {
 
 export const FIELD_TYPES = {
 	string: { n8nType: 'string', coerce: toText, identifiesLead: true },
-	textarea: {
-		n8nType: 'string',
-		coerce: toText,
-		identifiesLead: false,
-	},
+	textarea: { n8nType: 'string', coerce: toText, identifiesLead: false },
 	email: { n8nType: 'string', coerce: toEmail, identifiesLead: true },
 	phone: { n8nType: 'string', coerce: toText, identifiesLead: true },
 	url: { n8nType: 'string', coerce: toUrl, identifiesLead: true },
-	number: {
-		n8nType: 'number',
-		coerce: toNumber,
-		identifiesLead: true,
-	},
+	number: { n8nType: 'number', coerce: toNumber, identifiesLead: true },
 	currency: { n8nType: 'number', coerce: toNumber, identifiesLead: true },
-	boolean: {
-		n8nType: 'boolean',
-		coerce: toBoolean,
-		identifiesLead: false,
-	},
+	boolean: { n8nType: 'boolean', coerce: toBoolean, identifiesLead: false },
 	date: { n8nType: 'dateTime', coerce: toDate, identifiesLead: true },
-	datetime: {
-		n8nType: 'dateTime',
-		coerce: toDateTime,
-		identifiesLead: true,
-	},
-	picklist: {
-		n8nType: 'options',
-		coerce: toPicklist,
-		identifiesLead: true,
-	},
-	multipicklist: {
-		n8nType: 'array',
-		coerce: toMultiPicklist,
-		identifiesLead: false,
-	},
+	datetime: { n8nType: 'dateTime', coerce: toDateTime, identifiesLead: true },
+	picklist: { n8nType: 'options', coerce: toPicklist, identifiesLead: true },
+	multipicklist: { n8nType: 'array', coerce: toMultiPicklist, identifiesLead: false },
 } as const satisfies Record<LeadFieldType, FieldTypeRule>;
 
 export function coerceFieldValue(field: LeadField, value: unknown): Coerced {

@@ -1,5 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { type IDataObject, NodeOperationError } from 'n8n-workflow';
 
 import { asRecord } from '../transport/record';
 import { BASE_ADDRESS_FIELDS, CREDENTIAL_TYPE } from '../transport/connection';
@@ -122,12 +121,6 @@ registerProcessCache('editorSchemaCopies', {
 	},
 });
 
-export interface LeadSchemaResponse {
-	/** the payload as the service sent it, without its envelope */
-	payload: unknown;
-	fields: LeadField[];
-}
-
 /** The cache is per credential, portal and environment: a different key may see a different schema. */
 async function cacheKeyOf(context: PartnerLeadsFunctions): Promise<string | undefined> {
 	try {
@@ -159,7 +152,7 @@ function remember(key: string | undefined, fields: LeadField[]): void {
 export async function fetchLeadSchemaResponse(
 	this: PartnerLeadsFunctions,
 	request: ItemRequestOptions = {},
-): Promise<LeadSchemaResponse> {
+): Promise<{ payload: unknown; fields: LeadField[] }> {
 	const body = await apiRequestRaw.call(this, {
 		...request,
 		method: 'GET',

@@ -2,8 +2,7 @@ import { randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { registerNodeMemory } from './processMemory';
-import type { ScopeMode } from './scope';
-import { scopeOf } from './scope';
+import { type ScopeMode, scopeOf } from './scope';
 
 /**
  * State across executions (docs/design/static-data.md). `StoreKind`: several writers; static data

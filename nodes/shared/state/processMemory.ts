@@ -34,16 +34,6 @@ export class ProductionNodeMemories<T> extends Map<string, T> implements NodeMem
 	forget(workflowId: string, nodeId: string): void {
 		this.delete(scopeOf(workflowId, nodeId, 'production'));
 	}
-
-	/** The memory of this scope, made by `create` the first time it is asked for. */
-	of(scope: string, create: () => T): T {
-		let memory = this.get(scope);
-		if (memory === undefined) {
-			memory = create();
-			this.set(scope, memory);
-		}
-		return memory;
-	}
 }
 
 /** A cache the whole process shares (not per trigger node): bounded by its own rules. */

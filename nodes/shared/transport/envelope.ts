@@ -11,13 +11,8 @@ export function unwrapEnvelope<T = unknown>(body: unknown): T {
 	return body as T;
 }
 
-export interface ListPage<T> {
-	items: T[];
-	/** false when the service says there is nothing after this page */
-	hasMore?: boolean;
-}
-
-export function readListPage<T>(body: unknown): ListPage<T> {
+/** The page's items, and `hasMore: false` when the service says nothing comes after it. */
+export function readListPage<T>(body: unknown): { items: T[]; hasMore?: boolean } {
 	if (Array.isArray(body)) return { items: body as T[] };
 	if (body !== null && typeof body === 'object') {
 		const record = body as Record<string, unknown>;

@@ -1,5 +1,4 @@
-import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { type INode, type JsonObject, NodeApiError } from 'n8n-workflow';
 
 import { credentialProblemByMessage, isCredentialProblem } from './credentialProblem';
 import { BASE_ADDRESS_FIELDS } from './connection';
@@ -51,21 +50,14 @@ export function readHttpFailure(error: unknown): HttpFailure {
 	const outer = asRecord(error);
 	// NodeApiError keeps the original error as `cause` on n8n 2.x; a raw helper error is used as is.
 	const candidates = [outer, asRecord(outer?.cause)];
-	const credentialProblem = candidates.find((candidate) => isCredentialProblem(candidate));
-	if (credentialProblem) {
+	// n8n 1.x drops the cause: our credential problem is then known by its message.
+	const problem = candidates.find((candidate) => isCredentialProblem(candidate)) ?? outer;
+	const known = isCredentialProblem(problem) ? problem : credentialProblemByMessage(outer?.message);
+	if (known) {
 		return {
-			credentialProblem: String(credentialProblem.message),
-			credentialProblemTemporary: (credentialProblem as { temporary?: unknown }).temporary === true,
-			credentialProblemFix: String((credentialProblem as { fix?: unknown }).fix ?? ''),
-		};
-	}
-	// n8n 1.x drops the cause: our credential problem is known by its message.
-	const rewrapped = credentialProblemByMessage(outer?.message);
-	if (rewrapped) {
-		return {
-			credentialProblem: String(outer?.message),
-			credentialProblemTemporary: rewrapped.temporary,
-			credentialProblemFix: rewrapped.fix,
+			credentialProblem: String(problem?.message),
+			credentialProblemTemporary: known.temporary === true,
+			credentialProblemFix: String(known.fix ?? ''),
 		};
 	}
 	for (const candidate of candidates) {
@@ -160,9 +152,7 @@ export function readServiceErrorBody(body: unknown, requestIdHeader?: string): S
 			? source.message
 			: typeof record?.error === 'string'
 				? record.error
-				: typeof body === 'string' && body.trim()
-					? body.trim().slice(0, 500)
-					: undefined;
+				: undefined;
 	const requestId = asRecord(record?.context)?.requestId;
 	return {
 		code: typeof source?.code === 'string' ? source.code : undefined,

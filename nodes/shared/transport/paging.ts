@@ -1,10 +1,8 @@
-import type { IDataObject } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { type IDataObject, NodeOperationError } from 'n8n-workflow';
 
 import { recordId } from './record';
 import { readListPage } from './envelope';
-import type { ApiRequest, PartnerLeadsFunctions } from './request';
-import { apiRequestRaw } from './request';
+import { type ApiRequest, type PartnerLeadsFunctions, apiRequestRaw } from './request';
 
 /** The largest page the client asks for. The service may answer fewer: its cap is not published. */
 export const MAX_PAGE_SIZE = 100;
@@ -252,11 +250,6 @@ class ReadAhead {
 		if (this.inFlight.size > 0) this.window = Math.min(this.most, 1);
 		for (const answer of this.inFlight.values()) this.keepUntilAnswered(answer);
 		this.inFlight.clear();
-	}
-
-	/** A 429: ask for fewer pages ahead; the window grows again as pages read ahead are used. */
-	slowDown(): void {
-		this.window = Math.min(this.most, 1);
 	}
 
 	/** Waits until no request sent ahead is still on its way, so none outlives the listing. */

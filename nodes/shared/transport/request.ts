@@ -17,8 +17,7 @@ import type { ServiceConnection } from './connection';
 import { isCredentialProblem } from './credentialProblem';
 import { connectionFromCredentials, CREDENTIAL_TYPE, secretsOf } from './connection';
 import { unwrapEnvelope } from './envelope';
-import { serviceError, readHttpFailure } from './errors';
-import type { HttpFailure } from './errors';
+import { serviceError, readHttpFailure, type HttpFailure } from './errors';
 import { decideRetry, isServerError, NO_RETRIES_YET, RETRY_POLICY } from './retry-policy';
 import { accessTokenRefused } from './token';
 import { registerProcessCache } from '../state/processMemory';
@@ -164,18 +163,6 @@ async function connectionForRequest(
 	}
 }
 
-function httpOptionsFor(connection: ServiceConnection, request: ApiRequest): IHttpRequestOptions {
-	return {
-		method: request.method,
-		url: serviceUrl(connection, request.api ?? 'rest', request.path),
-		qs: request.qs,
-		body: request.body,
-		json: true,
-		headers: { Accept: 'application/json' },
-		timeout: RETRY_POLICY.requestTimeoutMs,
-	};
-}
-
 /** The error for a failure that is not retried, with the secrets the request sent kept out. */
 async function failedRequestError(
 	context: PartnerLeadsFunctions,
@@ -210,7 +197,15 @@ export async function apiRequestRaw(
 	request: ApiRequest,
 ): Promise<unknown> {
 	const connection = await connectionForRequest(this, request);
-	const options = httpOptionsFor(connection, request);
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url: serviceUrl(connection, request.api ?? 'rest', request.path),
+		qs: request.qs,
+		body: request.body,
+		json: true,
+		headers: { Accept: 'application/json' },
+		timeout: RETRY_POLICY.requestTimeoutMs,
+	};
 	const repeatable = request.repeatable ?? request.method !== 'POST';
 	const rateLimitBudgetMs = request.rateLimitBudgetMs ?? RETRY_POLICY.maxRateLimitWaitMs;
 	let state = NO_RETRIES_YET;

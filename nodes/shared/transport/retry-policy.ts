@@ -14,25 +14,18 @@ export const RETRY_POLICY = {
 } as const;
 
 /** Retry-After is either seconds or an HTTP date (RFC 9110 10.2.3). */
-export function retryAfterMs(
-	header: string | undefined,
-	now: number = Date.now(),
-): number | undefined {
+export function retryAfterMs(header: string | undefined): number | undefined {
 	if (header === undefined || header.trim() === '') return undefined;
 	const seconds = Number(header);
 	if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
 	const date = Date.parse(header);
-	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /** Exponential backoff with full jitter: a random wait in [0, base * 2^attempt]. */
-export function backoffMs(
-	baseMs: number,
-	attempt: number,
-	random: () => number = Math.random,
-): number {
+export function backoffMs(baseMs: number, attempt: number): number {
 	const ceiling = Math.min(baseMs * 2 ** attempt, RETRY_POLICY.maxSingleWaitMs);
-	return Math.round(random() * ceiling);
+	return Math.round(Math.random() * ceiling);
 }
 
 export function isServerError(status: number | undefined): boolean {
@@ -60,8 +53,6 @@ export interface RetrySettings {
 	rateLimitBudgetMs: number;
 	/** a 403 came back also with a fresh token earlier in this node run */
 	freshTokenRefusedInRun: boolean;
-	random?: () => number;
-	now?: number;
 }
 
 export interface RetryFailure {
@@ -100,11 +91,7 @@ export function decideRetry(
 		retriable &&
 		state.serverErrorRetries < RETRY_POLICY.maxServerErrorRetries
 	) {
-		const waitMs = backoffMs(
-			RETRY_POLICY.serverErrorBaseDelayMs,
-			state.serverErrorRetries,
-			settings.random,
-		);
+		const waitMs = backoffMs(RETRY_POLICY.serverErrorBaseDelayMs, state.serverErrorRetries);
 		const next = { ...state, serverErrorRetries: state.serverErrorRetries + 1 };
 		return { ...decision, next: 'retry', waitMs, state: next };
 	}
@@ -118,8 +105,8 @@ function rateLimitDecision(
 ): RetryDecision {
 	const { state } = decision;
 	const waitMs = Math.min(
-		retryAfterMs(failure.retryAfter, settings.now) ??
-			backoffMs(RETRY_POLICY.rateLimitBaseDelayMs, state.rateLimitRetries, settings.random),
+		retryAfterMs(failure.retryAfter) ??
+			backoffMs(RETRY_POLICY.rateLimitBaseDelayMs, state.rateLimitRetries),
 		RETRY_POLICY.maxSingleWaitMs,
 	);
 	const withinBudget =

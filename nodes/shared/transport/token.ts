@@ -1,17 +1,11 @@
-import type { ICredentialDataDecryptedObject, IHttpRequestHelper } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { type ICredentialDataDecryptedObject, type IHttpRequestHelper, sleep } from 'n8n-workflow';
 
 import { CredentialProblemError } from './credentialProblem';
-import { connectionFromCredentials } from './connection';
-import type { ServiceConnection } from './connection';
-import type { HttpFailure } from './errors';
-import { readHttpFailure, readServiceErrorBody } from './errors';
+import { connectionFromCredentials, type ServiceConnection } from './connection';
+import { type HttpFailure, readHttpFailure, readServiceErrorBody } from './errors';
 import { backoffMs, retryAfterMs } from './retry-policy';
 import { redactSecrets } from './redact';
-import { credentialIdentity, noteRefusedToken, sharedToken } from './tokenCache';
-import type { IssuedToken } from './tokenCache';
-
-export type { IssuedToken } from './tokenCache';
+import { credentialIdentity, noteRefusedToken, sharedToken, type IssuedToken } from './tokenCache';
 
 /** The service asks to renew only near expiry: the last 10% of the lifetime, at most a minute. */
 export function renewAfterFor(expiresInSeconds: unknown, now = Date.now()): number {

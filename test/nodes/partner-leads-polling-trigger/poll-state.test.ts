@@ -3,12 +3,14 @@ import { randomUUID } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_LEAD_ID_BYTES, packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
-import { LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
-import {
-	MAX_RAN_BYTES,
-	POLL_RAN_CAPACITY,
-	POLL_STATE,
-} from '../../../nodes/PartnerLeadsPollingTrigger/pollState';
+import { LEDGER_ENTRY_BYTES, LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
+import { POLL_RAN_CAPACITY, POLL_STATE } from '../../../nodes/PartnerLeadsPollingTrigger/pollState';
+
+/** The `ran` list as static data holds it: one fixed-width entry per lead, space-separated. */
+function storedRanEntries(nodeData: IDataObject): string[] {
+	const ran = String((nodeData.polling as IDataObject).ran);
+	return ran === '' ? [] : ran.split(' ');
+}
 
 /** The polling trigger's state: its bounds hold. */
 
@@ -46,10 +48,19 @@ describe('the poll state', () => {
 			ran.raise(leadKey(`lead-${at}`), { ms: 1_000 + at, exact: true });
 		POLL_STATE.save(nodeData, { since: 1_100, ran, ids: [], readAtMs: 1, readRequests: 1 });
 		const state = POLL_STATE.read(nodeData);
-		expect(state?.ran.size).toBe(POLL_RAN_CAPACITY);
+		// exactly the capacity is stored, and read back: the newest POLL_RAN_CAPACITY leads
+		expect(storedRanEntries(nodeData)).toHaveLength(POLL_RAN_CAPACITY);
+		expect(state?.ran.pack().split(' ')).toHaveLength(POLL_RAN_CAPACITY);
+		const firstKept = count - POLL_RAN_CAPACITY;
+		for (const at of [firstKept, firstKept + 1, count - 2])
+			expect(state?.ran.get(leadKey(`lead-${at}`))?.ms).toBe(1_000 + at);
+		expect(state?.ran.get(leadKey(`lead-${firstKept - 1}`))).toBeUndefined();
 		expect(state?.since).toBe(1_000 + count - POLL_RAN_CAPACITY - 1);
 		expect(state?.ran.get(leadKey(`lead-${count - 1}`))?.ms).toBe(1_000 + count - 1);
 		expect(state?.ran.get(leadKey('lead-0'))).toBeUndefined();
-		expect(String((nodeData.polling as IDataObject).ran).length).toBeLessThanOrEqual(MAX_RAN_BYTES);
+		// the bound in bytes: POLL_RAN_CAPACITY entries of LEDGER_ENTRY_BYTES, separators included
+		expect(String((nodeData.polling as IDataObject).ran).length).toBeLessThanOrEqual(
+			POLL_RAN_CAPACITY * LEDGER_ENTRY_BYTES,
+		);
 	});
 });

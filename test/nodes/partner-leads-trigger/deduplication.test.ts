@@ -33,17 +33,29 @@ function mark(index: number, timeSeconds: number, topic: LeadTopic = 'lead/updat
 	);
 }
 
+/** n8n's clock (Date.now) reads `ms` from now on; NOW_MS before each test. */
+function clockAt(ms: number): void {
+	jest.spyOn(Date, 'now').mockReturnValue(ms);
+}
+
+beforeEach(() => clockAt(NOW_MS));
+afterEach(() => jest.restoreAllMocks());
+
 /** A trigger node's view in a given process: its scope is its process memory. */
-function seenIn(
-	nodeData: IDataObject,
-	scope: string,
-	options: { capacity?: number; nowMs?: number } = {},
-) {
-	return new SeenEvents(nodeData, scope, {
-		maxAgeSeconds: WINDOW,
-		capacity: options.capacity,
-		nowMs: () => options.nowMs ?? NOW_MS,
-	});
+function seenIn(nodeData: IDataObject, scope: string) {
+	return new SeenEvents(nodeData, scope, { maxAgeSeconds: WINDOW });
+}
+
+/**
+ * Another process's save of these events (queue mode), as static data holds it: per event its
+ * 16 hex key and 8 hex event time (seconds), space-separated (seenEvents.ts).
+ */
+function savedElsewhere(marks: EventMark[]): IDataObject {
+	return {
+		entries: marks.map((each) => each.key + each.time.toString(16).padStart(8, '0')).join(' '),
+		forgottenUpTo: 0,
+		writer: `${randomUUID()}:1`,
+	};
 }
 
 function storedEntries(nodeData: IDataObject): string[] {
@@ -54,25 +66,23 @@ function storedEntries(nodeData: IDataObject): string[] {
 describe('event age', () => {
 	it('accepts the window from Maximum Event Age ago to 5 minutes ahead, and nothing else', () => {
 		const at = (offsetSeconds: number) => new Date(NOW_MS + offsetSeconds * 1000).toISOString();
-		expect(judgeEventAge(at(0), WINDOW, NOW_MS).verdict).toBe('inWindow');
-		expect(judgeEventAge(at(-WINDOW), WINDOW, NOW_MS).verdict).toBe('inWindow');
-		expect(judgeEventAge(at(-WINDOW - 1), WINDOW, NOW_MS).verdict).toBe('tooOld');
-		expect(judgeEventAge(at(-7 * 24 * HOUR), WINDOW, NOW_MS).verdict).toBe('tooOld');
-		expect(judgeEventAge(at(FUTURE_ALLOWANCE_SECONDS), WINDOW, NOW_MS).verdict).toBe('inWindow');
-		expect(judgeEventAge(at(FUTURE_ALLOWANCE_SECONDS + 1), WINDOW, NOW_MS).verdict).toBe(
-			'inFuture',
-		);
+		expect(judgeEventAge(at(0), WINDOW).verdict).toBe('inWindow');
+		expect(judgeEventAge(at(-WINDOW), WINDOW).verdict).toBe('inWindow');
+		expect(judgeEventAge(at(-WINDOW - 1), WINDOW).verdict).toBe('tooOld');
+		expect(judgeEventAge(at(-7 * 24 * HOUR), WINDOW).verdict).toBe('tooOld');
+		expect(judgeEventAge(at(FUTURE_ALLOWANCE_SECONDS), WINDOW).verdict).toBe('inWindow');
+		expect(judgeEventAge(at(FUTURE_ALLOWANCE_SECONDS + 1), WINDOW).verdict).toBe('inFuture');
 		// without milliseconds, or with an offset: still the same instant
-		expect(judgeEventAge('2026-03-10T12:00:00Z', WINDOW, NOW_MS)).toEqual({
+		expect(judgeEventAge('2026-03-10T12:00:00Z', WINDOW)).toEqual({
 			verdict: 'inWindow',
 			timeSeconds: NOW,
 		});
-		expect(judgeEventAge('2026-03-10T13:00:00+01:00', WINDOW, NOW_MS)).toEqual({
+		expect(judgeEventAge('2026-03-10T13:00:00+01:00', WINDOW)).toEqual({
 			verdict: 'inWindow',
 			timeSeconds: NOW,
 		});
 		for (const bad of ['', 'yesterday', '1', 'March 7, 2026', '2026-13-45T99:99:99Z']) {
-			expect(judgeEventAge(bad, WINDOW, NOW_MS).verdict).toBe('unreadable');
+			expect(judgeEventAge(bad, WINDOW).verdict).toBe('unreadable');
 		}
 	});
 });
@@ -102,39 +112,46 @@ describe('SeenEvents', () => {
 		const old = mark(1, NOW - 10 * HOUR);
 		seenIn(nodeData, scope).remember(old);
 		const later = NOW_MS + (WINDOW - 10 * HOUR + 60) * 1000;
-		seenIn(nodeData, scope, { nowMs: later }).remember(mark(2, later / 1000));
+		clockAt(later);
+		seenIn(nodeData, scope).remember(mark(2, later / 1000));
 		expect(storedEntries(nodeData)).toHaveLength(1);
 		// should the window be widened later, the forgotten event is still refused
-		expect(seenIn(nodeData, randomUUID(), { nowMs: later }).recall(old)).toBe('forgotten');
+		expect(seenIn(nodeData, randomUUID()).recall(old)).toBe('forgotten');
 	});
 
 	it('beyond the capacity forgets the oldest and refuses anything at or before them as a possible replay', () => {
-		const capacity = 1000;
-		const nodeData: IDataObject = {};
 		const scope = randomUUID();
-		// 1,300 events within the window, one a minute, delivered out of order
-		const marks = Array.from({ length: 1300 }, (_, index) =>
-			mark(index, NOW - 2 * 24 * HOUR + index * 60),
+		// 300 events more than the capacity, all within the window (one every 15 s over the last
+		// 2 days, the window being 3), delivered out of order
+		const count = SEEN_EVENTS_CAPACITY + 300;
+		expect(count * 15).toBeLessThan(2 * 24 * HOUR);
+		const marks = Array.from({ length: count }, (_, index) =>
+			mark(index, NOW - 2 * 24 * HOUR + index * 15),
 		);
 		const shuffled = [...marks].sort((a, b) => (a.key < b.key ? -1 : 1));
-		for (const each of shuffled) {
-			const seen = seenIn(nodeData, scope, { capacity });
+		// Below the capacity every event is new and kept: those that came first ran in another
+		// process, read here from its save (each save packs the whole store, so 10,300 saves in
+		// one test would take seconds). The last 1,000 arrive here: 700 fill the store, 300 go past.
+		const elsewhere = SEEN_EVENTS_CAPACITY - 700;
+		const nodeData: IDataObject = { recentEvents: savedElsewhere(shuffled.slice(0, elsewhere)) };
+		for (const each of shuffled.slice(elsewhere)) {
+			const seen = seenIn(nodeData, scope);
 			if (seen.recall(each) === 'new') seen.remember(each);
 		}
-		const seen = seenIn(nodeData, randomUUID(), { capacity });
+		const seen = seenIn(nodeData, randomUUID());
 		const states = marks.map((each) => seen.recall(each));
 		// every event either ran and is remembered, or is refused: none could run twice
 		expect(states.every((state) => state === 'seen' || state === 'forgotten')).toBe(true);
-		expect(storedEntries(nodeData)).toHaveLength(capacity);
+		expect(storedEntries(nodeData)).toHaveLength(SEEN_EVENTS_CAPACITY);
 		// the window shrank to the oldest remembered event
 		const oldestKept = Math.min(
 			...storedEntries(nodeData).map((entry) => parseInt(entry.slice(16), 16)),
 		);
 		const forgottenUpTo = storedForgottenUpTo(nodeData);
 		expect(forgottenUpTo).toBeLessThan(oldestKept);
-		expect(seen.recall(mark(5000, forgottenUpTo))).toBe('forgotten');
-		expect(seen.recall(mark(5001, oldestKept))).toBe('new');
-		expect(seen.recall(mark(5002, NOW))).toBe('new');
+		expect(seen.recall(mark(count + 1, forgottenUpTo))).toBe('forgotten');
+		expect(seen.recall(mark(count + 2, oldestKept))).toBe('new');
+		expect(seen.recall(mark(count + 3, NOW))).toBe('new');
 	});
 
 	it('at the stated bound holds 10,000 events in 250,000 bytes of static data', () => {

@@ -1,13 +1,16 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { RecoveryLedger } from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
+import {
+	LEDGER_CAPACITY,
+	RecoveryLedger,
+} from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
 import {
 	MAX_IDS_RUN_SINCE_LISTING,
 	PACKED_LISTING_UP_TO_BYTES,
 } from '../../../nodes/PartnerLeadsTrigger/state/knownLeadIds';
 import { listingOf } from '../../../nodes/PartnerLeadsTrigger/recovery/deletes';
 import { IdSketch } from '../../../nodes/shared/changes/idSketch';
-import { LEDGER_ENTRY_BYTES } from '../../../nodes/shared/changes/versions';
+import { LEDGER_ENTRY_BYTES, LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
 
 /**
  * The ledger in static data that n8n saves whole, last writer wins: what each process wrote
@@ -17,11 +20,15 @@ import { LEDGER_ENTRY_BYTES } from '../../../nodes/shared/changes/versions';
 const HOUR = 3600;
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 
+// n8n's clock (Date.now), which the ledger reads for Maximum Event Age and activations
+beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(NOW));
+afterEach(() => jest.restoreAllMocks());
+
 /**
  * One n8n process: its own memory (scope, one per test: each test starts with processes that
  * hold nothing), loading and saving the database's JSON copy.
  */
-function processAt(name: string, database: { saved: string }, capacity?: number) {
+function processAt(name: string, database: { saved: string }) {
 	const scope = `${expect.getState().currentTestName}:${name}`;
 	return {
 		write(change: (ledger: RecoveryLedger) => void): void {
@@ -29,8 +36,6 @@ function processAt(name: string, database: { saved: string }, capacity?: number)
 			change(
 				new RecoveryLedger(nodeData, scope, {
 					maxAgeSeconds: 72 * HOUR,
-					nowMs: () => NOW,
-					capacity,
 				}),
 			);
 			database.saved = JSON.stringify(nodeData);
@@ -38,7 +43,6 @@ function processAt(name: string, database: { saved: string }, capacity?: number)
 		read(): RecoveryLedger {
 			return new RecoveryLedger(JSON.parse(database.saved) as IDataObject, `${scope}-reader`, {
 				maxAgeSeconds: 72 * HOUR,
-				nowMs: () => NOW,
 			});
 		},
 	};
@@ -81,25 +85,38 @@ describe('recovery ledger', () => {
 	});
 
 	it('stays within its capacity and Maximum Event Age, and never recovers before what it forgot', () => {
-		const database = { saved: '{}' };
-		const writer = processAt('process-1', database, 1_000);
+		// 50 leads more than the capacity, all within Maximum Event Age
+		const count = LEDGER_CAPACITY + 50;
+		const delivered = (index: number) => ({ ms: NOW - 60_000 + index, exact: true });
+		// The first deliveries, below the capacity, ran in another process: its save is read here,
+		// packed as the ledger packs it (each save packs the whole ledger, so 10,050 saves in one
+		// test would take seconds). The last 100 run here: 50 fill it, 50 go past.
+		const elsewhere = LEDGER_CAPACITY - 50;
+		const earlier = new LeadVersions();
+		for (let index = 0; index < elsewhere; index++)
+			earlier.raise(leadKey(`lead-${index}`), delivered(index));
+		const database = { saved: JSON.stringify({ recovery: { delivered: earlier.pack() } }) };
+		const writer = processAt('process-1', database);
 		writer.write((ledger) => {
 			ledger.startListening();
 			// the activation's baseline: listening from the newest time listed (service time)
 			ledger.takeBaseline(NOW, []);
-			for (let index = 0; index < 1_050; index++)
-				ledger.recordDelivered(`lead-${index}`, { ms: NOW - 60_000 + index, exact: true });
+			for (let index = elsewhere; index < count; index++)
+				ledger.recordDelivered(`lead-${index}`, delivered(index));
 			ledger.recordRecovered('too-old', NOW - 73 * HOUR * 1000);
 		});
 		const stored = (
 			JSON.parse(database.saved) as { recovery: { delivered: string; recovered: string } }
 		).recovery;
 		const entries = stored.delivered.split(' ');
-		expect(entries).toHaveLength(1_000);
-		expect(stored.delivered.length + 1).toBe(1_000 * LEDGER_ENTRY_BYTES);
+		expect(entries).toHaveLength(LEDGER_CAPACITY);
+		expect(stored.delivered.length + 1).toBe(LEDGER_CAPACITY * LEDGER_ENTRY_BYTES);
 		expect(stored.recovered).toBe('');
 		const ledger = writer.read();
-		expect(ledger.hasRun('lead-1049', NOW - 60_000 + 1_049)).toBe(true);
+		expect(ledger.hasRun(`lead-${count - 1}`, NOW - 60_000 + count - 1)).toBe(true);
+		// the 50 oldest went, the next is kept
+		expect(ledger.hasRun('lead-50', NOW - 60_000 + 50)).toBe(true);
+		expect(ledger.hasRun('lead-49', NOW - 60_000 + 49)).toBe(false);
 		expect(ledger.hasRun('lead-0', NOW - 60_000)).toBe(false);
 		expect(ledger.recoverAfterMs).toBe(Math.max(NOW, NOW - 60_000 + 49));
 	});

@@ -1,78 +1,32 @@
 import type { IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { LeadWritePurpose } from '../../helpers/schema';
 import { AUTOMATIC_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS } from './itemLoop';
 
-export const leadIdLocator: INodeProperties = {
-	displayName: 'Lead',
-	name: 'leadId',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description: 'The lead to use',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a lead...',
-			typeOptions: {
-				searchListMethod: 'searchLeads',
-				searchable: true,
-				searchFilterRequired: false,
-			},
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. 65f0c2a1d3e4f5a6b7c8d9e0',
-		},
-	],
-};
-
-/** The lead ID of the Lead locator, checked so an empty one fails with a clear message. */
-export function leadIdParameter(context: IExecuteFunctions, itemIndex: number): string {
-	const raw = context.getNodeParameter('leadId', itemIndex, '', { extractValue: true }) as unknown;
-	const leadId = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
-	if (!leadId) {
-		throw new NodeOperationError(context.getNode(), "No lead chosen in 'Lead'", {
-			itemIndex,
-			description:
-				'Pick a lead from the list, or enter its ID (an expression such as {{ $json.id }} works too).',
-		});
-	}
-	return leadId;
+/** An operation's properties, shown only for it. */
+export function shownFor(resource: string, operation: string, properties: INodeProperties[]) {
+	return updateDisplayOptions(
+		{ show: { resource: [resource], operation: [operation] } },
+		properties,
+	);
 }
 
-const SELF_SERVE_HINT =
-	'Required with a self-serve key (the kind Portal Setup > Other > Developer / API Keys creates)';
-
-interface CreditLocator {
-	displayName: string;
-	name: string;
-	searchListMethod: string;
-	listPlaceholder: string;
-	description: string;
-	hint: string;
-}
-
-function creditLocator({
-	displayName,
-	name,
-	searchListMethod,
-	listPlaceholder,
-	description,
-	hint,
-}: CreditLocator): INodeProperties {
+/** A record picked from a searchable list, or given by its ID. */
+export function locator(
+	displayName: string,
+	name: string,
+	searchListMethod: string,
+	listPlaceholder: string,
+	idPlaceholder: string,
+	rest: Partial<INodeProperties>,
+): INodeProperties {
 	return {
 		displayName,
 		name,
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
-		description,
-		hint,
+		...rest,
 		modes: [
 			{
 				displayName: 'From List',
@@ -81,32 +35,68 @@ function creditLocator({
 				placeholder: listPlaceholder,
 				typeOptions: { searchListMethod, searchable: true, searchFilterRequired: false },
 			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: 'e.g. 65f0c2a1d3e4f5a6b7c8d9e0',
-			},
+			{ displayName: 'By ID', name: 'id', type: 'string', placeholder: idPlaceholder },
 		],
 	};
 }
 
+/** A locator's ID, checked so an empty one fails with a clear message. */
+export function locatorValue(
+	context: IExecuteFunctions,
+	name: string,
+	itemIndex: number,
+	message: string,
+	description: string,
+): string {
+	const raw = context.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
+	const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
+	if (!id) throw new NodeOperationError(context.getNode(), message, { itemIndex, description });
+	return id;
+}
+
+const ID_PLACEHOLDER = 'e.g. 65f0c2a1d3e4f5a6b7c8d9e0';
+
+export const leadIdLocator = locator(
+	'Lead',
+	'leadId',
+	'searchLeads',
+	'Select a lead...',
+	ID_PLACEHOLDER,
+	{
+		required: true,
+		description: 'The lead to use',
+	},
+);
+
+/** The lead ID of the Lead locator. */
+export function leadIdParameter(context: IExecuteFunctions, itemIndex: number): string {
+	return locatorValue(
+		context,
+		'leadId',
+		itemIndex,
+		"No lead chosen in 'Lead'",
+		'Pick a lead from the list, or enter its ID (an expression such as {{ $json.id }} works too).',
+	);
+}
+
+const SELF_SERVE_HINT =
+	'Required with a self-serve key (the kind Portal Setup > Other > Developer / API Keys creates)';
+
 /** A self-serve key must credit each new lead to a partner organization and one of its agents. */
 export const creditFields: INodeProperties[] = [
-	creditLocator({
-		displayName: 'Partner Organization',
-		name: 'partnerOrganizationId',
-		searchListMethod: 'searchPartnerOrganizations',
-		listPlaceholder: 'Select a partner organization...',
-		description:
-			'The partner organization credited with the lead. The list shows the ones credited on existing leads; enter a new one by ID.',
-		hint: `${SELF_SERVE_HINT}. Leave empty to take it from the input item when 'Lead Fields' maps automatically.`,
-	}),
-	creditLocator({
-		displayName: 'Agent',
-		name: 'agentId',
-		searchListMethod: 'searchAgents',
-		listPlaceholder: 'Select an agent...',
+	locator(
+		'Partner Organization',
+		'partnerOrganizationId',
+		'searchPartnerOrganizations',
+		'Select a partner organization...',
+		ID_PLACEHOLDER,
+		{
+			description:
+				'The partner organization credited with the lead. The list shows the ones credited on existing leads; enter a new one by ID.',
+			hint: `${SELF_SERVE_HINT}. Leave empty to take it from the input item when 'Lead Fields' maps automatically.`,
+		},
+	),
+	locator('Agent', 'agentId', 'searchAgents', 'Select an agent...', ID_PLACEHOLDER, {
 		description:
 			"The partner user credited with the lead. The list shows the agents credited on existing leads of the chosen 'Partner Organization'; enter a new one by ID.",
 		hint: `${SELF_SERVE_HINT}. The agent must belong to the partner organization.`,

@@ -2,8 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ItemRequestOptions } from '../../../shared/transport/request';
-import { AdaptiveLimiter } from '../../helpers/adaptiveLimiter';
-import type { LimiterSettings } from '../../helpers/adaptiveLimiter';
+import { AdaptiveLimiter, type LimiterSettings } from '../../helpers/adaptiveLimiter';
 import { AGENT_RETRY_HINT, runsAsAgentTool } from '../../helpers/agentTool';
 import type { ItemSteps } from './types';
 

@@ -25,18 +25,12 @@ export interface ItemSteps<T> {
 	parallel?: boolean;
 }
 
+type Operation<R> = (this: IExecuteFunctions, items: INodeExecutionData[], run: OperationRun) => R;
+
 /** An operation reads what the whole run needs once (a failure fails every item), then gives its steps. */
-export type OperationSteps<T> = (
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: OperationRun,
-) => Promise<ItemSteps<T>>;
+export type OperationSteps<T> = Operation<Promise<ItemSteps<T>>>;
 
 /** An operation as the router runs it: the output items (see defineOperation). */
-export type OperationExecute = (
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: OperationRun,
-) => Promise<INodeExecutionData[]>;
+export type OperationExecute = Operation<Promise<INodeExecutionData[]>>;
 
 export type PartnerLeadsResource = 'lead' | 'leadSchema' | 'webhookSubscription';

@@ -1,5 +1,4 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createLead } from '../../../shared/leads';
 import {
@@ -7,15 +6,12 @@ import {
 	splitStandardAndCustomFields,
 	withCreditFields,
 } from '../../helpers/leadValues';
-import { creditFields, leadFieldsMapper, requestOptions } from '../common/descriptions';
+import { creditFields, leadFieldsMapper, requestOptions, shownFor } from '../common/descriptions';
 import { defineOperation } from '../common/defineOperation';
 
 const properties: INodeProperties[] = [...creditFields, leadFieldsMapper('create'), requestOptions];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['lead'], operation: ['create'] } },
-	properties,
-);
+export const description = shownFor('lead', 'create', properties);
 
 export const execute = defineOperation(async function (items, run) {
 	const schema = withCreditFields(await run.leadSchema());

@@ -1,5 +1,4 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getLead } from '../../../shared/leads';
 import { simplifyLead } from '../../helpers/leadValues';
@@ -7,16 +6,14 @@ import {
 	leadIdLocator,
 	leadIdParameter,
 	requestOptions,
+	shownFor,
 	simplifyOption,
 } from '../common/descriptions';
 import { defineOperation } from '../common/defineOperation';
 
 const properties: INodeProperties[] = [leadIdLocator, simplifyOption, requestOptions];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['lead'], operation: ['get'] } },
-	properties,
-);
+export const description = shownFor('lead', 'get', properties);
 
 export const execute = defineOperation(async function () {
 	return {

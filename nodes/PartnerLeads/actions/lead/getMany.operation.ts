@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { isRecord } from '../../../shared/transport/record';
 import { pagesOf } from '../../../shared/transport/paging';
 import { utcInstant } from '../../../shared/schema/fieldTypes';
 import { simplifyLead } from '../../helpers/leadValues';
-import { returnAllOrLimit, simplifyOption } from '../common/descriptions';
+import { returnAllOrLimit, shownFor, simplifyOption } from '../common/descriptions';
 import { defineOperation } from '../common/defineOperation';
 
 const properties: INodeProperties[] = [
@@ -59,10 +59,7 @@ const properties: INodeProperties[] = [
 	simplifyOption,
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['lead'], operation: ['getMany'] } },
-	properties,
-);
+export const description = shownFor('lead', 'getMany', properties);
 
 type LeadPredicate = (lead: IDataObject) => boolean;
 

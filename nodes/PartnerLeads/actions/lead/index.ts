@@ -28,12 +28,7 @@ export const description: INodeProperties[] = [
 				description: 'Create a new lead, or update the current one if it already exists (upsert)',
 				action: 'Create or update a lead',
 			},
-			{
-				name: 'Get',
-				value: 'get',
-				description: 'Retrieve a lead',
-				action: 'Get a lead',
-			},
+			{ name: 'Get', value: 'get', description: 'Retrieve a lead', action: 'Get a lead' },
 			{
 				name: 'Get Many',
 				value: 'getMany',

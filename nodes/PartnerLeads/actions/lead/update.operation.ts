@@ -1,5 +1,4 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { type IDataObject, type INodeProperties, NodeOperationError } from 'n8n-workflow';
 
 import { patchLead } from '../../../shared/leads';
 import {
@@ -12,15 +11,13 @@ import {
 	leadIdLocator,
 	leadIdParameter,
 	requestOptions,
+	shownFor,
 } from '../common/descriptions';
 import { defineOperation } from '../common/defineOperation';
 
 const properties: INodeProperties[] = [leadIdLocator, leadFieldsMapper('update'), requestOptions];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['lead'], operation: ['update'] } },
-	properties,
-);
+export const description = shownFor('lead', 'update', properties);
 
 interface LeadUpdate {
 	leadId: string;

@@ -4,13 +4,12 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { isoTimeMs } from '../../../shared/isoTime';
 import { createLead, leadFieldValue, patchLead } from '../../../shared/leads';
 import { isRecord } from '../../../shared/transport/record';
-import type { LeadField } from '../../../shared/schema/leadField';
-import { fieldName } from '../../../shared/schema/leadField';
+import { type LeadField, fieldName } from '../../../shared/schema/leadField';
 import { httpCodeOf } from '../../../shared/transport/errors';
 import { pagesOf } from '../../../shared/transport/paging';
 import { canIdentifyLead, isEmptyValue } from '../../../shared/schema/fieldTypes';
@@ -22,7 +21,7 @@ import {
 	withCreditFields,
 	writableValues,
 } from '../../helpers/leadValues';
-import { creditFields, leadFieldsMapper, requestOptions } from '../common/descriptions';
+import { creditFields, leadFieldsMapper, requestOptions, shownFor } from '../common/descriptions';
 import { defineOperation } from '../common/defineOperation';
 
 /** Added to every output lead of Create or Update: what the node did with the item. */
@@ -45,10 +44,7 @@ const properties: INodeProperties[] = [
 	requestOptions,
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['lead'], operation: ['upsert'] } },
-	properties,
-);
+export const description = shownFor('lead', 'upsert', properties);
 
 interface UpsertItem {
 	key: string;

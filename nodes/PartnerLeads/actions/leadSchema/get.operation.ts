@@ -1,9 +1,9 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { LeadField } from '../../../shared/schema/leadField';
 import { fetchLeadSchemaResponse } from '../../../shared/schema/leadSchema';
 import { defineOperation } from '../common/defineOperation';
+import { shownFor } from '../common/descriptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -27,10 +27,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['leadSchema'], operation: ['get'] } },
-	properties,
-);
+export const description = shownFor('leadSchema', 'get', properties);
 
 function fieldItem(field: LeadField): IDataObject {
 	const json: IDataObject = {

@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { isLoopbackHost } from '../../../shared/transport/connection';
 import { apiRequest } from '../../../shared/transport/request';
 import { isRecord } from '../../../shared/transport/record';
 import { LEAD_TOPIC_OPTIONS } from '../../../shared/topics';
 import { defineOperation } from '../common/defineOperation';
+import { shownFor } from '../common/descriptions';
 
 export const SIGNING_SECRET_NOTICE =
 	'The signingSecret is shown only in this answer: the service cannot show it again. Keep it like a password (for example in an n8n credential) and use it to verify the x-svc-signature-v2 header of deliveries. Do not log it or share it.';
@@ -39,20 +40,12 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookSubscription'], operation: ['create'] } },
-	properties,
-);
+export const description = shownFor('webhookSubscription', 'create', properties);
 
 /** HTTPS only; plain http is let through on loopback (local tests). */
 function receiverUrl(this: IExecuteFunctions, itemIndex: number): string {
 	const raw = String(this.getNodeParameter('url', itemIndex, '')).trim();
-	let url: URL | undefined;
-	try {
-		url = new URL(raw);
-	} catch {
-		url = undefined;
-	}
+	const url = URL.canParse(raw) ? new URL(raw) : undefined;
 	if (
 		!url ||
 		(url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))

@@ -1,8 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { allOf } from '../../../shared/transport/paging';
-import { returnAllOrLimit } from '../common/descriptions';
+import { returnAllOrLimit, shownFor } from '../common/descriptions';
 import { defineOperation } from '../common/defineOperation';
 import { isRecord } from '../../../shared/transport/record';
 
@@ -17,10 +16,7 @@ const properties: INodeProperties[] = [
 	...returnAllOrLimit,
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookSubscription'], operation: ['getMany'] } },
-	properties,
-);
+export const description = shownFor('webhookSubscription', 'getMany', properties);
 
 export const execute = defineOperation(async function () {
 	return {
