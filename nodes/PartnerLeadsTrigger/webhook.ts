@@ -4,9 +4,7 @@ import { rejected, reply } from './delivery/answers';
 import { type ClaimedEvent, classifyDelivery } from './delivery/classify';
 import { type DeliveryOptions, verifyDelivery } from './delivery/verify';
 import { acceptDelivery } from './delivery/accept';
-import { nodeScope } from '../shared/state/scope';
 import { handOverTestEvent } from './delivery/testEvent';
-import { WatchedLeads } from './state/watchedLeads';
 import { keepWatchedValues, prepareRun } from './runs/prepare';
 
 /**
@@ -19,13 +17,11 @@ async function processDelivery(
 	context: IWebhookFunctions,
 	claimed: ClaimedEvent,
 ): Promise<IWebhookResponseData> {
-	const { event, eventMs, ledger, seen, mark, run } = claimed;
-	const scope = claimed.isTest ? undefined : nodeScope(context);
+	const { event, eventMs, records, seen, mark, run } = claimed;
 	let prepared;
 	try {
 		prepared = await prepareRun(context, run, {
-			scope,
-			ledger,
+			records,
 			// Answer fast and let the service's retries wait: a 429 wait near its 10 s timeout would
 			// only make it send the delivery again.
 			read: { repeatable: false, rateLimitBudgetMs: 3_000 },
@@ -41,14 +37,13 @@ async function processDelivery(
 			message: 'The lead could not be fetched; retry later',
 		});
 	}
-	if (claimed.isTest) {
+	if (!records) {
 		if (!prepared.start) return reply(context, 200, { received: true, started: false });
 		handOverTestEvent(context.getWorkflow().id, context.getNode().id, [[{ json: prepared.json }]]);
 	} else {
-		const watchedLeads = new WatchedLeads(context.getWorkflowStaticData('node'), scope);
-		keepWatchedValues(watchedLeads, prepared);
-		if (event.topic === 'lead/delete') ledger?.recordDeleted(event.id, eventMs);
-		else ledger?.recordDelivered(event.id, prepared.version);
+		keepWatchedValues(records.watched, prepared);
+		if (event.topic === 'lead/delete') records.ledger.recordDeleted(event.id, eventMs);
+		else records.ledger.recordDelivered(event.id, prepared.version);
 		seen.remember(mark);
 		if (!prepared.start) return { webhookResponse: { received: true, started: false } };
 	}

@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { isoTimeMs } from './isoTime';
 import { getLead } from './leads';
 import type { LeadTopic } from './topics';
 import { httpCodeOf } from './transport/errors';
@@ -18,7 +19,7 @@ export interface LeadEvent {
 export type LeadRead = { lead: IDataObject } | { notFound: true } | { notRead: true };
 
 /** Reads the event's lead if wanted; a lead gone meanwhile is `notFound` (the event still runs). */
-export async function readLeadFor(
+async function readLeadFor(
 	context: PartnerLeadsFunctions,
 	event: Pick<LeadEvent, 'id' | 'topic'>,
 	fetchFullLead: boolean,
@@ -41,4 +42,16 @@ export function leadItem(event: LeadEvent, read: LeadRead, marks: IDataObject = 
 	if ('lead' in read) json.lead = read.lead;
 	else if ('notFound' in read) json.leadNotFound = true;
 	return json;
+}
+
+/** The event's item with its lead read now, and the lead's updatedAt: how every run starts. */
+export async function readEventItem(
+	context: PartnerLeadsFunctions,
+	event: LeadEvent,
+	how: { fetchFullLead: boolean; marks: IDataObject; read?: ItemRequestOptions },
+): Promise<{ json: IDataObject; lead?: IDataObject; updatedMs?: number }> {
+	const read = await readLeadFor(context, event, how.fetchFullLead, how.read);
+	const json = leadItem(event, read, how.marks);
+	if (!('lead' in read)) return { json };
+	return { json, lead: read.lead, updatedMs: isoTimeMs(read.lead.updatedAt) };
 }

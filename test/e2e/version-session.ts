@@ -30,15 +30,18 @@ const WATCH_WORDS = [
 	'e2e-probe',
 ];
 
-const label = (version: string) => `[n8n ${version}]`;
-const setupCheck = (version: string) =>
-	`${label(version)} setup: owner, login, loader probe, credential`;
+/** `own`: the session of the scenarios that run in an n8n of their own (Scenario.ownN8n). */
+const label = (version: string, own: boolean) => `[n8n ${version}${own ? ', own n8n' : ''}]`;
+const setupCheck = (version: string, own: boolean) =>
+	`${label(version, own)} setup: owner, login, loader probe, credential`;
 
-/** The names of the checks `runVersion` records, for the report's plan. */
-export function plannedChecks(version: string, scenarios: Scenario[]): string[] {
+/** The names of the checks `runVersion` records, for the report's plan (none: nothing to run). */
+export function plannedChecks(version: string, scenarios: Scenario[], own = false): string[] {
+	const applying = scenariosFor(version, scenarios);
+	if (applying.length === 0) return [];
 	return [
-		setupCheck(version),
-		...scenariosFor(version, scenarios).map((scenario) => `${label(version)} ${scenario.name}`),
+		setupCheck(version, own),
+		...applying.map((scenario) => `${label(version, own)} ${scenario.name}`),
 	];
 }
 
@@ -46,6 +49,7 @@ async function setUp(
 	n8n: N8nInstance,
 	sim: Simulator,
 	report: Report,
+	own: boolean,
 ): Promise<ScenarioContext | undefined> {
 	const rest = new N8nRest(n8n.baseUrl);
 	const owner = {
@@ -55,7 +59,7 @@ async function setUp(
 		lastName: 'Owner',
 	};
 	let credential: ScenarioContext['credential'] | undefined;
-	const ok = await report.check(setupCheck(n8n.version), async () => {
+	const ok = await report.check(setupCheck(n8n.version, own), async () => {
 		await rest.setupOwner(owner);
 		await rest.login(owner.email, owner.password);
 		const nodes = await rest.nodeTypeNames();
@@ -78,11 +82,13 @@ export async function runVersion(
 	runtime: N8nRuntime,
 	allScenarios: Scenario[],
 	report: Report,
+	own = false,
 ): Promise<void> {
 	const scenarios = scenariosFor(runtime.version, allScenarios);
-	const prefix = label(runtime.version);
+	if (scenarios.length === 0) return;
+	const prefix = label(runtime.version, own);
 	const notRun = (reason: string, options: { includingSetup: boolean }) => {
-		if (options.includingSetup) report.fail(setupCheck(runtime.version), `not run: ${reason}`);
+		if (options.includingSetup) report.fail(setupCheck(runtime.version, own), `not run: ${reason}`);
 		for (const scenario of scenarios)
 			report.fail(`${prefix} ${scenario.name}`, `not run: ${reason}`);
 	};
@@ -109,7 +115,7 @@ export async function runVersion(
 			report.fail(`${prefix} n8n starts with the package installed`, error);
 			return notRun('n8n did not start', { includingSetup: true });
 		}
-		const context = await setUp(n8n, sim, report);
+		const context = await setUp(n8n, sim, report, own);
 		if (!context) return notRun('setup failed', { includingSetup: false });
 		for (const scenario of scenarios) {
 			await report.check(`${prefix} ${scenario.name}`, () => scenario.run(context));

@@ -3,7 +3,6 @@ import { type IWebhookFunctions, type IWebhookResponseData, sleep } from 'n8n-wo
 import type { RunExecutor } from '../runs/executor';
 import type { RunOutcome } from '../runs/places';
 import { MAX_IN_FLIGHT } from '../state/runsInFlight';
-import { RunRecords } from '../runs/records';
 import type { ClaimedEvent } from './classify';
 import { rejected, reply } from './answers';
 
@@ -62,7 +61,6 @@ export async function acceptDelivery(
 		if (!underWay)
 			context.getResponseObject().once('close', executor.queue.holdUntilSaved(mark.key));
 	}
-	const nodeData = context.getWorkflowStaticData('node');
-	new RunRecords(nodeData, executor.scope, claimed.maxAgeSeconds).writeBack();
+	claimed.records?.writeBack();
 	return { webhookResponse: { received: true } };
 }

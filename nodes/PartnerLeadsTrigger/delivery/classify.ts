@@ -12,7 +12,7 @@ import { judgeEventAge, maxEventAgeSeconds } from '../state/eventAge';
 import type { LeadEvent } from '../../shared/leadItem';
 import { RecoveryLedger } from '../state/recoveryLedger';
 import { type RunExecutor, runExecutorFor } from '../runs/executor';
-import { type InFlightRun, RunsInFlight } from '../state/runsInFlight';
+import type { InFlightRun } from '../state/runsInFlight';
 import { RunRecords } from '../runs/records';
 import { nodeScope } from '../../shared/state/scope';
 import { type Rejection, ignoredAsReplay, rejected, reply } from './answers';
@@ -29,16 +29,12 @@ const INTERRUPTED: Rejection = {
 function duplicate(
 	context: IWebhookFunctions,
 	executor: RunExecutor | undefined,
-	maxAgeSeconds: number,
+	records: RunRecords | undefined,
 ): IWebhookResponseData {
 	const body = { received: true, duplicate: true };
-	if (executor) {
-		const nodeData = context.getWorkflowStaticData('node');
-		const records = new RunRecords(nodeData, executor.scope, maxAgeSeconds);
-		if (records.inFlight.storedIsStale) {
-			records.writeBack();
-			return { webhookResponse: body };
-		}
+	if (executor && records?.inFlight.storedIsStale) {
+		records.writeBack();
+		return { webhookResponse: body };
 	}
 	return reply(context, 200, body);
 }
@@ -48,19 +44,15 @@ function duplicate(
  * service's late retry of a recovered change (without updatedAt, the event time decides).
  */
 function ranByRecovery(
-	context: IWebhookFunctions,
 	event: LeadEvent,
 	eventMs: number,
-	options: { isTest: boolean; maxAgeSeconds: number; fetchFullLead: boolean },
-): { ledger?: RecoveryLedger; ran: boolean } {
-	if (options.isTest) return { ran: false };
-	const ledger = new RecoveryLedger(context.getWorkflowStaticData('node'), nodeScope(context), {
-		maxAgeSeconds: options.maxAgeSeconds,
-	});
-	if (event.topic === 'lead/delete') return { ledger, ran: ledger.hasDeleted(event.id) };
+	ledger: RecoveryLedger | undefined,
+	fetchFullLead: boolean,
+): boolean {
+	if (!ledger) return false;
+	if (event.topic === 'lead/delete') return ledger.hasDeleted(event.id);
 	// with the lead fetched, its updatedAt decides exactly when the run is prepared
-	const ran = !options.fetchFullLead && ledger.mayBeRecovered(event.id, eventMs);
-	return { ledger, ran };
+	return !fetchFullLead && ledger.mayBeRecovered(event.id, eventMs);
 }
 
 /** An authentic event in the window, not seen before, and claimed by this delivery. */
@@ -68,9 +60,8 @@ export interface ClaimedEvent {
 	event: LeadEvent;
 	/** the event time, from the ISO timestamp where it has milliseconds */
 	eventMs: number;
-	isTest: boolean;
-	/** the production recovery's ledger; none for test deliveries */
-	ledger?: RecoveryLedger;
+	/** the node's production records, opened once for this delivery; none for test deliveries */
+	records?: RunRecords;
 	seen: SeenEvents;
 	mark: ReturnType<typeof eventMark>;
 	/** the event as the run it asks for: a delivered event's first run */
@@ -79,7 +70,6 @@ export interface ClaimedEvent {
 	executor?: RunExecutor;
 	/** its run was in flight when n8n stopped: it runs again (marked) unless it finished since */
 	interrupted: boolean;
-	maxAgeSeconds: number;
 }
 
 /** A chosen topic, or a creation seen only to keep a new lead's watched values (not in tests). */
@@ -107,23 +97,22 @@ export function classifyDelivery(
 	if (age.verdict !== 'inWindow') return { response: ignoredAsReplay(context, event, age.verdict) };
 	const isTest = context.getMode() === 'manual';
 	const eventMs = isoTimeMs(event.timestamp) ?? age.timeSeconds * 1000;
-	const { ledger, ran } = ranByRecovery(context, event, eventMs, {
-		isTest,
-		maxAgeSeconds,
-		fetchFullLead: fetchesFullLead(context),
-	});
-	if (ran) return { response: reply(context, 200, { received: true, duplicate: true }) };
 	// whose events a memory holds: one trigger node of one workflow, its test URL apart
 	const scope = nodeScope(context, isTest ? 'test' : 'production');
 	const nodeData = context.getWorkflowStaticData('node');
-	const seen = new SeenEvents(nodeData, scope, { maxAgeSeconds });
+	const records = isTest
+		? undefined
+		: new RunRecords(nodeData, scope, maxAgeSeconds, watchSettingsOf(context).fields);
+	if (ranByRecovery(event, eventMs, records?.ledger, fetchesFullLead(context)))
+		return { response: reply(context, 200, { received: true, duplicate: true }) };
+	const seen = records?.seen ?? new SeenEvents(nodeData, scope, { maxAgeSeconds });
 	const mark = eventMark(event, age.timeSeconds);
 	const executor = isTest ? undefined : runExecutorFor(scope);
-	const interrupted = !isTest && new RunsInFlight(nodeData, scope).get(mark.key) !== undefined;
+	const interrupted = records?.inFlight.get(mark.key) !== undefined;
 	// Its run was under way when n8n stopped: the trigger runs it again, wherever it runs.
 	if (interrupted && !executor) return { response: rejected(context, INTERRUPTED) };
 	const recalled = interrupted ? 'new' : seen.recall(mark);
-	if (recalled === 'seen') return { response: duplicate(context, executor, maxAgeSeconds) };
+	if (recalled === 'seen') return { response: duplicate(context, executor, records) };
 	if (recalled === 'forgotten') {
 		return { response: ignoredAsReplay(context, event, 'beyondMemory') };
 	}
@@ -140,6 +129,5 @@ export function classifyDelivery(
 		...{ key: mark.key, topic: event.topic, leadId: event.id, timestamp: event.timestamp },
 		...{ attempts: 0, origin: 'delivered' },
 	};
-	const claimed = { event, eventMs, isTest, ledger, seen, mark, run };
-	return { claimed: { ...claimed, executor, interrupted, maxAgeSeconds } };
+	return { claimed: { event, eventMs, records, seen, mark, run, executor, interrupted } };
 }

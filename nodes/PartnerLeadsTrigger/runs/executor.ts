@@ -6,6 +6,7 @@ import { forgetTriggerNode, ProductionNodeMemories } from '../../shared/state/pr
 import { nodeScope, scopeOf } from '../../shared/state/scope';
 import { type InFlightRun, eventVersion } from '../state/runsInFlight';
 import { RunRecords } from './records';
+import { watchedFieldIds } from '../../shared/changes/watchedFields';
 import type { PreparedRun } from './prepare';
 import { RunQueue } from './queue';
 import { type RunOutcome, ExecutionPlaces, leadsPerExecution, RUN_CONCURRENCY } from './places';
@@ -35,8 +36,6 @@ export class RunExecutor {
 	/** runs whose shared execution failed, until their run again alone starts */
 	private readonly failedTogether = new Set<string>();
 
-	private readonly maxAgeSeconds: number;
-
 	readonly queue: RunQueue;
 
 	readonly places: ExecutionPlaces<PreparedRun>;
@@ -54,12 +53,17 @@ export class RunExecutor {
 
 	private lastEndedMs = 0;
 
+	/** this trigger's records, on the static data n8n saves with each emit */
+	private readonly ownRecords: RunRecords;
+
 	constructor(private readonly context: ITriggerFunctions) {
 		const options = context.getNodeParameter('options', {}) as {
 			maxEventAgeHours?: number;
 			leadsPerExecution?: number;
 		};
-		this.maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
+		const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
+		const nodeData = context.getWorkflowStaticData('node');
+		this.ownRecords = new RunRecords(nodeData, this.scope, maxAgeSeconds, watchedFieldIds(context));
 		this.queue = new RunQueue(context, this);
 		this.places = new ExecutionPlaces(
 			RUN_CONCURRENCY.runs,
@@ -82,11 +86,7 @@ export class RunExecutor {
 
 	/** Records in the newest trigger's static data, so a run ending after an update is saved. */
 	records(): RunRecords {
-		return new RunRecords(
-			this.newest().context.getWorkflowStaticData('node'),
-			this.scope,
-			this.maxAgeSeconds,
-		);
+		return this.newest().ownRecords;
 	}
 
 	private newest(): RunExecutor {

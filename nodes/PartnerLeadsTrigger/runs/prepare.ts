@@ -9,7 +9,7 @@ import {
 	withChanges,
 } from '../../shared/changes/watchedFields';
 import { isoTimeMs } from '../../shared/isoTime';
-import { leadItem, readLeadFor } from '../../shared/leadItem';
+import { readEventItem } from '../../shared/leadItem';
 import { selectedTopics } from '../../shared/topics';
 import type { WatchedRecord } from '../state/watchedLeads';
 import { packKeptLead, unpackKeptLead, WatchedLeads } from '../state/watchedLeads';
@@ -41,10 +41,8 @@ export interface PreparedRun {
 
 /** Where a run is prepared: the trigger's queue, or a delivery its webhook runs itself. */
 export interface PreparedFor {
-	/** the trigger node's scope; undefined for the editor's test event, which keeps nothing */
-	scope: string | undefined;
-	/** what recovery ran (none for the test event) */
-	ledger: RecoveryLedger | undefined;
+	/** the node's production records (runs/records.ts); none for the editor's test event */
+	records: { ledger: RecoveryLedger; watched: WatchedLeads } | undefined;
 	/** how the lead is read: how long a 429 may wait, within the caller's own deadline */
 	read: ItemRequestOptions;
 }
@@ -56,26 +54,29 @@ export async function prepareRun(
 ): Promise<PreparedRun> {
 	const decided = run.attempts > 0;
 	const event = { id: run.leadId, topic: run.topic, timestamp: run.timestamp };
-	const read = await readLeadFor(context, event, fetchesFullLead(context), preparedFor.read);
-	// the item as a delivery gives it, marked as the run's origin says
-	const json = leadItem(event, read, run.origin === 'recovered' ? MISSED_MARK : {});
-	const lead = 'lead' in read ? read.lead : undefined;
+	const { json, lead, updatedMs } = await readEventItem(context, event, {
+		fetchFullLead: fetchesFullLead(context),
+		// the item as a delivery gives it, marked as the run's origin says
+		marks: run.origin === 'recovered' ? MISSED_MARK : {},
+		read: preparedFor.read,
+	});
 	const eventMs = isoTimeMs(run.timestamp) ?? 0;
-	const updatedMs = lead ? isoTimeMs(lead.updatedAt) : undefined;
 	const version = updatedMs !== undefined ? { ms: updatedMs, exact: true } : eventVersion(run);
 	const prepared: PreparedRun = { run, start: false, json, version };
 	// The service's late retry of a change a recovery ran meanwhile: the lead says exactly.
-	const { ledger } = preparedFor;
+	const ledger = preparedFor.records?.ledger;
 	const delivered = !decided && run.origin === 'delivered';
 	if (delivered && updatedMs !== undefined && ledger?.mayBeRecovered(run.leadId, eventMs)) {
 		if (ledger.hasRun(run.leadId, updatedMs)) return prepared;
 	}
-	const test = preparedFor.scope === undefined;
+	const test = preparedFor.records === undefined;
 	const selected = selectedTopics(context.getNodeParameter('events', [])).includes(run.topic);
 	prepared.start = selected || test || decided;
 	const settings = watchSettingsOf(context);
-	const nodeData = context.getWorkflowStaticData('node');
-	const watched = new WatchedLeads(nodeData, preparedFor.scope, settings.fields);
+	// the editor's test event reads a copy of what production kept
+	const watched =
+		preparedFor.records?.watched ??
+		new WatchedLeads(context.getWorkflowStaticData('node'), undefined, settings.fields);
 	if (!watched.watching) return { ...prepared, drop: !test };
 	const known = decided ? unpackKeptLead(run.watchedBefore) : watched.kept(run.leadId);
 	const decision = await decideWatched(

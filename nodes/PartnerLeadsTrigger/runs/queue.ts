@@ -170,10 +170,9 @@ export class RunQueue {
 		}
 		let prepared;
 		try {
-			const { scope, ledger } = this.executor.records();
 			// A longer 429 wait would hold a place other runs could use: the run waits in the queue.
 			const read = { rateLimitBudgetMs: 5_000 };
-			prepared = await prepareRun(this.context, run, { scope, ledger, read });
+			prepared = await prepareRun(this.context, run, { records: this.executor.records(), read });
 		} catch (error) {
 			this.retryLater(run, error as Error);
 			return 'notStarted';
@@ -182,6 +181,7 @@ export class RunQueue {
 		}
 		this.retries.delete(run.key);
 		if (!prepared.start) {
+			// after the read: the newest trigger's records (a workflow update may have come)
 			this.executor.records().doneWithoutRun(prepared);
 			return 'finished';
 		}

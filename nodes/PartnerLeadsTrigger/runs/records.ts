@@ -11,8 +11,9 @@ import { type PreparedRun, keepWatchedValues } from './prepare';
 import { type InFlightRun, RunsInFlight } from '../state/runsInFlight';
 
 /**
- * What the trigger records about its runs in static data. Each store merges the stored copy
- * into memory and writes the union back, so any writer (emit, a delivery) saves all of it.
+ * What the trigger records about its runs in static data, opened once per delivery and once per
+ * trigger activation. Each store merges the stored copy into memory and writes the union back, so
+ * any writer (emit, a delivery) saves all of it.
  */
 export class RunRecords {
 	readonly inFlight: RunsInFlight;
@@ -27,11 +28,13 @@ export class RunRecords {
 		nodeData: IDataObject,
 		readonly scope: string,
 		maxAgeSeconds: number,
+		/** the node's watched field ids */
+		watchedFields: readonly string[],
 	) {
 		this.inFlight = new RunsInFlight(nodeData, scope);
 		this.seen = new SeenEvents(nodeData, scope, { maxAgeSeconds });
 		this.ledger = new RecoveryLedger(nodeData, scope, { maxAgeSeconds });
-		this.watched = new WatchedLeads(nodeData, scope);
+		this.watched = new WatchedLeads(nodeData, scope, watchedFields);
 	}
 
 	/** A run is in flight (accepted or found missing), or started: its watched values are kept. */

@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isoTimeMs } from '../isoTime';
-import { leadItem, readLeadFor } from '../leadItem';
+import { leadItem, readEventItem } from '../leadItem';
 import type { PartnerLeadsFunctions } from '../transport/request';
 import type { LeadChange } from './judge';
 
@@ -18,10 +17,9 @@ export async function outputFor(
 		timestamp: String(change.lead.updatedAt ?? change.lead.createdAt),
 	};
 	// The same full lead a delivery gives (a listed lead may carry fewer fields).
-	const read = await readLeadFor(context, event, fetchFullLead);
-	const json = leadItem(event, read, { [mark]: true });
-	const readMs = 'lead' in read ? (isoTimeMs(read.lead.updatedAt) ?? 0) : 0;
-	return { json, version: Math.max(change.version, readMs) };
+	const marks = { [mark]: true };
+	const { json, updatedMs } = await readEventItem(context, event, { fetchFullLead, marks });
+	return { json, version: Math.max(change.version, updatedMs ?? 0) };
 }
 
 /** A lead gone from the list, as the item a delete delivery gives, marked by the caller. */

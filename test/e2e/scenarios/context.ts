@@ -16,6 +16,8 @@ export interface Scenario {
 	name: string;
 	/** the n8n major versions it runs on (all when left out) */
 	appliesTo?: (major: number) => boolean;
+	/** runs in an n8n of its own beside the line's other scenarios (it mostly waits for Poll Times) */
+	ownN8n?: boolean;
 	run(context: ScenarioContext): Promise<void>;
 }
 

@@ -4,8 +4,8 @@
  * commits the trigger's state with the execution it starts, in one transaction. n8n is
  * restarted with the four variables on; the polling scenario gives the same runs as without
  * them; then n8n is killed (SIGKILL) while a poll fetches full leads: that poll committed
- * nothing, so the next one after the restart runs its window, each change once. n8n is
- * restarted without the variables afterwards.
+ * nothing, so the next one after the restart runs its window, each change once. It runs in an
+ * n8n of its own (Scenario.ownN8n), beside the line's other scenarios.
  */
 import assert from 'node:assert/strict';
 
@@ -66,23 +66,18 @@ async function expectKillDuringPollRunsEachChangeOnce(
 export const pollingWithDurableCursors: Scenario = {
 	name: 'polling trigger with durable poll cursors: the same runs, and a kill -9 during a poll runs each change once',
 	appliesTo: (major) => major >= 2,
+	// its n8n restarts with the variables on and stays so: no other scenario shares it
+	ownN8n: true,
 	async run(context) {
 		const { n8n, rest } = context;
 		await n8n.restart({ environment: DURABLE_POLL_CURSORS });
-		try {
-			const { workflow, untouched } = await expectEachChangeRunsOnce(context);
-			// the trigger's state lives in n8n's poller_state table, not in static data
-			assert.ok(
-				!(await rest.workflowJson(workflow.id)).includes('"clock":"service"'),
-				'the poll state is in static data: durable poll cursors are not on',
-			);
-			await expectKillDuringPollRunsEachChangeOnce(context, workflow, untouched);
-			await rest.deactivateWorkflow(workflow);
-		} finally {
-			const defaults = Object.fromEntries(
-				Object.keys(DURABLE_POLL_CURSORS).map((name) => [name, undefined]),
-			);
-			await n8n.restart({ environment: defaults });
-		}
+		const { workflow, untouched } = await expectEachChangeRunsOnce(context);
+		// the trigger's state lives in n8n's poller_state table, not in static data
+		assert.ok(
+			!(await rest.workflowJson(workflow.id)).includes('"clock":"service"'),
+			'the poll state is in static data: durable poll cursors are not on',
+		);
+		await expectKillDuringPollRunsEachChangeOnce(context, workflow, untouched);
+		await rest.deactivateWorkflow(workflow);
 	},
 };
