@@ -13,7 +13,6 @@ import { cutShort, listForPoll } from './pollListing';
 import { type PollState, POLL_STATE } from './pollState';
 import { PollWatch } from './pollWatch';
 import { newestLeadSample } from './sample';
-import { registerProcessCache } from '../shared/state/processMemory';
 
 /** marginMs: the watermark trails the newest change (service time), so late changes still run. */
 export const POLL_TIMING = { marginMs: 60_000 };
@@ -23,11 +22,6 @@ export const DEFAULT_LIST_REQUESTS_PER_MINUTE = 30;
 
 /** Poll contexts that polled already: n8n keeps one per activation and reuses it for every poll. */
 const polledContexts = new WeakSet<object>();
-registerProcessCache('pollContexts', {
-	get size() {
-		return undefined;
-	},
-});
 
 /** Changes above the watermark run unless their version ran; a lead is new only if none ran. */
 function knownTo(state: PollState): KnownChanges {

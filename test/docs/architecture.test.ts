@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
 import { PartnerLeadsPollingTrigger } from '../../nodes/PartnerLeadsPollingTrigger/PartnerLeadsPollingTrigger.node';
 import { PartnerLeads } from '../../nodes/PartnerLeads/PartnerLeads.node';
-import { processCacheSizes, processMemorySizes } from '../../nodes/shared/state/processMemory';
+import { processMemorySizes } from '../../nodes/shared/state/processMemory';
 import type { Doc, Table } from './markdown';
 import {
 	ARCHITECTURE,
@@ -21,7 +21,8 @@ import {
 /**
  * docs/ARCHITECTURE.md (and docs/design/) against the code: every path they name exists; the
  * state table names exactly the stores the code defines, with their static data keys and
- * `StoreKind` names; the process-memory tables name exactly what processMemory.ts registers.
+ * `StoreKind` names; the process-memory tables name exactly what processMemory.ts registers and
+ * every other map or set a module keeps.
  * The source is read as text, so a store added to the code and not to the page fails here.
  */
 
@@ -118,6 +119,23 @@ function column(doc: Doc, table: Table, header: RegExp): number {
 }
 
 /** The table that follows the prose line naming `marker`. */
+/** An empty `new Map<…>()`, `WeakMap`, `Set` or `WeakSet` at the top of a module (tables built from constants are not memory). */
+const MODULE_MAP = /^const (\w+) = new (?:Map|WeakMap|Set|WeakSet)<.*>\(\);\n(.{0,40})/gm;
+
+/** Module-level maps not registered as per-node memory (by a registration naming them or right after them). */
+function unregisteredModuleMaps(): string[] {
+	const modules = SOURCES.filter(({ file }) => !file.endsWith('processMemory.ts')); // the registry itself
+	return modules.flatMap(({ text }) =>
+		[...text.matchAll(MODULE_MAP)]
+			.filter(
+				([, name, next]) =>
+					!new RegExp(`registerNodeMemory\\([^;]*\\b${name}\\b`, 's').test(text) &&
+					!next.startsWith('registerNodeMemory('),
+			)
+			.map(([, name]) => name),
+	);
+}
+
 function tableAfter(marker: string): Table {
 	const markerLine = proseLines(ARCHITECTURE).find(({ text }) => text.includes(marker))?.line;
 	const table = tables(ARCHITECTURE).find((candidate) => candidate.line > (markerLine ?? Infinity));
@@ -217,15 +235,15 @@ describe('docs/ARCHITECTURE.md against the code', () => {
 		]);
 	});
 
-	it('the process-memory tables name what processMemory.ts registers once the nodes are loaded', () => {
+	it('the process-memory tables name what processMemory.ts registers once the nodes are loaded, and every other module-level map', () => {
 		expect([PartnerLeads, PartnerLeadsTrigger, PartnerLeadsPollingTrigger]).toHaveLength(3);
 		const names = (table: Table) => table.rows.map((row) => firstSpan(row.cells[0])).sort();
 		expect({
 			perNode: names(tableAfter('processMemorySizes()')),
-			perProcess: names(tableAfter('processCacheSizes()')),
+			perProcess: names(tableAfter('module-level maps')),
 		}).toEqual({
 			perNode: Object.keys(processMemorySizes()).sort(),
-			perProcess: Object.keys(processCacheSizes()).sort(),
+			perProcess: unregisteredModuleMaps().sort(),
 		});
 	});
 });

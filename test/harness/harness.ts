@@ -12,13 +12,12 @@ import { createRunExecutionData, Workflow } from 'n8n-workflow';
 import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 
 import type { Simulator } from '../simulator/types';
-import { simulatorCredentialData } from './simulator-credential';
+import { ownKey, simulatorCredentialData } from './simulator-credential';
 
-export { simulatorCredentialData };
+export { ownKey, simulatorCredentialData };
 import { additionalDataFor } from './additional-data';
 import { InMemoryCredentialsHelper } from './credentials-helper';
 import { PACKAGE, PackageNodeTypes, packageCredentialTypes } from './node-types';
-import { forgetIssuedTokens } from '../../nodes/shared/transport/tokenCache';
 
 export const CREDENTIAL_TYPE = 'partnerLeadsApi';
 export const ACTION_NODE_TYPE = `${PACKAGE}.partnerLeads`;
@@ -52,8 +51,6 @@ export class N8nHarness {
 	readonly credential: INodeCredentialsDetails;
 
 	constructor(sim: Simulator, overrides: ICredentialDataDecryptedObject = {}) {
-		// A harness is a new n8n process: it holds no token issued to an earlier one.
-		forgetIssuedTokens();
 		// A credential of its own per harness: what n8n keeps per credential (the editor's
 		// schema cache) starts empty for each harness, as it would for a new credential.
 		this.credential = this.saveCredential(

@@ -20,3 +20,12 @@ export function simulatorCredentialData(
 		...overrides,
 	};
 }
+
+/**
+ * An API key of its own, as a new credential has: tokens are kept per process and key, so no
+ * token of it is held yet however many harnesses of this test file ran before.
+ */
+export function ownKey(sim: Simulator): ICredentialDataDecryptedObject {
+	const { clientId, clientSecret } = sim.control.createKey({ selfServe: sim.defaultKey.selfServe });
+	return { clientId, clientSecret };
+}

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code: runs in Node next to n8n, never inside it, never shipped */
 import { plainHttpProblem } from '../../nodes/shared/transport/connection';
-import { N8nHarness, simulatorCredentialData } from '../harness/harness';
+import { N8nHarness, ownKey, simulatorCredentialData } from '../harness/harness';
 import type { NodeRun } from '../harness/harness';
 import { testCredential } from '../harness/credential-test';
 import { startSimulator } from '../simulator';
@@ -43,7 +43,7 @@ describe('credential: cached client-credentials token', () => {
 	beforeEach(() => sim.control.reset());
 
 	it('500 authenticated requests across five executions cost exactly one token request', async () => {
-		const harness = new N8nHarness(sim);
+		const harness = new N8nHarness(sim, ownKey(sim));
 		for (let execution = 0; execution < 5; execution++) {
 			const run = await probe(
 				harness,
@@ -61,7 +61,7 @@ describe('credential: cached client-credentials token', () => {
 	});
 
 	it('after the token expires, the next request gets a 401 (or 403), refreshes once and succeeds', async () => {
-		const harness = new N8nHarness(sim);
+		const harness = new N8nHarness(sim, ownKey(sim));
 		expect((await probe(harness, [schemaRequest])).error).toBeUndefined();
 		const firstToken = harness.storedCredential()?.accessToken;
 		sim.control.expireTokens();
@@ -119,7 +119,7 @@ describe('credential: cached client-credentials token', () => {
 	});
 
 	it('parallel requests with no token yet share one token exchange', async () => {
-		const harness = new N8nHarness(sim);
+		const harness = new N8nHarness(sim, ownKey(sim));
 		const runs = await Promise.all([
 			probe(harness, [schemaRequest]),
 			probe(harness, [schemaRequest]),
@@ -144,7 +144,7 @@ describe('credential: a token issuer that fails for a while', () => {
 			rate5xx: 0.2,
 			retryAfterSeconds: 0,
 		});
-		const harness = new N8nHarness(sim);
+		const harness = new N8nHarness(sim, ownKey(sim));
 		for (let execution = 0; execution < 10; execution++) {
 			sim.control.expireTokens();
 			const run = await probe(harness, [schemaRequest]);
@@ -159,7 +159,7 @@ describe('credential: a token issuer that fails for a while', () => {
 
 	it('an issuer that keeps failing gives up after a bounded number of tries and says it is temporary', async () => {
 		sim.control.setFaults('POST /oauth/token', { rate5xx: 1 });
-		const run = await probe(new N8nHarness(sim), [schemaRequest]);
+		const run = await probe(new N8nHarness(sim, ownKey(sim)), [schemaRequest]);
 		expect(run.error?.message).toMatch(/kept answering HTTP 5\d\d, also after retries/);
 		expect(run.error?.description).toMatch(/Run the workflow again/);
 		expect(sim.control.stats().tokenRequests).toBe(4);

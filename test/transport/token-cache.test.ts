@@ -7,7 +7,6 @@ import {
 	TOKEN_CACHE_BOUNDS,
 } from '../../nodes/shared/transport/tokenCache';
 import type { IssuedToken } from '../../nodes/shared/transport/tokenCache';
-import { processCacheSizes } from '../../nodes/shared/state/processMemory';
 
 const BASE_CONNECTION: ServiceConnection = {
 	environment: 'production',
@@ -144,11 +143,27 @@ describe('tokens held by the process', () => {
 		);
 		for (const [index, id] of ids.entries())
 			await sharedToken(id, async () => ({ accessToken: `token-${index}`, renewAfter: 0 }));
-		expect(processCacheSizes().accessTokens).toBe(TOKEN_CACHE_BOUNDS.credentials);
-		const newest = ids[count - 1]!;
+		// the newest 100 are held: each gives its own token back without asking
+		const held = await Promise.all(
+			ids
+				.slice(count - TOKEN_CACHE_BOUNDS.credentials)
+				.map(
+					async (id) =>
+						(await sharedToken(id, async () => ({ accessToken: 'x', renewAfter: 0 }))).accessToken,
+				),
+		);
+		expect(held).toEqual(
+			ids
+				.slice(count - TOKEN_CACHE_BOUNDS.credentials)
+				.map((_, index) => `token-${count - TOKEN_CACHE_BOUNDS.credentials + index}`),
+		);
+		// the one before them is not
+		const firstForgotten = ids[count - TOKEN_CACHE_BOUNDS.credentials - 1]!;
 		expect(
-			(await sharedToken(newest, async () => ({ accessToken: 'x', renewAfter: 0 }))).accessToken,
-		).toBe(`token-${count - 1}`);
+			(await sharedToken(firstForgotten, async () => ({ accessToken: 'asked', renewAfter: 0 })))
+				.accessToken,
+		).toBe('asked');
+		const newest = ids[count - 1]!;
 		const oldest = ids[0]!;
 		expect(
 			(await sharedToken(oldest, async () => ({ accessToken: 'again', renewAfter: 0 })))

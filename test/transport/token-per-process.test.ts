@@ -7,7 +7,7 @@
  */
 import { sleep } from 'n8n-workflow';
 
-import { N8nHarness, simulatorCredentialData } from '../harness/harness';
+import { N8nHarness, ownKey, simulatorCredentialData } from '../harness/harness';
 import type { NodeRun } from '../harness/harness';
 import { testCredential } from '../harness/credential-test';
 import { startSimulator } from '../simulator';
@@ -91,8 +91,9 @@ describe('token: one request per process while it is valid', () => {
 	afterAll(async () => await sim.close());
 	beforeEach(() => sim.control.reset());
 
+	/** a key of its own per test: no token is held for it yet (tokens are per process and key) */
 	function slowStoreHarness(overrides = {}): N8nHarness {
-		const harness = new N8nHarness(sim, overrides);
+		const harness = new N8nHarness(sim, { ...ownKey(sim), ...overrides });
 		harness.credentialsHelper.storeLatencyMs = STORE_LATENCY_MS;
 		return harness;
 	}
@@ -135,10 +136,11 @@ describe('token: one request per process while it is valid', () => {
 	});
 
 	it('each credential identity has its own token: another environment, another secret', async () => {
-		const harness = slowStoreHarness();
+		const firstKey = ownKey(sim);
+		const harness = slowStoreHarness(firstKey);
 		const nonProduction = harness.saveCredential(
 			'non-production',
-			simulatorCredentialData(sim, { environment: 'nonProduction' }),
+			simulatorCredentialData(sim, { ...firstKey, environment: 'nonProduction' }),
 		);
 		const key = sim.control.createKey();
 		const otherKey = harness.saveCredential(

@@ -7,7 +7,6 @@ import type { ItemRequestOptions, PartnerLeadsFunctions } from '../transport/req
 import { apiRequestRaw, connectionFor } from '../transport/request';
 import { fieldTypeOf } from './fieldTypeNames';
 import type { LeadField, PicklistOption } from './leadField';
-import { registerProcessCache } from '../state/processMemory';
 
 /** The portal's lead schema, read tolerantly: the service does not fix its answer's shape. */
 
@@ -115,11 +114,6 @@ const EDITOR_CACHE_TTL_MS = 60_000;
 const EDITOR_CACHE_MAX_ENTRIES = 50;
 
 const editorCache = new Map<string, { fields: LeadField[]; fetchedAt: number }>();
-registerProcessCache('editorSchemaCopies', {
-	get size() {
-		return editorCache.size;
-	},
-});
 
 /** The cache is per credential, portal and environment: a different key may see a different schema. */
 async function cacheKeyOf(context: PartnerLeadsFunctions): Promise<string | undefined> {

@@ -35,21 +35,3 @@ export class ProductionNodeMemories<T> extends Map<string, T> implements NodeMem
 		this.delete(scopeOf(workflowId, nodeId, 'production'));
 	}
 }
-
-/** A cache the whole process shares (not per trigger node): bounded by its own rules. */
-export interface ProcessCache {
-	/** entries held now (undefined: a WeakMap, which cannot tell) */
-	readonly size: number | undefined;
-}
-
-const caches = new Map<string, ProcessCache>();
-
-/** Called once by each module that keeps a process-wide cache, when it is loaded. */
-export function registerProcessCache(name: string, cache: ProcessCache): void {
-	caches.set(name, cache);
-}
-
-/** The process-wide caches and their sizes (for diagnostics and tests). */
-export function processCacheSizes(): Record<string, number | undefined> {
-	return Object.fromEntries([...caches].map(([name, cache]) => [name, cache.size]));
-}

@@ -1,12 +1,5 @@
-import { registerProcessCache } from '../state/processMemory';
-
 /** By message: n8n 1.x drops the `cause` of an error it wraps. Bounded: the oldest go first. */
 const recentProblems = new Map<string, { temporary: boolean; fix: string }>();
-registerProcessCache('credentialProblems', {
-	get size() {
-		return recentProblems.size;
-	},
-});
 const RECENT_PROBLEMS_LIMIT = 200;
 
 /** A problem the user fixes in the credential: reported as such, never retried. */

@@ -20,7 +20,6 @@ import { unwrapEnvelope } from './envelope';
 import { serviceError, readHttpFailure, type HttpFailure } from './errors';
 import { decideRetry, isServerError, NO_RETRIES_YET, RETRY_POLICY } from './retry-policy';
 import { accessTokenRefused } from './token';
-import { registerProcessCache } from '../state/processMemory';
 
 export type PartnerLeadsFunctions =
 	| IExecuteFunctions
@@ -56,11 +55,6 @@ export type ItemRequestOptions = Pick<
 
 /** The credential read once per run (each n8n read is a database query and a decryption). */
 const credentialData = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
-registerProcessCache('decryptedCredentials', {
-	get size() {
-		return undefined;
-	},
-});
 
 function credentialDataFor(
 	context: PartnerLeadsFunctions,
@@ -125,11 +119,6 @@ async function keepRenewedToken(
 
 /** Runs where a fresh token also got a 403: later 403s are not worth a new token. */
 const refusedDespiteFreshToken = new WeakSet<object>();
-registerProcessCache('refusedDespiteFreshToken', {
-	get size() {
-		return undefined;
-	},
-});
 
 export function serviceUrl(
 	connection: ServiceConnection,

@@ -1,7 +1,6 @@
 import { createHash } from 'crypto';
 
 import type { ServiceConnection } from './connection';
-import { registerProcessCache } from '../state/processMemory';
 
 export interface IssuedToken {
 	accessToken: string;
@@ -18,11 +17,6 @@ interface CredentialTokens {
 
 /** Shared by all executions: n8n (2.41) saves a new token late, so each would ask for its own. */
 const tokensByCredential = new Map<string, CredentialTokens>();
-registerProcessCache('accessTokens', {
-	get size() {
-		return tokensByCredential.size;
-	},
-});
 
 export const TOKEN_CACHE_BOUNDS = { credentials: 100, refusedPerCredential: 8 } as const;
 
@@ -76,9 +70,4 @@ export async function sharedToken(
 			entry.renewal = undefined;
 		});
 	return await entry.renewal;
-}
-
-/** Forgets all tokens, as a new n8n process would; for the test harness only. */
-export function forgetIssuedTokens(): void {
-	tokensByCredential.clear();
 }

@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code: runs in Node next to n8n, never inside it, never shipped */
-import { N8nHarness } from '../../harness/harness';
+import { N8nHarness, ownKey } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { SchemaField, Simulator } from '../../simulator/types';
 import {
@@ -253,6 +253,7 @@ describe('PartnerLeads: Lead > Create', () => {
 	});
 
 	it('200 items: one schema request, 200 creates, one token request, the credential read once per node run', async () => {
+		harness = new N8nHarness(sim, ownKey(sim)); // no token held for its key yet
 		const readsBefore = harness.credentialsHelper.decryptions;
 		const run = await harness.runNode({ parameters: createParameters(sim), items: people(200) });
 		expect(run.error).toBeUndefined();

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { N8nHarness } from '../../harness/harness';
+import { N8nHarness, ownKey } from '../../harness/harness';
 import { DEFAULT_LEAD_SCHEMA, startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
 import {
@@ -204,6 +204,7 @@ describe('PartnerLeads: Lead > Update and Create or Update', () => {
 		});
 
 		it('200 items against 1,000 leads: one pass over the list, the right created/updated split', async () => {
+			harness = new N8nHarness(sim, ownKey(sim)); // no token held for its key yet
 			const existing = sim.control.seedLeads(1000);
 			const items = Array.from({ length: 200 }, (_, n) =>
 				n % 2 === 0
