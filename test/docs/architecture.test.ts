@@ -118,7 +118,6 @@ function column(doc: Doc, table: Table, header: RegExp): number {
 	return index;
 }
 
-/** The table that follows the prose line naming `marker`. */
 /** An empty `new Map<…>()`, `WeakMap`, `Set` or `WeakSet` at the top of a module (tables built from constants are not memory). */
 const MODULE_MAP = /^const (\w+) = new (?:Map|WeakMap|Set|WeakSet)<.*>\(\);\n(.{0,40})/gm;
 
@@ -136,6 +135,7 @@ function unregisteredModuleMaps(): string[] {
 	);
 }
 
+/** The table that follows the prose line naming `marker`. */
 function tableAfter(marker: string): Table {
 	const markerLine = proseLines(ARCHITECTURE).find(({ text }) => text.includes(marker))?.line;
 	const table = tables(ARCHITECTURE).find((candidate) => candidate.line > (markerLine ?? Infinity));
