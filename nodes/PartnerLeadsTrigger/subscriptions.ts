@@ -8,9 +8,8 @@ import { recordId } from '../shared/transport/record';
 import { type LeadTopic, selectedTopics } from '../shared/topics';
 import { observedTopics, watchedFieldIds } from '../shared/changes/watchedFields';
 import { forgetWhenDone } from './runs/executor';
-import { freshSecretBox } from './state/secretBox';
 import type { StoredSubscription, StoredSubscriptions } from './state/subscriptions';
-import { storedEntries, SUBSCRIPTIONS, unreadableIds } from './state/subscriptions';
+import { freshSecretBox, storedEntries, SUBSCRIPTIONS, unreadableIds } from './state/subscriptions';
 
 /**
  * Subscription lifecycle n8n drives (checkExists, then create if false; delete on deactivation).

@@ -1,16 +1,76 @@
-import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { type IWebhookFunctions, type IWebhookResponseData, sleep } from 'n8n-workflow';
 
 import { rejected, reply } from './delivery/answers';
 import { type ClaimedEvent, classifyDelivery } from './delivery/classify';
 import { type DeliveryOptions, verifyDelivery } from './delivery/verify';
-import { acceptDelivery } from './delivery/accept';
 import { handOverTestEvent } from './delivery/testEvent';
+import type { RunExecutor } from './runs/executor';
+import type { RunOutcome } from './runs/places';
 import { keepWatchedValues, prepareRun } from './runs/prepare';
+import { MAX_IN_FLIGHT } from './state/runsInFlight';
 
 /**
  * One delivery: verify, deduplicate, then accept for `trigger()` or run from here. The service
  * retries all but a 200, so a 200 goes out only once the event is saved to run (or needs none).
  */
+
+/** How long a delivery waits for a run that started at once: below senders' timeouts. */
+const DELIVERY_HOLD_MS = 5_000;
+
+const BUSY = {
+	status: 503,
+	error: 'busy',
+	message: 'Too many events of this trigger are waiting to run; retry later',
+};
+
+async function withinHold(run: Promise<RunOutcome>): Promise<RunOutcome | 'stillRunning'> {
+	const stop = new AbortController();
+	const expired = sleep(DELIVERY_HOLD_MS, stop.signal).then(
+		() => 'stillRunning' as const,
+		() => 'stillRunning' as const,
+	);
+	try {
+		return await Promise.race([run, expired]);
+	} finally {
+		stop.abort();
+	}
+}
+
+/** Waits for the delivery's run; the last held delivery's answer saves it (queue.whileHeld). */
+async function heldAnswer(
+	context: IWebhookFunctions,
+	executor: RunExecutor,
+	underWay: Promise<RunOutcome>,
+): Promise<IWebhookResponseData | undefined> {
+	const { outcome, othersHeld } = await executor.queue.whileHeld(withinHold(underWay));
+	return outcome === 'finished' && othersHeld ? reply(context, 200, { received: true }) : undefined;
+}
+
+/**
+ * Accept, where `trigger()` runs: the event becomes a run in flight (runs/queue.ts), waited for
+ * if it starts at once. n8n saves static data before the 200, so it is not lost.
+ */
+async function acceptDelivery(
+	context: IWebhookFunctions,
+	claimed: ClaimedEvent,
+	executor: RunExecutor,
+): Promise<IWebhookResponseData> {
+	const { run, mark } = claimed;
+	if (!claimed.interrupted) {
+		const records = executor.records();
+		if (records.inFlight.size >= MAX_IN_FLIGHT) return rejected(context, BUSY);
+		records.queued(run, undefined);
+		const underWay = executor.queue.takeUpNow(run);
+		// Its emit saves it in flight: until then no 200 was given, and the service retries.
+		const answered = underWay && (await heldAnswer(context, executor, underWay));
+		if (answered) return answered;
+		// Otherwise it is taken up once n8n has saved it with this answer.
+		if (!underWay)
+			context.getResponseObject().once('close', executor.queue.holdUntilSaved(mark.key));
+	}
+	claimed.records?.writeBack();
+	return { webhookResponse: { received: true } };
+}
 
 /** Where `trigger()` does not run (test event, queue-mode webhook process): run from here. */
 async function processDelivery(

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { judgeEventAge } from '../../nodes/PartnerLeadsTrigger/state/eventAge';
+import { judgeEventAge } from '../../nodes/PartnerLeadsTrigger/state/seenEvents';
 import { N8nHarness } from '../harness/harness';
 import { TriggerHost } from '../harness/webhooks';
 import { signedDelivery, startSimulator } from '../simulator';

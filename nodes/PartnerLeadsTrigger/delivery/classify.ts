@@ -3,18 +3,17 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import {
 	fetchesFullLead,
 	observedTopics,
-	watchSettingsOf,
+	watchedFieldIds,
 } from '../../shared/changes/watchedFields';
 import { isoTimeMs } from '../../shared/isoTime';
 import { selectedTopics } from '../../shared/topics';
-import { eventMark, SeenEvents } from '../state/seenEvents';
-import { judgeEventAge, maxEventAgeSeconds } from '../state/eventAge';
+import { eventMark, judgeEventAge, maxEventAgeSeconds, SeenEvents } from '../state/seenEvents';
 import type { LeadEvent } from '../../shared/leadItem';
-import { RecoveryLedger } from '../state/recoveryLedger';
+import type { RecoveryLedger } from '../state/recoveryLedger';
 import { type RunExecutor, runExecutorFor } from '../runs/executor';
 import type { InFlightRun } from '../state/runsInFlight';
 import { RunRecords } from '../runs/records';
-import { nodeScope } from '../../shared/state/scope';
+import { nodeScope } from '../../shared/state/nodeStore';
 import { type Rejection, ignoredAsReplay, rejected, reply } from './answers';
 import type { DeliveryOptions } from './verify';
 
@@ -77,7 +76,7 @@ function topicHandled(context: IWebhookFunctions, event: LeadEvent): boolean {
 	const topics = selectedTopics(context.getNodeParameter('events', []));
 	if (topics.includes(event.topic)) return true;
 	if (context.getMode() === 'manual') return false;
-	const watching = watchSettingsOf(context).fields.length > 0;
+	const watching = watchedFieldIds(context).length > 0;
 	return observedTopics(topics, watching).includes(event.topic);
 }
 
@@ -102,7 +101,7 @@ export function classifyDelivery(
 	const nodeData = context.getWorkflowStaticData('node');
 	const records = isTest
 		? undefined
-		: new RunRecords(nodeData, scope, maxAgeSeconds, watchSettingsOf(context).fields);
+		: new RunRecords(nodeData, scope, maxAgeSeconds, watchedFieldIds(context));
 	if (ranByRecovery(event, eventMs, records?.ledger, fetchesFullLead(context)))
 		return { response: reply(context, 200, { received: true, duplicate: true }) };
 	const seen = records?.seen ?? new SeenEvents(nodeData, scope, { maxAgeSeconds });

@@ -1,19 +1,88 @@
+import { createHmac, timingSafeEqual } from 'crypto';
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import type { LeadEvent } from '../../shared/leadItem';
-import { parseLeadEvent } from './events';
-import { freshSecretBox, rememberedSecretBox } from '../state/secretBox';
+import { isRecord } from '../../shared/transport/record';
+import { isLeadTopic } from '../../shared/topics';
 import {
-	singleHeaderValue,
-	LEGACY_SIGNATURE_HEADER,
-	V2_SIGNATURE_HEADER,
-	verifyLegacySignature,
-	verifyV2Signature,
-} from './signature';
-import { storedEntries, SUBSCRIPTIONS, unreadableIds } from '../state/subscriptions';
+	freshSecretBox,
+	rememberedSecretBox,
+	storedEntries,
+	SUBSCRIPTIONS,
+	unreadableIds,
+} from '../state/subscriptions';
 import { type Rejection, rejected } from './answers';
 
 /** Verify: only a delivery signed by a subscription of this trigger goes any further. */
+
+/** Signature headers: v2 over the raw body, legacy over the event's fields. */
+export const V2_SIGNATURE_HEADER = 'x-svc-signature-v2';
+export const LEGACY_SIGNATURE_HEADER = 'x-svc-signature';
+
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+
+function hmacSha256(secret: string, data: Buffer | string): Buffer {
+	return createHmac('sha256', secret).update(data).digest();
+}
+
+/** Constant-time compare; format and length checked first, as timingSafeEqual throws on them. */
+function matches(presented: string | undefined, expected: Buffer): boolean {
+	if (presented === undefined || !SHA256_HEX.test(presented)) return false;
+	const presentedBytes = Buffer.from(presented, 'hex');
+	return presentedBytes.length === expected.length && timingSafeEqual(presentedBytes, expected);
+}
+
+/** One header value as a string; repeated or missing headers give undefined. */
+export function singleHeaderValue(headers: unknown, name: string): string | undefined {
+	if (headers === null || typeof headers !== 'object') return undefined;
+	const value = (headers as Record<string, unknown>)[name];
+	return typeof value === 'string' ? value.trim() : undefined;
+}
+
+/** v2: HMAC-SHA256 hex over the exact bytes received, before any parsing. */
+export function verifyV2Signature(
+	rawBody: Buffer,
+	signature: string | undefined,
+	secret: string,
+): boolean {
+	return matches(signature, hmacSha256(secret, rawBody));
+}
+
+/** Legacy: HMAC-SHA256 hex over `{"id","timestamp","topic"}`, the only fields the trigger uses. */
+export function verifyLegacySignature(
+	event: LeadEvent,
+	signature: string | undefined,
+	secret: string,
+): boolean {
+	const signed = JSON.stringify({ id: event.id, timestamp: event.timestamp, topic: event.topic });
+	return matches(signature, hmacSha256(secret, Buffer.from(signed, 'utf8')));
+}
+
+// Generous bounds, so a hostile body cannot make us fetch or remember anything absurd.
+const MAX_ID_LENGTH = 200;
+const MAX_TIMESTAMP_LENGTH = 64;
+
+/** The event in the raw body, or undefined if it is not a valid one; never throws. */
+export function parseLeadEvent(rawBody: Buffer): LeadEvent | undefined {
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(rawBody.toString('utf8'));
+	} catch {
+		return undefined;
+	}
+	if (!isRecord(parsed)) return undefined;
+	const { id, topic, timestamp } = parsed;
+	if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) return undefined;
+	if (
+		typeof timestamp !== 'string' ||
+		timestamp.length === 0 ||
+		timestamp.length > MAX_TIMESTAMP_LENGTH
+	) {
+		return undefined;
+	}
+	if (!isLeadTopic(topic)) return undefined;
+	return { id, topic, timestamp };
+}
 
 export type DeliveryOptions = { acceptLegacySignature?: boolean; maxEventAgeHours?: number };
 

@@ -1,9 +1,9 @@
 import { createHash } from 'crypto';
 import type { IDataObject, INodeExecutionData, IRun, ITriggerFunctions } from 'n8n-workflow';
 
-import { maxEventAgeSeconds } from '../state/eventAge';
-import { forgetTriggerNode, ProductionNodeMemories } from '../../shared/state/processMemory';
-import { nodeScope, scopeOf } from '../../shared/state/scope';
+import { maxEventAgeSeconds } from '../state/seenEvents';
+import { forgetTriggerNode } from '../../shared/state/processMemory';
+import { nodeScope, ProductionNodeMemories, scopeOf } from '../../shared/state/nodeStore';
 import { type InFlightRun, eventVersion } from '../state/runsInFlight';
 import { RunRecords } from './records';
 import { watchedFieldIds } from '../../shared/changes/watchedFields';

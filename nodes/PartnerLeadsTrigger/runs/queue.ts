@@ -42,7 +42,7 @@ export class RunQueue {
 
 	private retryWakeMs = Infinity;
 
-	/** deliveries waiting for the run they started (delivery/accept.ts) */
+	/** deliveries waiting for the run they started (webhook.ts) */
 	private held = 0;
 
 	constructor(

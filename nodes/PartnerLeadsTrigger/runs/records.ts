@@ -1,8 +1,7 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { eventMark, SeenEvents } from '../state/seenEvents';
-import { eventTimeSeconds } from '../state/eventAge';
+import { eventMark, eventTimeSeconds, SeenEvents } from '../state/seenEvents';
 import type { LeadVersion } from '../../shared/changes/versions';
 import type { LeadTopic } from '../../shared/topics';
 import { RecoveryLedger } from '../state/recoveryLedger';

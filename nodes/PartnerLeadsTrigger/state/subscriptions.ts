@@ -1,9 +1,123 @@
-import type { IDataObject } from 'n8n-workflow';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'crypto';
+import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../../shared/transport/connection';
 import { isRecord } from '../../shared/transport/record';
+import { registerNodeMemory } from '../../shared/state/processMemory';
 import { StaticStore } from '../../shared/state/nodeStore';
 import { type LeadTopic, isLeadTopic } from '../../shared/topics';
-import type { SecretBox } from './secretBox';
+
+/**
+ * The node's subscriptions as saved in its static data, their signing secrets sealed. Static
+ * data is visible to anyone who can open the workflow (and on n8n 1.x is copied into
+ * every execution), so signing secrets are sealed: AES-256-GCM, key by HKDF-SHA256 from the
+ * Client Secret, bound to the API key, workflow and node (a copied secret opens nowhere and
+ * the trigger renews its subscriptions); each secret is bound to its topic and id.
+ */
+
+const FORMAT = 'v1';
+const SALT = 'n8n-nodes-partner-leads/signing-secret/v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export interface SealContext {
+	clientSecret: string;
+	clientId: string;
+	companyId: string;
+	workflowId: string;
+	nodeId: string;
+}
+
+export class SecretBox {
+	private readonly key: Buffer;
+
+	constructor(context: SealContext) {
+		const info = [
+			'signing-secret',
+			context.clientId,
+			context.companyId,
+			context.workflowId,
+			context.nodeId,
+		].join('\n');
+		this.key = Buffer.from(
+			hkdfSync('sha256', Buffer.from(context.clientSecret, 'utf8'), SALT, info, 32),
+		);
+	}
+
+	/** `v1.<base64url of iv, tag, ciphertext>`; `binding` names what the secret belongs to. */
+	seal(secret: string, binding: string): string {
+		const iv = randomBytes(IV_BYTES);
+		const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+		cipher.setAAD(Buffer.from(binding, 'utf8'));
+		const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+		return `${FORMAT}.${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url')}`;
+	}
+
+	/** The secret, or undefined when it was sealed under another key or binding, or tampered with. */
+	open(sealed: unknown, binding: string): string | undefined {
+		if (typeof sealed !== 'string' || !sealed.startsWith(`${FORMAT}.`)) return undefined;
+		const bytes = Buffer.from(sealed.slice(FORMAT.length + 1), 'base64url');
+		if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
+		try {
+			const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
+			decipher.setAAD(Buffer.from(binding, 'utf8'));
+			decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+			return Buffer.concat([
+				decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)),
+				decipher.final(),
+			]).toString('utf8');
+		} catch {
+			return undefined;
+		}
+	}
+}
+
+/* Kept per node and credential: reading credentials in a webhook is slow (bench/README.md). */
+const boxes = new Map<string, SecretBox>();
+
+registerNodeMemory('secretBoxes', {
+	get size() {
+		return boxes.size;
+	},
+	forget: (workflowId, nodeId) => {
+		const prefix = `${workflowId}\n${nodeId}\n`;
+		for (const key of boxes.keys()) if (key.startsWith(prefix)) boxes.delete(key);
+	},
+});
+
+function boxKey(context: IHookFunctions | IWebhookFunctions): string {
+	const node = context.getNode();
+	const credentialId = node.credentials?.[CREDENTIAL_TYPE]?.id ?? '';
+	return [context.getWorkflow().id ?? '', node.id, credentialId].join('\n');
+}
+
+/** This node's box under the credential's current Client Secret, read now. */
+export async function freshSecretBox(
+	context: IHookFunctions | IWebhookFunctions,
+): Promise<SecretBox> {
+	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+	const text = (name: string) =>
+		typeof credentials[name] === 'string' ? (credentials[name] as string).trim() : '';
+	const box = new SecretBox({
+		clientSecret: typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '',
+		clientId: text('clientId'),
+		companyId: text('companyId'),
+		workflowId: context.getWorkflow().id ?? '',
+		nodeId: context.getNode().id,
+	});
+	boxes.set(boxKey(context), box);
+	return box;
+}
+
+/**
+ * The box this process last built for the node. Its key may predate an API key change, but
+ * the secrets it opens are those the service signs with, so what it verifies is genuine.
+ */
+export function rememberedSecretBox(
+	context: IHookFunctions | IWebhookFunctions,
+): SecretBox | undefined {
+	return boxes.get(boxKey(context));
+}
 
 /** A subscription and its secret (the only copy: the service returns it once; stored sealed). */
 export interface StoredSubscription {

@@ -15,8 +15,7 @@ import {
 } from '../../shared/changes/watchedValues';
 import { watchedFieldIds } from '../../shared/changes/watchedFields';
 import type { PartnerLeadsFunctions } from '../../shared/transport/request';
-import { type NodeStore, StoreKind } from '../../shared/state/nodeStore';
-import { nodeScope } from '../../shared/state/scope';
+import { type NodeStore, nodeScope, StoreKind } from '../../shared/state/nodeStore';
 
 /**
  * Watched fields' values per lead (Fields to Watch), in memory and static data (watchedValues.ts;

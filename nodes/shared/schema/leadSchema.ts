@@ -2,9 +2,8 @@ import { type IDataObject, NodeOperationError } from 'n8n-workflow';
 
 import { asRecord } from '../transport/record';
 import { BASE_ADDRESS_FIELDS, CREDENTIAL_TYPE } from '../transport/connection';
-import { unwrapEnvelope } from '../transport/envelope';
 import type { ItemRequestOptions, PartnerLeadsFunctions } from '../transport/request';
-import { apiRequestRaw, connectionFor } from '../transport/request';
+import { apiRequestRaw, connectionFor, unwrapEnvelope } from '../transport/request';
 import { fieldTypeOf } from './fieldTypeNames';
 import type { LeadField, PicklistOption } from './leadField';
 

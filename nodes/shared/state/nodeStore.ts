@@ -1,13 +1,38 @@
 import { randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { registerNodeMemory } from './processMemory';
-import { type ScopeMode, scopeOf } from './scope';
+import { type NodeMemory, registerNodeMemory } from './processMemory';
 
 /**
  * State across executions (docs/design/static-data.md). `StoreKind`: several writers; static data
  * is saved whole, so process memory keeps this process's writes. `StaticStore`: one writer.
  */
+
+/** Whose state: one trigger node; production and test URL are kept apart (separate deliveries). */
+export type ScopeMode = 'production' | 'test';
+
+export function nodeScope(
+	context: { getWorkflow(): { id?: string }; getNode(): { id: string } },
+	mode: ScopeMode = 'production',
+): string {
+	return scopeOf(context.getWorkflow().id ?? '', context.getNode().id, mode);
+}
+
+export function scopeOf(workflowId: string, nodeId: string, mode: ScopeMode): string {
+	return `${workflowId}:${nodeId}:${mode}`;
+}
+
+/** Memory per production trigger node, registered under `name` so deactivation forgets it. */
+export class ProductionNodeMemories<T> extends Map<string, T> implements NodeMemory {
+	constructor(name: string) {
+		super();
+		registerNodeMemory(name, this);
+	}
+
+	forget(workflowId: string, nodeId: string): void {
+		this.delete(scopeOf(workflowId, nodeId, 'production'));
+	}
+}
 
 /** Stored copies of other writers remembered as taken in (queue mode has several writers). */
 const MERGED_COPIES_KEPT = 100;

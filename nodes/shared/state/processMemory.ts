@@ -1,5 +1,3 @@
-import { scopeOf } from './scope';
-
 /** Registry of process memory, so deactivation forgets a node's (list: docs/ARCHITECTURE.md). */
 export interface NodeMemory {
 	readonly size: number;
@@ -22,16 +20,4 @@ export function forgetTriggerNode(workflowId: string | undefined, nodeId: string
 /** How many entries each process memory holds now (for diagnostics and tests). */
 export function processMemorySizes(): Record<string, number> {
 	return Object.fromEntries([...memories].map(([name, memory]) => [name, memory.size]));
-}
-
-/** Memory per production trigger node, registered under `name` so deactivation forgets it. */
-export class ProductionNodeMemories<T> extends Map<string, T> implements NodeMemory {
-	constructor(name: string) {
-		super();
-		registerNodeMemory(name, this);
-	}
-
-	forget(workflowId: string, nodeId: string): void {
-		this.delete(scopeOf(workflowId, nodeId, 'production'));
-	}
 }

@@ -1,8 +1,37 @@
 import { type IDataObject, NodeOperationError } from 'n8n-workflow';
 
-import { recordId } from './record';
-import { readListPage } from './envelope';
-import { type ApiRequest, type PartnerLeadsFunctions, apiRequestRaw } from './request';
+import { asRecord, recordId } from './record';
+import {
+	type ApiRequest,
+	type PartnerLeadsFunctions,
+	apiRequestRaw,
+	unwrapEnvelope,
+} from './request';
+
+/** The page's items, and `hasMore: false` when the service says nothing comes after it. */
+function readListPage<T>(body: unknown): { items: T[]; hasMore?: boolean } {
+	if (Array.isArray(body)) return { items: body as T[] };
+	if (body !== null && typeof body === 'object') {
+		const record = body as Record<string, unknown>;
+		const data = unwrapEnvelope<unknown>(record);
+		const nested = asRecord(data);
+		const items = Array.isArray(data)
+			? data
+			: Array.isArray(nested?.items)
+				? nested.items
+				: Array.isArray(nested?.leads)
+					? nested.leads
+					: Array.isArray(nested?.data)
+						? nested.data
+						: [];
+		const hint = record.hasMore ?? nested?.hasMore;
+		const next =
+			'next' in record ? record.next : nested && 'next' in nested ? nested.next : undefined;
+		const hasMore = typeof hint === 'boolean' ? hint : next === null ? false : undefined;
+		return { items: items as T[], hasMore };
+	}
+	return { items: [] };
+}
 
 /** The largest page the client asks for. The service may answer fewer: its cap is not published. */
 export const MAX_PAGE_SIZE = 100;

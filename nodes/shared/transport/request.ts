@@ -16,10 +16,21 @@ import { sleep } from 'n8n-workflow';
 import type { ServiceConnection } from './connection';
 import { isCredentialProblem } from './credentialProblem';
 import { connectionFromCredentials, CREDENTIAL_TYPE, secretsOf } from './connection';
-import { unwrapEnvelope } from './envelope';
+import { isRecord } from './record';
 import { serviceError, readHttpFailure, type HttpFailure } from './errors';
 import { decideRetry, isServerError, NO_RETRIES_YET, RETRY_POLICY } from './retry-policy';
 import { accessTokenRefused } from './token';
+
+/** Unwraps `{ data, context, status }`; a bare body is fine too (the envelope is not promised). */
+export function unwrapEnvelope<T = unknown>(body: unknown): T {
+	if (isRecord(body) && 'data' in body) {
+		const record = body as Record<string, unknown>;
+		if ('status' in record || 'context' in record || Object.keys(record).length === 1) {
+			return record.data as T;
+		}
+	}
+	return body as T;
+}
 
 export type PartnerLeadsFunctions =
 	| IExecuteFunctions

@@ -5,15 +5,13 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { EventMark } from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
 import {
+	DEFAULT_MAX_EVENT_AGE_HOURS,
 	eventMark,
+	FUTURE_ALLOWANCE_SECONDS,
+	judgeEventAge,
 	SEEN_EVENTS_CAPACITY,
 	SeenEvents,
 } from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
-import {
-	DEFAULT_MAX_EVENT_AGE_HOURS,
-	FUTURE_ALLOWANCE_SECONDS,
-	judgeEventAge,
-} from '../../../nodes/PartnerLeadsTrigger/state/eventAge';
 import type { LeadTopic } from '../../simulator';
 
 const HOUR = 3600;

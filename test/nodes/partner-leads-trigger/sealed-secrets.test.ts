@@ -1,5 +1,4 @@
-import { SecretBox } from '../../../nodes/PartnerLeadsTrigger/state/secretBox';
-import { SUBSCRIPTIONS } from '../../../nodes/PartnerLeadsTrigger/state/subscriptions';
+import { SecretBox, SUBSCRIPTIONS } from '../../../nodes/PartnerLeadsTrigger/state/subscriptions';
 import { simulatorCredentialData } from '../../harness/simulator-credential';
 import { StaticDataStore, TriggerHost } from '../../harness/webhooks';
 import type { Setup } from './helpers';

@@ -1,10 +1,10 @@
 import { timingSafeEqual } from 'crypto';
 
-import { parseLeadEvent } from '../../../nodes/PartnerLeadsTrigger/delivery/events';
 import {
+	parseLeadEvent,
 	verifyLegacySignature,
 	verifyV2Signature,
-} from '../../../nodes/PartnerLeadsTrigger/delivery/signature';
+} from '../../../nodes/PartnerLeadsTrigger/delivery/verify';
 import { signedDelivery } from '../../simulator';
 
 // The real comparison, watched: which buffers each verdict was compared with.

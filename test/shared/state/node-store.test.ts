@@ -1,8 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { StaticStore, StoreKind } from '../../../nodes/shared/state/nodeStore';
+import { scopeOf, StaticStore, StoreKind } from '../../../nodes/shared/state/nodeStore';
 import { forgetTriggerNode, processMemorySizes } from '../../../nodes/shared/state/processMemory';
-import { scopeOf } from '../../../nodes/shared/state/scope';
 
 /**
  * The state layer's rules, on a store of plain sets: what one process wrote survives another's
