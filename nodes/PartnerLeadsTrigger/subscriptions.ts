@@ -5,6 +5,7 @@ import { httpCodeOf } from '../shared/transport/errors';
 import { allOf } from '../shared/transport/paging';
 import { apiRequest } from '../shared/transport/request';
 import { recordId } from '../shared/transport/record';
+import { processMemorySizes } from '../shared/state/processMemory';
 import { type LeadTopic, selectedTopics } from '../shared/topics';
 import { observedTopics, watchedFieldIds } from '../shared/changes/watchedFields';
 import { forgetWhenDone } from './runs/executor';
@@ -302,5 +303,12 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 	}
 	SUBSCRIPTIONS.clear(nodeData);
 	forgetWhenDone(this.getWorkflow().id, this.getNode().id);
+	// At debug level: lets an operator see that publishing and unpublishing leaves nothing behind.
+	this.logger.debug(
+		'Partner Referral Service Trigger unsubscribed; entries still kept per memory',
+		{
+			processMemory: processMemorySizes(),
+		},
+	);
 	return true;
 }

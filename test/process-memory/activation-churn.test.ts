@@ -1,6 +1,7 @@
 import { REPLACEMENT_WAIT } from '../../nodes/PartnerLeadsTrigger/runs/executor';
 import { processMemorySizes } from '../../nodes/shared/state/processMemory';
 import { N8nHarness } from '../harness/harness';
+import { LogCapture } from '../security/capture';
 import { TriggerHost } from '../harness/webhooks';
 import { post, signed, storedSecret } from '../nodes/partner-leads-trigger/helpers';
 import { eventually } from '../nodes/partner-leads-trigger/recovery-helpers';
@@ -27,6 +28,8 @@ describe('process memory of the trigger', () => {
 
 	it(`is empty after ${TRIGGER_NODES.toLocaleString('en')} trigger nodes were activated, ran a delivery and were deactivated`, async () => {
 		const heldWhileActive: Array<Record<string, number>> = [];
+		const capture = new LogCapture();
+		capture.start();
 		for (let node = 0; node < TRIGGER_NODES; node++) {
 			const host = await TriggerHost.start(harness, {
 				parameters: { events: ['lead/create'], fetchFullLead: false },
@@ -46,6 +49,7 @@ describe('process memory of the trigger', () => {
 				await host.close();
 			}
 		}
+		capture.stop();
 		expect(heldWhileActive).toHaveLength(TRIGGER_NODES);
 		// While active, the node had its recent events, ledger and secret box in memory.
 		for (const sizes of heldWhileActive) {
@@ -57,6 +61,14 @@ describe('process memory of the trigger', () => {
 				runsInFlight: 1,
 			});
 		}
+		// each unsubscribe logs what the process still keeps, at debug level, for an operator
+		const unsubscribed = capture.records.filter(
+			(record) =>
+				record.channel === 'n8n logger.debug' &&
+				String(record.args[0]).startsWith('Partner Referral Service Trigger unsubscribed'),
+		);
+		expect(unsubscribed).toHaveLength(TRIGGER_NODES);
+		expect(unsubscribed.at(-1)?.args[1]).toEqual({ processMemory: processMemorySizes() });
 		expect(processMemorySizes()).toEqual({
 			recentEvents: 0,
 			deliveriesInProgress: 0,

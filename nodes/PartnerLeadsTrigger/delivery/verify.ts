@@ -16,8 +16,8 @@ import { type Rejection, rejected } from './answers';
 /** Verify: only a delivery signed by a subscription of this trigger goes any further. */
 
 /** Signature headers: v2 over the raw body, legacy over the event's fields. */
-export const V2_SIGNATURE_HEADER = 'x-svc-signature-v2';
-export const LEGACY_SIGNATURE_HEADER = 'x-svc-signature';
+const V2_SIGNATURE_HEADER = 'x-svc-signature-v2';
+const LEGACY_SIGNATURE_HEADER = 'x-svc-signature';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/i;
 
@@ -33,7 +33,7 @@ function matches(presented: string | undefined, expected: Buffer): boolean {
 }
 
 /** One header value as a string; repeated or missing headers give undefined. */
-export function singleHeaderValue(headers: unknown, name: string): string | undefined {
+function singleHeaderValue(headers: unknown, name: string): string | undefined {
 	if (headers === null || typeof headers !== 'object') return undefined;
 	const value = (headers as Record<string, unknown>)[name];
 	return typeof value === 'string' ? value.trim() : undefined;

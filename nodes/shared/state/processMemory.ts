@@ -17,7 +17,7 @@ export function forgetTriggerNode(workflowId: string | undefined, nodeId: string
 	for (const memory of memories.values()) memory.forget(workflowId ?? '', nodeId);
 }
 
-/** How many entries each process memory holds now (for diagnostics and tests). */
+/** How many entries each process memory holds now, logged at debug level on unsubscribing. */
 export function processMemorySizes(): Record<string, number> {
 	return Object.fromEntries([...memories].map(([name, memory]) => [name, memory.size]));
 }
