@@ -30,26 +30,30 @@ describe('process memory of the trigger', () => {
 		const heldWhileActive: Array<Record<string, number>> = [];
 		const capture = new LogCapture();
 		capture.start();
-		for (let node = 0; node < TRIGGER_NODES; node++) {
-			const host = await TriggerHost.start(harness, {
-				parameters: { events: ['lead/create'], fetchFullLead: false },
-			});
-			try {
-				await host.activate();
-				const { rawBody, headers } = signed(
-					storedSecret({ sim, host }, 'lead/create'),
-					`lead-${node}`,
-					'lead/create',
-				);
-				expect(await post(host.webhookUrl(), rawBody, headers)).toBe(200);
-				await host.settle();
-				heldWhileActive.push(processMemorySizes());
-				await host.deactivate();
-			} finally {
-				await host.close();
+		try {
+			for (let node = 0; node < TRIGGER_NODES; node++) {
+				const host = await TriggerHost.start(harness, {
+					parameters: { events: ['lead/create'], fetchFullLead: false },
+				});
+				try {
+					await host.activate();
+					const { rawBody, headers } = signed(
+						storedSecret({ sim, host }, 'lead/create'),
+						`lead-${node}`,
+						'lead/create',
+					);
+					expect(await post(host.webhookUrl(), rawBody, headers)).toBe(200);
+					await host.settle();
+					heldWhileActive.push(processMemorySizes());
+					await host.deactivate();
+				} finally {
+					await host.close();
+				}
 			}
+		} finally {
+			// restored even when a node fails, so the rest of the file logs as usual
+			capture.stop();
 		}
-		capture.stop();
 		expect(heldWhileActive).toHaveLength(TRIGGER_NODES);
 		// While active, the node had its recent events, ledger and secret box in memory.
 		for (const sizes of heldWhileActive) {
