@@ -6,16 +6,11 @@ import type {
 } from 'n8n-workflow';
 
 import { MAIN_CONNECTION } from '../shared/connectionTypes';
-import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
 import { figure, KEPT_LEAD_IDS, watchedValuesCost } from '../shared/figures';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
 import { WATCHED_FIELD_LOAD_OPTIONS } from '../shared/changes/watchedFieldOptions';
-import {
-	changedToProperty,
-	eventsProperty,
-	fetchFullLeadProperty,
-	watchedFieldsProperty,
-} from '../shared/triggerProperties';
+import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
+import { leadEventProperties, optionsProperty } from '../shared/triggerProperties';
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
 import { DEFAULT_LIST_REQUESTS_PER_MINUTE, pollLeads } from './poll';
 
@@ -49,34 +44,23 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 				type: 'notice',
 				default: '',
 			},
-			eventsProperty(
-				`The lead changes that start the workflow. Deleted leads are found by comparing the IDs listed with those of the last poll, for up to ${figure(KEPT_LEAD_IDS.hex24)} leads with 24-character IDs (${figure(KEPT_LEAD_IDS.uuid)} with 36-character IDs like 123e4567-e89b-12d3-a456-426614174000).`,
-			),
-			fetchFullLeadProperty(
-				'Whether to fetch the whole lead for created and updated leads (one request per lead). Deleted leads cannot be fetched.',
-			),
-			watchedFieldsProperty(
-				`${watchedValuesCost('at every poll that starts an execution')} Each changed lead is fetched to compare its values.`,
-			),
-			changedToProperty,
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'List Requests per Minute',
-						name: 'listRequestsPerMinute',
-						type: 'number',
-						typeOptions: { minValue: 1 },
-						default: DEFAULT_LIST_REQUESTS_PER_MINUTE,
-						description:
-							"How hard polling may use the service: at most this many list requests a minute on average. A Poll Time is skipped while the last read's requests are not yet paid for at this rate. With pages of 100, a portal of 1,000 leads is read at every 1-minute poll and one of 10,000 about every 4 minutes (pages of 7: about every hour).",
-					},
-				],
-			},
+			...leadEventProperties({
+				events: `The lead changes that start the workflow. Deleted leads are found by comparing the IDs listed with those of the last poll, for up to ${figure(KEPT_LEAD_IDS.hex24)} leads with 24-character IDs (${figure(KEPT_LEAD_IDS.uuid)} with 36-character IDs like 123e4567-e89b-12d3-a456-426614174000).`,
+				fetchFullLead:
+					'Whether to fetch the whole lead for created and updated leads (one request per lead). Deleted leads cannot be fetched.',
+				watchCost: `${watchedValuesCost('at every poll that starts an execution')} Each changed lead is fetched to compare its values.`,
+			}),
+			optionsProperty([
+				{
+					displayName: 'List Requests per Minute',
+					name: 'listRequestsPerMinute',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: DEFAULT_LIST_REQUESTS_PER_MINUTE,
+					description:
+						"How hard polling may use the service: at most this many list requests a minute on average. A Poll Time is skipped while the last read's requests are not yet paid for at this rate. With pages of 100, a portal of 1,000 leads is read at every 1-minute poll and one of 10,000 about every 4 minutes (pages of 7: about every hour).",
+				},
+			]),
 		],
 	};
 

@@ -9,17 +9,12 @@ import type {
 } from 'n8n-workflow';
 
 import { MAIN_CONNECTION } from '../shared/connectionTypes';
-import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
 import { SKETCH_NAMES_UP_TO } from '../shared/changes/idSketch';
 import { figure, watchedValuesCost } from '../shared/figures';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
 import { WATCHED_FIELD_LOAD_OPTIONS } from '../shared/changes/watchedFieldOptions';
-import {
-	changedToProperty,
-	eventsProperty,
-	fetchFullLeadProperty,
-	watchedFieldsProperty,
-} from '../shared/triggerProperties';
+import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
+import { leadEventProperties, optionsProperty } from '../shared/triggerProperties';
 import { handleDelivery } from './webhook';
 import { MAX_LEADS_PER_EXECUTION } from './runs/places';
 import { SHARED_EXECUTION_FAILED_MARK } from './runs/executor';
@@ -61,16 +56,13 @@ export class PartnerLeadsTrigger implements INodeType {
 				type: 'notice',
 				default: '',
 			},
-			eventsProperty(
-				'The lead events that start the workflow. Each one gets its own subscription on the service.',
-			),
-			fetchFullLeadProperty(
-				'Whether to fetch the whole lead for created and updated leads. Deliveries carry only the lead ID, the event and its time; deleted leads cannot be fetched.',
-			),
-			watchedFieldsProperty(
-				`${watchedValuesCost('at every delivery')} The lead is always fetched, and Lead Created is subscribed to as well, to know a new lead's values.`,
-			),
-			changedToProperty,
+			...leadEventProperties({
+				events:
+					'The lead events that start the workflow. Each one gets its own subscription on the service.',
+				fetchFullLead:
+					'Whether to fetch the whole lead for created and updated leads. Deliveries carry only the lead ID, the event and its time; deleted leads cannot be fetched.',
+				watchCost: `${watchedValuesCost('at every delivery')} The lead is always fetched, and Lead Created is subscribed to as well, to know a new lead's values.`,
+			}),
 			{
 				displayName: 'Recover Missed Events',
 				name: 'recoverMissedEvents',
@@ -86,50 +78,43 @@ export class PartnerLeadsTrigger implements INodeType {
 				default: '',
 				displayOptions: { show: { recoverMissedEvents: [true] } },
 			},
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Accept Legacy Signature (Not Recommended)',
-						name: 'acceptLegacySignature',
-						type: 'boolean',
-						default: false,
-						description:
-							'Whether to accept deliveries that carry only the older x-svc-signature header, e.g. behind a proxy that drops x-svc-signature-v2. The older signature covers only the lead ID, event and time, not the whole delivery, and the service is retiring it: leave this off unless deliveries are refused without it.',
-					},
-					{
-						displayName: 'Missed Events Check Interval (Minutes)',
-						name: 'checkIntervalMinutes',
-						type: 'number',
-						typeOptions: { minValue: 5, maxValue: 10080 },
-						default: DEFAULT_CHECK_INTERVAL_MINUTES,
-						description:
-							'How often to look for events that never arrived while n8n was running but unreachable (e.g. its proxy was down), besides the check after each start. Each check reads the whole list of leads: about one request per 100 leads, more where the service answers smaller pages.',
-						displayOptions: { show: { '/recoverMissedEvents': [true] } },
-					},
-					{
-						displayName: 'Leads per Execution Under Load',
-						name: 'leadsPerExecution',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: MAX_LEADS_PER_EXECUTION },
-						default: 1,
-						description: `1 (the default): every lead event starts an execution of its own, as when you test the workflow with one lead. More: when events arrive faster than n8n runs them (a bulk import), up to this many leads arrive together as the items of one execution, and a bulk import runs about twice as fast. Then every node must handle several items: a Code node running once for each item, no node set to Execute Once, and $('…').item rather than .first() in expressions. When such an execution fails, each of its leads runs again in an execution of its own, marked "recoveryReason": "${SHARED_EXECUTION_FAILED_MARK.recoveryReason}", so only the lead the workflow fails on stays failed; for the others the nodes before the failure run twice.`,
-					},
-					{
-						displayName: 'Ignore Events Older Than (Hours)',
-						name: 'maxEventAgeHours',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 720 },
-						default: DEFAULT_MAX_EVENT_AGE_HOURS,
-						description:
-							'Protection against a captured delivery being sent again later: an event older than this (or more than 5 minutes in the future) is acknowledged but starts nothing. Keep it longer than the service keeps retrying a delivery (the default, 3 days, is). Within it each event runs once: the trigger remembers up to 10,000 events.',
-					},
-				],
-			},
+			optionsProperty([
+				{
+					displayName: 'Accept Legacy Signature (Not Recommended)',
+					name: 'acceptLegacySignature',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to accept deliveries that carry only the older x-svc-signature header, e.g. behind a proxy that drops x-svc-signature-v2. The older signature covers only the lead ID, event and time, not the whole delivery, and the service is retiring it: leave this off unless deliveries are refused without it.',
+				},
+				{
+					displayName: 'Missed Events Check Interval (Minutes)',
+					name: 'checkIntervalMinutes',
+					type: 'number',
+					typeOptions: { minValue: 5, maxValue: 10080 },
+					default: DEFAULT_CHECK_INTERVAL_MINUTES,
+					description:
+						'How often to look for events that never arrived while n8n was running but unreachable (e.g. its proxy was down), besides the check after each start. Each check reads the whole list of leads: about one request per 100 leads, more where the service answers smaller pages.',
+					displayOptions: { show: { '/recoverMissedEvents': [true] } },
+				},
+				{
+					displayName: 'Leads per Execution Under Load',
+					name: 'leadsPerExecution',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: MAX_LEADS_PER_EXECUTION },
+					default: 1,
+					description: `1 (the default): every lead event starts an execution of its own, as when you test the workflow with one lead. More: when events arrive faster than n8n runs them (a bulk import), up to this many leads arrive together as the items of one execution, and a bulk import runs about twice as fast. Then every node must handle several items: a Code node running once for each item, no node set to Execute Once, and $('…').item rather than .first() in expressions. When such an execution fails, each of its leads runs again in an execution of its own, marked "recoveryReason": "${SHARED_EXECUTION_FAILED_MARK.recoveryReason}", so only the lead the workflow fails on stays failed; for the others the nodes before the failure run twice.`,
+				},
+				{
+					displayName: 'Ignore Events Older Than (Hours)',
+					name: 'maxEventAgeHours',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: 720 },
+					default: DEFAULT_MAX_EVENT_AGE_HOURS,
+					description:
+						'Protection against a captured delivery being sent again later: an event older than this (or more than 5 minutes in the future) is acknowledged but starts nothing. Keep it longer than the service keeps retrying a delivery (the default, 3 days, is). Within it each event runs once: the trigger remembers up to 10,000 events.',
+				},
+			]),
 		],
 	};
 

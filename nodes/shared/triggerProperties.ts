@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { LEAD_TOPIC_OPTIONS } from './topics';
 
-export function eventsProperty(description: string): INodeProperties {
+function eventsProperty(description: string): INodeProperties {
 	return {
 		displayName: 'Events',
 		name: 'events',
@@ -14,7 +14,7 @@ export function eventsProperty(description: string): INodeProperties {
 	};
 }
 
-export function fetchFullLeadProperty(description: string): INodeProperties {
+function fetchFullLeadProperty(description: string): INodeProperties {
 	return {
 		displayName: 'Fetch Full Lead',
 		name: 'fetchFullLead',
@@ -25,7 +25,7 @@ export function fetchFullLeadProperty(description: string): INodeProperties {
 }
 
 /** Fields to Watch: a run only when one of them changed, with its old and new value. */
-export function watchedFieldsProperty(cost: string): INodeProperties {
+function watchedFieldsProperty(cost: string): INodeProperties {
 	return {
 		displayName: 'Fields to Watch',
 		name: 'watchedFields',
@@ -37,7 +37,7 @@ export function watchedFieldsProperty(cost: string): INodeProperties {
 }
 
 /** Only When Changed To: the "becomes Won" case, with no IF node. */
-export const changedToProperty: INodeProperties = {
+const changedToProperty: INodeProperties = {
 	displayName: 'Only When Changed To',
 	name: 'changedTo',
 	type: 'fixedCollection',
@@ -88,3 +88,33 @@ export const changedToProperty: INodeProperties = {
 		},
 	],
 };
+
+/** What each trigger says in its own words about the parameters both share. */
+export interface LeadEventTexts {
+	events: string;
+	fetchFullLead: string;
+	/** what watching costs there, before the Fields to Watch description's own words */
+	watchCost: string;
+}
+
+/** Events, Fetch Full Lead, Fields to Watch and Only When Changed To, in that order. */
+export function leadEventProperties(texts: LeadEventTexts): INodeProperties[] {
+	return [
+		eventsProperty(texts.events),
+		fetchFullLeadProperty(texts.fetchFullLead),
+		watchedFieldsProperty(texts.watchCost),
+		changedToProperty,
+	];
+}
+
+/** The Options collection each trigger ends with, holding its own options. */
+export function optionsProperty(options: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options,
+	};
+}

@@ -4,34 +4,21 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE, pagesOf } from '../../shared/transport/paging';
-import { isRecord } from '../../shared/transport/record';
-
-/** Leads read for the IDs credited on them (the service cannot list organizations or agents). */
-export const CREDIT_SEARCH_LEADS = 5 * MAX_PAGE_SIZE;
+import { valuesOnLeads } from '../../shared/leadSample';
 
 type CreditKey = 'partnerOrganizationId' | 'agentId';
 
+/** The IDs credited on the first leads (the service cannot list organizations or agents). */
 async function creditedIds(
 	context: ILoadOptionsFunctions,
 	key: CreditKey,
 	organizationId?: string,
 ): Promise<Map<string, number>> {
-	const counts = new Map<string, number>();
-	const pages = pagesOf.call(context, {
-		path: '/leads',
-		what: 'list of leads',
-		limit: CREDIT_SEARCH_LEADS,
+	const { counts } = await valuesOnLeads(context, (lead) => {
+		if (organizationId && lead.partnerOrganizationId !== organizationId) return undefined;
+		const id = lead[key];
+		return typeof id === 'string' && id !== '' ? id : undefined;
 	});
-	for await (const page of pages) {
-		for (const lead of page) {
-			if (!isRecord(lead)) continue;
-			const id = lead[key];
-			if (typeof id !== 'string' || id === '') continue;
-			if (organizationId && lead.partnerOrganizationId !== organizationId) continue;
-			counts.set(id, (counts.get(id) ?? 0) + 1);
-		}
-	}
 	return counts;
 }
 

@@ -1,10 +1,6 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { isRecord } from '../transport/record';
-import { MAX_PAGE_SIZE, pagesOf } from '../transport/paging';
-
-/** Leads read for Status values: the schema does not list them, so they are read off leads. */
-export const STATUS_SAMPLE_LEADS = 5 * MAX_PAGE_SIZE;
+import { LEADS_SAMPLED, valuesOnLeads } from '../leadSample';
 
 /** Shown when no lead carries a status: picking it adds no value (empty values are ignored). */
 export const NO_STATUS_YET: INodePropertyOptions = {
@@ -21,28 +17,17 @@ function seenOn(count: number, read: number, complete: boolean): string {
 	return `Seen on ${count} of your ${read} leads`;
 }
 
-/** Each distinct status of the first STATUS_SAMPLE_LEADS leads, sorted, with how many leads carry it. */
+/** Each distinct status of the first LEADS_SAMPLED leads, sorted, with how many leads carry it. */
 export async function statusesOnLeads(
 	this: ILoadOptionsFunctions,
 ): Promise<INodePropertyOptions[]> {
-	const counts = new Map<string, number>();
-	let read = 0;
-	const pages = pagesOf.call(this, {
-		path: '/leads',
-		what: 'list of leads',
-		limit: STATUS_SAMPLE_LEADS,
-	});
-	for await (const page of pages) {
-		for (const lead of page) {
-			read++;
-			const status = isRecord(lead) ? lead.status : undefined;
-			if (typeof status !== 'string' || status.trim() === '') continue;
-			counts.set(status, (counts.get(status) ?? 0) + 1);
-		}
-	}
+	// the schema does not list the statuses, so they are read off leads
+	const { counts, read } = await valuesOnLeads(this, ({ status }) =>
+		typeof status === 'string' && status.trim() !== '' ? status : undefined,
+	);
 	if (counts.size === 0) return [NO_STATUS_YET];
 	// a full sample may have stopped short of the portal's last leads
-	const complete = read < STATUS_SAMPLE_LEADS;
+	const complete = read < LEADS_SAMPLED;
 	return [...counts]
 		.sort(([a], [b]) => a.localeCompare(b))
 		.map(([status, count]) => ({

@@ -4,7 +4,8 @@ import { N8nHarness, TRIGGER_NODE_TYPE } from '../../harness/harness';
 import { POLLING_TRIGGER_NODE_TYPE } from '../../harness/polls';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
-import { NO_STATUS_YET, STATUS_SAMPLE_LEADS } from '../../../nodes/shared/changes/statusesOnLeads';
+import { NO_STATUS_YET } from '../../../nodes/shared/changes/statusesOnLeads';
+import { LEADS_SAMPLED } from '../../../nodes/shared/leadSample';
 import { watchSettingsOf } from '../../../nodes/shared/changes/watchedFields';
 import { editorContext, pageSizeOf, requestsToRead, routeCount } from '../../support/fixtures';
 
@@ -97,14 +98,12 @@ describe.each(TRIGGERS)('%s: the Status values Only When Changed To offers', (_n
 		sim.control.seedLeads(1200);
 		sim.control.resetStats();
 		const options = await valuesFor('status');
-		expect(STATUS_SAMPLE_LEADS).toBeLessThan(1200);
-		expect(routeCount(sim, 'GET /leads')).toBe(
-			requestsToRead(STATUS_SAMPLE_LEADS, pageSizeOf(sim)),
-		);
+		expect(LEADS_SAMPLED).toBeLessThan(1200);
+		expect(routeCount(sim, 'GET /leads')).toBe(requestsToRead(LEADS_SAMPLED, pageSizeOf(sim)));
 		const statuses = new Set(sim.control.listLeads().map((lead) => lead.status));
 		expect(options.map((option) => option.value)).toEqual([...statuses].sort());
 		expect(options.map((option) => option.description)).toEqual(
-			[...statuses].map(() => `Seen on ${STATUS_SAMPLE_LEADS} of the first 500 leads listed`),
+			[...statuses].map(() => `Seen on ${LEADS_SAMPLED} of the first 500 leads listed`),
 		);
 	});
 

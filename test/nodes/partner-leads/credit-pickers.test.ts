@@ -2,7 +2,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
-import { CREDIT_SEARCH_LEADS } from '../../../nodes/PartnerLeads/methods/partnerAndAgentSearch';
+import { LEADS_SAMPLED } from '../../../nodes/shared/leadSample';
 import {
 	createParameters,
 	editorContext,
@@ -85,11 +85,9 @@ describe('PartnerLeads: Partner Organization and Agent pickers (listSearch)', ()
 		sim.control.seedLeads(1200);
 		sim.control.resetStats();
 		await pickers().organizations();
-		// the first CREDIT_SEARCH_LEADS leads, whatever page size the service answers with
-		expect(CREDIT_SEARCH_LEADS).toBeLessThan(1200);
-		expect(routeCount(sim, 'GET /leads')).toBe(
-			requestsToRead(CREDIT_SEARCH_LEADS, pageSizeOf(sim)),
-		);
+		// the first LEADS_SAMPLED leads, whatever page size the service answers with
+		expect(LEADS_SAMPLED).toBeLessThan(1200);
+		expect(routeCount(sim, 'GET /leads')).toBe(requestsToRead(LEADS_SAMPLED, pageSizeOf(sim)));
 	});
 
 	it('a lead created with values picked from the lists credits them', async () => {
