@@ -740,14 +740,7 @@ async function benchVersion(
 	});
 	try {
 		const rest = new N8nRest(n8n.baseUrl);
-		const owner = {
-			email: 'bench@example.com',
-			password: `Bench-${randomUUID()}-1`,
-			firstName: 'Bench',
-			lastName: 'Owner',
-		};
-		await rest.setupOwner(owner);
-		await rest.login(owner.email, owner.password);
+		await rest.setUpOwnerAndLogIn('Bench');
 		const credentials = {} as Record<0 | 25, CredentialRef>;
 		for (const distance of [0, 25] as const) {
 			const name = `bench ${distance} ms`;

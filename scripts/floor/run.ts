@@ -63,14 +63,7 @@ const hardBound = safety.hardBound;
 
 /** Owner, login, and the package's node types and credential as n8n lists them. */
 async function packageLoads(n8n: N8nInstance, rest: N8nRest): Promise<void> {
-	const owner = {
-		email: 'floor-owner@example.com',
-		password: `Floor-${randomBytes(9).toString('hex')}-Pw1`,
-		firstName: 'Floor',
-		lastName: 'Owner',
-	};
-	await rest.setupOwner(owner);
-	await rest.login(owner.email, owner.password);
+	await rest.setUpOwnerAndLogIn('Floor');
 	const types = await rest.nodeTypeNames();
 	assert.ok(
 		types.includes(PROBE_NODE_TYPE),

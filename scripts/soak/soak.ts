@@ -1,6 +1,4 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error -- maintainer script: runs in Node next to n8n, never inside it, never shipped */
-import type { ICredentialDataDecryptedObject, INodeCredentialsDetails } from 'n8n-workflow';
-
 import { N8nHarness } from '../../test/harness/harness';
 import { TriggerHost } from '../../test/harness/webhooks';
 import { startSimulator } from '../../test/simulator';
@@ -60,21 +58,6 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
 	} finally {
 		clearTimeout(timer);
 	}
-}
-
-/** Records every access token the credential store is given (what n8n would save). */
-function recordTokens(harness: N8nHarness, tokens: Set<string>): void {
-	const helper = harness.credentialsHelper;
-	const update = helper.updateCredentials.bind(helper);
-	helper.updateCredentials = async (
-		details: INodeCredentialsDetails,
-		type: string,
-		data: ICredentialDataDecryptedObject,
-	) => {
-		if (typeof data.accessToken === 'string' && data.accessToken !== '')
-			tokens.add(data.accessToken);
-		await update(details, type, data);
-	};
 }
 
 /**
@@ -140,7 +123,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 	const harness = new N8nHarness(sim, { clientId: key.clientId, clientSecret: key.clientSecret });
 	const accessTokens = new Set<string>();
 	const signingSecrets = new Set<string>();
-	recordTokens(harness, accessTokens);
+	harness.credentialsHelper.onAccessTokenSaved = (token) => accessTokens.add(token);
 	const noteSecrets = () => {
 		for (const subscription of sim.control.listSubscriptions())
 			signingSecrets.add(subscription.signingSecret);

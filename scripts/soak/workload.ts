@@ -1,8 +1,9 @@
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import type { N8nHarness, NodeRun } from '../../test/harness/harness';
 import type { Simulator } from '../../test/simulator/types';
 import { Prng } from '../../test/simulator/ids';
+import { pushParameters } from '../../test/support/fixtures';
 
 /**
  * The action-node side of the soak: workflows that push batches of leads through n8n-core,
@@ -147,29 +148,6 @@ export class LeadSource {
 			}
 		}
 	}
-}
-
-export function pushParameters(
-	sim: Simulator,
-	kind: PushKind,
-	parallelRequests: number,
-): INodeParameters {
-	return {
-		resource: 'lead',
-		operation: kind,
-		matchField: 'email',
-		partnerOrganizationId: sim.defaultPartnerOrganization.id,
-		agentId: sim.defaultAgents[0].id,
-		leadFields: {
-			mappingMode: 'autoMapInputData',
-			value: null,
-			matchingColumns: [],
-			schema: [],
-			attemptToConvertTypes: false,
-			convertFieldsToString: false,
-		},
-		options: { parallelRequests },
-	} as unknown as INodeParameters;
 }
 
 function remember(tally: ItemTally, email: unknown, what: string): void {

@@ -5,7 +5,6 @@
  * simulator are stopped before this returns.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 
 import type { Simulator } from '../simulator/types';
 import { REPO_ROOT } from './lib/build-package';
@@ -52,16 +51,9 @@ async function setUp(
 	own: boolean,
 ): Promise<ScenarioContext | undefined> {
 	const rest = new N8nRest(n8n.baseUrl);
-	const owner = {
-		email: 'e2e-owner@example.com',
-		password: `E2e-${randomBytes(9).toString('hex')}-Pw1`,
-		firstName: 'E2E',
-		lastName: 'Owner',
-	};
 	let credential: ScenarioContext['credential'] | undefined;
 	const ok = await report.check(setupCheck(n8n.version, own), async () => {
-		await rest.setupOwner(owner);
-		await rest.login(owner.email, owner.password);
+		await rest.setUpOwnerAndLogIn('E2E');
 		const nodes = await rest.nodeTypeNames();
 		assert.ok(
 			nodes.includes(PROBE_NODE_TYPE),

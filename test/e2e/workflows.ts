@@ -186,6 +186,24 @@ export function createAndGetLeadsWorkflow(
 	};
 }
 
+/** The Partner Referral Service Trigger as a workflow node, listening under `webhookId`. */
+export function leadTriggerNode(
+	credential: CredentialRef,
+	webhookId: string,
+	parameters: Record<string, unknown>,
+) {
+	return {
+		id: randomUUID(),
+		name: NODE.trigger,
+		type: TRIGGER_NODE_TYPE,
+		typeVersion: TRIGGER_NODE_VERSION,
+		position: [0, 0],
+		webhookId,
+		credentials: { partnerLeadsApi: credential },
+		parameters,
+	};
+}
+
 /** The trigger alone, on every lead topic, fetching the full lead. */
 export function leadTriggerWorkflow(
 	credential: CredentialRef,
@@ -198,22 +216,10 @@ export function leadTriggerWorkflow(
 	webhookId: string;
 } {
 	const webhookId = randomUUID();
-	const nodes = [
-		{
-			id: randomUUID(),
-			name: NODE.trigger,
-			type: TRIGGER_NODE_TYPE,
-			typeVersion: TRIGGER_NODE_VERSION,
-			position: [0, 0],
-			webhookId,
-			credentials: { partnerLeadsApi: credential },
-			parameters,
-		},
-	];
 	return {
 		workflow: {
 			name: `e2e lead trigger ${webhookId.slice(0, 8)}`,
-			nodes,
+			nodes: [leadTriggerNode(credential, webhookId, parameters)],
 			connections: {},
 			settings: SETTINGS,
 		},

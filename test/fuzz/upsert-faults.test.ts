@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { N8nHarness } from '../harness/harness';
 import { startSimulator } from '../simulator';
 import type { RouteFaults, Simulator } from '../simulator/types';
+import { pushParameters } from '../support/fixtures';
 import { FUZZ_SEED, runs } from './arbitraries';
 
 /**
@@ -39,25 +40,6 @@ describe('fuzz: Create or Update never creates a duplicate, whatever the faults'
 		{ minLength: 1, maxLength: 8 },
 	);
 
-	function parameters(parallelRequests: number): INodeParameters {
-		return {
-			resource: 'lead',
-			operation: 'upsert',
-			matchField: 'email',
-			partnerOrganizationId: sim.defaultPartnerOrganization.id,
-			agentId: sim.defaultAgents[0].id,
-			leadFields: {
-				mappingMode: 'autoMapInputData',
-				value: null,
-				matchingColumns: [],
-				schema: [],
-				attemptToConvertTypes: false,
-				convertFieldsToString: false,
-			},
-			options: { parallelRequests },
-		} as unknown as INodeParameters;
-	}
-
 	it('holds at most one lead per e-mail address after any sequence of runs', async () => {
 		await fc.assert(
 			fc.asyncProperty(
@@ -78,7 +60,7 @@ describe('fuzz: Create or Update never creates a duplicate, whatever the faults'
 							};
 						});
 						const run = await harness.runNode({
-							parameters: parameters(parallelRequests),
+							parameters: pushParameters(sim, 'upsert', parallelRequests),
 							items,
 							continueOnFail: true,
 						});

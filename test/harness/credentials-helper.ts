@@ -41,6 +41,9 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 	 */
 	storeLatencyMs = 0;
 
+	/** Told each access token written back to the store, as n8n would save it. */
+	onAccessTokenSaved: (token: string) => void = () => undefined;
+
 	constructor(private readonly credentialTypes: Map<string, ICredentialType>) {
 		super();
 	}
@@ -191,6 +194,8 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 	): Promise<void> {
 		if (this.storeLatencyMs > 0) await sleep(2 * this.storeLatencyMs);
 		this.store.set(this.key(nodeCredentials.id, type), { ...data });
+		if (typeof data.accessToken === 'string' && data.accessToken !== '')
+			this.onAccessTokenSaved(data.accessToken);
 	}
 
 	async updateCredentialsOauthTokenData(): Promise<void> {}

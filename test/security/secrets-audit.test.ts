@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 
 import type {
-	ICredentialDataDecryptedObject,
 	IDataObject,
 	INodeCredentialsDetails,
 	INodeParameters,
@@ -74,16 +73,7 @@ function observe(where: string, value: unknown, options?: WalkOptions): void {
 
 /** Every access token the credential store of this harness is given (as n8n would save it). */
 function recordTokens(harness: N8nHarness): void {
-	const helper = harness.credentialsHelper;
-	const update = helper.updateCredentials.bind(helper);
-	helper.updateCredentials = async (
-		details: INodeCredentialsDetails,
-		type: string,
-		data: ICredentialDataDecryptedObject,
-	) => {
-		if (typeof data.accessToken === 'string') registry.add('access token', data.accessToken);
-		await update(details, type, data);
-	};
+	harness.credentialsHelper.onAccessTokenSaved = (token) => registry.add('access token', token);
 }
 
 function recordSigningSecrets(sim: Simulator): void {

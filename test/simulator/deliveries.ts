@@ -23,19 +23,20 @@ import type {
 
 export const USER_AGENT = 'svc-webhooks/1.0.0';
 
-interface Job {
-	deliveryId: string;
-	subscriptionId: string;
-	url: string;
-	topic: LeadTopic;
-	leadId: string;
-	timestamp: string;
-	rawBody: string;
-	headers: Record<string, string>;
-	/** attempts made so far */
-	attempt: number;
-	duplicate: boolean;
-}
+/** A delivery to make; `attempt` counts the attempts made so far. */
+type Job = Pick<
+	DeliveryAttempt,
+	| 'deliveryId'
+	| 'subscriptionId'
+	| 'url'
+	| 'topic'
+	| 'leadId'
+	| 'timestamp'
+	| 'rawBody'
+	| 'headers'
+	| 'attempt'
+	| 'duplicate'
+>;
 
 interface Outcome {
 	status?: number;

@@ -1,4 +1,4 @@
-import type { SchemaFieldType } from './types';
+import type { SchemaField } from './types';
 
 /**
  * Value checks per schema `type` (the type names the field-type table knows: string, textarea, email, phone, url, number,
@@ -6,13 +6,11 @@ import type { SchemaFieldType } from './types';
  */
 
 /** The part of a schema entry the checks need. */
-export interface FieldRule {
-	fieldId: string;
-	label: string;
-	type: SchemaFieldType;
-	required: boolean;
-	creatable: boolean;
-	updateable: boolean;
+export interface FieldRule
+	extends Pick<
+		SchemaField,
+		'fieldId' | 'label' | 'type' | 'required' | 'creatable' | 'updateable'
+	> {
 	custom: boolean;
 	allowed?: string[];
 }

@@ -30,6 +30,33 @@ export function mapper(
 	return stored as unknown as ResourceMapperValue;
 }
 
+/** Lead > Get of the lead whose ID is the item's `id` (Lead "By ID", an expression). */
+export function getLeadOfItem(extra: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'lead',
+		operation: 'get',
+		leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+		...extra,
+	};
+}
+
+/** Create or Upsert of every incoming item's fields as they are, by e-mail, for the default credit. */
+export function pushParameters(
+	sim: Simulator,
+	operation: 'create' | 'upsert',
+	parallelRequests: number,
+): INodeParameters {
+	return {
+		resource: 'lead',
+		operation,
+		matchField: 'email',
+		partnerOrganizationId: sim.defaultPartnerOrganization.id,
+		agentId: sim.defaultAgents[0].id,
+		leadFields: mapper(null, 'autoMapInputData'),
+		options: { parallelRequests },
+	} as unknown as INodeParameters;
+}
+
 /** Lead Fields mapped from the test item's `first`, `last`, `email` keys by expressions. */
 export const personFromItem: IDataObject = {
 	firstName: '={{ $json.first }}',

@@ -13,12 +13,7 @@ import { nodeOutput } from '../lib/execution-data';
 import { subscriptionsOf } from '../lib/lead-trigger';
 import { pollUntil, sleep } from '../lib/wait';
 import type { ScenarioContext } from '../scenarios/context';
-import {
-	NODE,
-	TRIGGER_NODE_TYPE,
-	TRIGGER_NODE_VERSION,
-	type WorkflowDefinition,
-} from '../workflows';
+import { leadTriggerNode, NODE, type WorkflowDefinition } from '../workflows';
 
 /** Where the kills of a run land: the issue's points first (7, 18, 33), then spread over the burst. */
 export function killPoints(kills: number, creates: number): number[] {
@@ -139,16 +134,7 @@ function burstWorkflow(
 		workflow: {
 			name: `crash burst ${webhookId.slice(0, 8)}`,
 			nodes: [
-				{
-					id: randomUUID(),
-					name: NODE.trigger,
-					type: TRIGGER_NODE_TYPE,
-					typeVersion: TRIGGER_NODE_VERSION,
-					position: [0, 0],
-					webhookId,
-					credentials: { partnerLeadsApi: context.credential },
-					parameters: { events, fetchFullLead: true },
-				},
+				leadTriggerNode(context.credential, webhookId, { events, fetchFullLead: true }),
 				{
 					id: randomUUID(),
 					name: wait,

@@ -3,7 +3,7 @@
  * Shapes read from the installed sources (n8n/dist/controllers, credentials/, workflows/,
  * executions/ and @n8n/api-types) of 1.123.81 and 2.40.7; the differences are marked.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 import { parseFlatted } from './flatted';
 import { httpRequest, isRecord, type HttpResponse } from './http';
@@ -67,6 +67,19 @@ export class N8nRest {
 		lastName: string;
 	}): Promise<void> {
 		await this.call('POST', '/rest/owner/setup', owner);
+	}
+
+	/** A new instance's owner, named `<name> Owner`, with a fresh password; then logged in. */
+	async setUpOwnerAndLogIn(name: string): Promise<{ email: string; password: string }> {
+		const owner = {
+			email: `${name.toLowerCase()}-owner@example.com`,
+			password: `${name}-${randomBytes(9).toString('hex')}-Pw1`,
+			firstName: name,
+			lastName: 'Owner',
+		};
+		await this.setupOwner(owner);
+		await this.login(owner.email, owner.password);
+		return owner;
 	}
 
 	/**

@@ -6,7 +6,6 @@
  * returns; the figures are printed for the closing note and the README.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 
 import type { Simulator } from '../../simulator/types';
 import { REPO_ROOT } from '../lib/build-package';
@@ -80,14 +79,7 @@ export async function runQueueMode(
 			});
 			tokenRequests.watch([cluster.main, ...cluster.workers, ...cluster.webhooks]);
 			const rest = new N8nRest(cluster.main.baseUrl);
-			const owner = {
-				email: 'e2e-owner@example.com',
-				password: `E2e-${randomBytes(9).toString('hex')}-Pw1`,
-				firstName: 'E2E',
-				lastName: 'Owner',
-			};
-			await rest.setupOwner(owner);
-			await rest.login(owner.email, owner.password);
+			const owner = await rest.setUpOwnerAndLogIn('E2E');
 			assert.ok(
 				(await rest.nodeTypeNames()).some((name) => name.startsWith('n8n-nodes-partner-leads.')),
 				'the main process did not load the package',

@@ -186,43 +186,31 @@ async function getAndUpdate(session: AgentSession, sim: Simulator, leadId: strin
 async function picklistCorrected(session: AgentSession, sim: Simulator) {
 	const before = sim.control.listLeads().length;
 	let firstResult = '';
+	// the create the model asks for, with the industry it believes in
+	const createDorothy = (request: ChatRequest, industry: string) => ({
+		toolCalls: [
+			{
+				name: toolFor(request, CREATE).name,
+				arguments: {
+					firstName: 'Dorothy',
+					lastName: 'Vaughan',
+					email: 'dorothy@example.com',
+					platform: 'HubSpot',
+					industry,
+					employeeCount: 80,
+				},
+			},
+		],
+	});
 	await session.ask(
 		'New lead: Dorothy Vaughan <dorothy@example.com>, a bank, uses HubSpot, 80 employees.',
 		steps(
-			(request) => ({
-				toolCalls: [
-					{
-						name: toolFor(request, CREATE).name,
-						arguments: {
-							firstName: 'Dorothy',
-							lastName: 'Vaughan',
-							email: 'dorothy@example.com',
-							platform: 'HubSpot',
-							industry: 'Banking',
-							employeeCount: 80,
-						},
-					},
-				],
-			}),
+			(request) => createDorothy(request, 'Banking'),
 			(request) => {
 				firstResult = toolResults(request)[0] ?? '';
 				// the model corrects itself from the error alone: the first allowed value it lists
 				const allowed = /must be one of: ([a-z]+)/.exec(firstResult)?.[1] ?? 'none-listed';
-				return {
-					toolCalls: [
-						{
-							name: toolFor(request, CREATE).name,
-							arguments: {
-								firstName: 'Dorothy',
-								lastName: 'Vaughan',
-								email: 'dorothy@example.com',
-								platform: 'HubSpot',
-								industry: allowed,
-								employeeCount: 80,
-							},
-						},
-					],
-				};
+				return createDorothy(request, allowed);
 			},
 			(request) => ({ text: `Created lead ${leadIdIn(toolResults(request)[1]) ?? '?'}.` }),
 		),

@@ -6,7 +6,7 @@ import { LogCapture } from '../../security/capture';
 import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import { MAX_RUN_ATTEMPTS } from '../../../nodes/PartnerLeadsTrigger/runs/queue';
 import type { Setup } from './helpers';
-import { post, setUp, signed, storedSecret } from './helpers';
+import { redeliver, setUp } from './helpers';
 import { created, eventually, outputs, quickTimings, restartAfterKill } from './recovery-helpers';
 
 /**
@@ -69,13 +69,7 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 			recoveryReason: 'interrupted',
 		});
 		// The service's retry of the event (it never got a 200) runs nothing more.
-		const retry = signed(
-			storedSecret(setup, 'lead/create'),
-			lead.id,
-			'lead/create',
-			lost.timestamp,
-		);
-		expect(await post(host.webhookUrl(), retry.rawBody, retry.headers)).toBe(200);
+		expect(await redeliver(setup, lead.id, 'lead/create', lost.timestamp)).toBe(200);
 		// and neither does the first check for missed events
 		await sleep(300);
 		await host.settle();
@@ -113,17 +107,11 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 		// n8n registers the webhooks before it starts the triggers
 		setup.host = await TriggerHost.start(setup.harness, persisted);
 		setup.host.registerRoute();
-		const retry = signed(
-			storedSecret(setup, 'lead/create'),
-			lead.id,
-			'lead/create',
-			lost.timestamp,
-		);
-		expect(await post(setup.host.webhookUrl(), retry.rawBody, retry.headers)).toBe(503);
+		expect(await redeliver(setup, lead.id, 'lead/create', lost.timestamp)).toBe(503);
 		expect(setup.host.executions).toHaveLength(0);
 		await setup.host.activate('init');
 		await eventually(() => setup.host.executions.length === 1, 'the re-run');
-		expect(await post(setup.host.webhookUrl(), retry.rawBody, retry.headers)).toBe(200);
+		expect(await redeliver(setup, lead.id, 'lead/create', lost.timestamp)).toBe(200);
 		await setup.host.settle();
 		expect(outputs(setup.host).map((output) => output.recoveryReason)).toEqual(['interrupted']);
 	});

@@ -81,6 +81,17 @@ export async function post(
 	return response.status;
 }
 
+/** The service's own retry of a delivery of `topic`, sent now to the trigger; its HTTP status. */
+export async function redeliver(
+	setup: Pick<Setup, 'sim' | 'host'>,
+	leadId: string,
+	topic: LeadTopic,
+	timestamp?: string,
+): Promise<number> {
+	const again = signed(storedSecret(setup, topic), leadId, topic, timestamp);
+	return await post(setup.host.webhookUrl(), again.rawBody, again.headers);
+}
+
 /** Deletes a subscription "by hand" on the service, with the same key, through the transport. */
 export async function deleteOnService(harness: N8nHarness, id: string): Promise<void> {
 	const run = await harness.runNode({

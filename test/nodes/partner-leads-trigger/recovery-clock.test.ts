@@ -6,7 +6,7 @@ import type { Lead } from '../../simulator';
 import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import type { Setup } from './helpers';
-import { ALL_TOPICS, post, setUp, storedSecret, signed } from './helpers';
+import { ALL_TOPICS, redeliver, setUp } from './helpers';
 import { quickTimings } from './recovery-helpers';
 
 /**
@@ -128,13 +128,7 @@ describe.each([
 
 		// The service's late retry of a recovered change runs nothing.
 		const retried = lost.find((attempt) => attempt.leadId === missed.id);
-		const again = signed(
-			storedSecret(setup, 'lead/create'),
-			missed.id,
-			'lead/create',
-			retried?.timestamp,
-		);
-		expect(await post(setup.host.webhookUrl(), again.rawBody, again.headers)).toBe(200);
+		expect(await redeliver(setup, missed.id, 'lead/create', retried?.timestamp)).toBe(200);
 		await setup.host.settle();
 		expect(setup.host.executions).toHaveLength(2);
 

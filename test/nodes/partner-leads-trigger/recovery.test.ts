@@ -2,7 +2,7 @@ import { sleep } from 'n8n-workflow';
 
 import { TriggerHost } from '../../harness/webhooks';
 import type { Setup } from './helpers';
-import { ALL_TOPICS, post, setUp, storedSecret, signed } from './helpers';
+import { ALL_TOPICS, redeliver, setUp } from './helpers';
 import {
 	checkEnded,
 	created,
@@ -73,13 +73,7 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 
 		// The service's late retry of a recovered change runs nothing.
 		const retried = lost.find((attempt) => attempt.leadId === missedA.id);
-		const again = signed(
-			storedSecret(setup, 'lead/create'),
-			missedA.id,
-			'lead/create',
-			retried?.timestamp,
-		);
-		expect(await post(setup.host.webhookUrl(), again.rawBody, again.headers)).toBe(200);
+		expect(await redeliver(setup, missedA.id, 'lead/create', retried?.timestamp)).toBe(200);
 		await setup.host.settle();
 		expect(setup.host.executions).toHaveLength(5);
 
@@ -119,13 +113,7 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 		]);
 		// The event time alone decides here: a late delivery of the same change runs nothing.
 		const [lost] = setup.sim.control.deliveries();
-		const late = signed(
-			storedSecret(setup, 'lead/create'),
-			missed.id,
-			'lead/create',
-			lost.timestamp,
-		);
-		expect(await post(setup.host.webhookUrl(), late.rawBody, late.headers)).toBe(200);
+		expect(await redeliver(setup, missed.id, 'lead/create', lost.timestamp)).toBe(200);
 		// Later checks find nothing more.
 		setup.sim.control.resetStats();
 		await eventually(() => listRequests(setup) >= 3, 'three more checks');

@@ -1,13 +1,14 @@
-import type { IDataObject, INodeListSearchResult } from 'n8n-workflow';
+import type { IDataObject, INodeListSearchResult, INodeParameters } from 'n8n-workflow';
 
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
-import { startRecordingProxy } from './proxy';
+import { type AnswerRewrite, startRecordingProxy } from './proxy';
 import {
 	editorContext,
 	errorItemIndex,
 	expectListRequests,
+	getLeadOfItem,
 	jsonOf,
 	listedLeadIds,
 	listRequestsFor,
@@ -34,12 +35,7 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 		it('without Simplify returns the whole lead, by ID or picked from the list', async () => {
 			const [first, second] = sim.control.seedLeads(2);
 			const run = await harness.runNode({
-				parameters: {
-					resource: 'lead',
-					operation: 'get',
-					leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
-					simplify: false,
-				},
+				parameters: getLeadOfItem({ simplify: false }),
 				items: [{ id: first.id }, { id: second.id }],
 			});
 			expect(run.error).toBeUndefined();
@@ -91,11 +87,7 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 
 		it('an unknown ID says the lead does not exist; Continue On Fail keeps going', async () => {
 			const [lead] = sim.control.seedLeads(1);
-			const parameters = {
-				resource: 'lead',
-				operation: 'get',
-				leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
-			};
+			const parameters = getLeadOfItem();
 			const failed = await harness.runNode({
 				parameters,
 				items: [{ id: lead.id }, { id: 'no-such-lead' }],
@@ -119,11 +111,7 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 
 		it('an ID that resolves to nothing fails before any request', async () => {
 			const run = await harness.runNode({
-				parameters: {
-					resource: 'lead',
-					operation: 'get',
-					leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
-				},
+				parameters: getLeadOfItem(),
 				items: [{ name: 'no id here' }],
 			});
 			expect(run.error?.message).toBe("No lead chosen in 'Lead'");
@@ -146,65 +134,62 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 			);
 		}, 90_000); // pages of 7: about 830 requests, on a shared machine
 
-		it('Return All misses no lead when leads it has passed are deleted in the portal meanwhile', async () => {
-			// enough leads that some are left: every list request, read-ahead ones too, deletes some
-			sim.control.seedLeads(900);
-			let listRequests = 0;
-			const proxy = await startRecordingProxy(sim.url, (request) => {
-				if (request.method === 'GET' && request.url.includes('/leads?')) {
-					// 1, 2 or 3 leads gone behind the position before each page
-					const gone = (listRequests++ % 3) + 1;
-					for (const lead of sim.control.listLeads().slice(0, gone))
-						sim.control.portalDeleteLead(lead.id);
-				}
-				return undefined;
-			});
+		/** Get Many through a proxy that may rewrite the service's answers: the run, the requests sent. */
+		async function getManyViaProxy(parameters: INodeParameters, rewrite?: AnswerRewrite) {
+			const proxy = await startRecordingProxy(sim.url, rewrite);
 			try {
 				const viaProxy = new N8nHarness(sim, {
 					baseUrl: `${proxy.origin}/prod`,
 					audience: sim.url,
 				});
 				const run = await viaProxy.runNode({
-					parameters: { resource: 'lead', operation: 'getMany', returnAll: true },
+					parameters: { resource: 'lead', operation: 'getMany', ...parameters },
 				});
-				expect(run.error).toBeUndefined();
-				const ids = run.items.map((item) => item.json.id as string);
-				expect(new Set(ids).size).toBe(ids.length);
-				// every lead still held after the listing was returned (the deleted ones may or may not be)
-				const returned = new Set(ids);
-				expect(sim.control.listLeads().filter((lead) => !returned.has(lead.id))).toEqual([]);
-				expect(sim.control.listLeads().length).toBeGreaterThan(0);
+				return { run, requests: proxy.requests, origin: proxy.origin };
 			} finally {
 				await proxy.close();
 			}
+		}
+
+		/** Return All, `beforeListRequest` (counted from 0) called before each list request is served; the ids, each once. */
+		async function returnAllWhile(beforeListRequest: (index: number) => void): Promise<string[]> {
+			let listRequests = 0;
+			const { run } = await getManyViaProxy({ returnAll: true }, (request) => {
+				if (request.method === 'GET' && request.url.includes('/leads?'))
+					beforeListRequest(listRequests++);
+				return undefined;
+			});
+			expect(run.error).toBeUndefined();
+			const ids = run.items.map((item) => item.json.id as string);
+			expect(new Set(ids).size).toBe(ids.length);
+			return ids;
+		}
+
+		it('Return All misses no lead when leads it has passed are deleted in the portal meanwhile', async () => {
+			// enough leads that some are left: every list request, read-ahead ones too, deletes some
+			sim.control.seedLeads(900);
+			const returned = new Set(
+				await returnAllWhile((index) => {
+					// 1, 2 or 3 leads gone behind the position before each page
+					const gone = (index % 3) + 1;
+					for (const lead of sim.control.listLeads().slice(0, gone))
+						sim.control.portalDeleteLead(lead.id);
+				}),
+			);
+			// every lead still held after the listing was returned (the deleted ones may or may not be)
+			expect(sim.control.listLeads().filter((lead) => !returned.has(lead.id))).toEqual([]);
+			expect(sim.control.listLeads().length).toBeGreaterThan(0);
 		});
 
 		it('Return All misses no lead when a whole page of leads behind it is deleted at once', async () => {
 			sim.control.seedLeads(300);
-			let listRequests = 0;
-			const proxy = await startRecordingProxy(sim.url, (request) => {
-				if (request.method === 'GET' && request.url.includes('/leads?') && ++listRequests === 3) {
-					// more leads than a page holds, all already passed by the listing
-					for (const lead of sim.control.listLeads().slice(0, 2 * pageSizeOf(sim)))
-						sim.control.portalDeleteLead(lead.id);
-				}
-				return undefined;
+			const returned = await returnAllWhile((index) => {
+				if (index !== 2) return;
+				// more leads than a page holds, all already passed by the listing
+				for (const lead of sim.control.listLeads().slice(0, 2 * pageSizeOf(sim)))
+					sim.control.portalDeleteLead(lead.id);
 			});
-			try {
-				const viaProxy = new N8nHarness(sim, {
-					baseUrl: `${proxy.origin}/prod`,
-					audience: sim.url,
-				});
-				const run = await viaProxy.runNode({
-					parameters: { resource: 'lead', operation: 'getMany', returnAll: true },
-				});
-				expect(run.error).toBeUndefined();
-				const returned = run.items.map((item) => item.json.id as string);
-				expect(new Set(returned).size).toBe(returned.length);
-				expect(sim.control.listLeads().filter((lead) => !returned.includes(lead.id))).toEqual([]);
-			} finally {
-				await proxy.close();
-			}
+			expect(sim.control.listLeads().filter((lead) => !returned.includes(lead.id))).toEqual([]);
 		});
 
 		it('Limit 150 returns exactly the first 150, in as few requests as the pages allow', async () => {
@@ -221,28 +206,17 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 
 		it('with a Limit, the last request asks only for the rest (and the lead it reads again)', async () => {
 			sim.control.seedLeads(400);
-			const proxy = await startRecordingProxy(sim.url);
-			try {
-				const viaProxy = new N8nHarness(sim, {
-					baseUrl: `${proxy.origin}/prod`,
-					audience: sim.url,
-				});
-				const run = await viaProxy.runNode({
-					parameters: { resource: 'lead', operation: 'getMany', limit: 150 },
-				});
-				expect(run.items).toHaveLength(150);
-				const lists = proxy.requests.filter(
-					(request) => request.method === 'GET' && /\/leads\?/.test(request.url),
-				);
-				const pageSize = pageSizeOf(sim);
-				const lastSkip = pageSize + (lists.length - 2) * (pageSize - 1) - 1;
-				expect(new URL(lists[0].url, proxy.origin).search).toBe('?skip=0&limit=100');
-				expect(new URL(lists[lists.length - 1].url, proxy.origin).search).toBe(
-					`?skip=${lastSkip}&limit=${150 - lastSkip}`,
-				);
-			} finally {
-				await proxy.close();
-			}
+			const { run, requests, origin } = await getManyViaProxy({ limit: 150 });
+			expect(run.items).toHaveLength(150);
+			const lists = requests.filter(
+				(request) => request.method === 'GET' && /\/leads\?/.test(request.url),
+			);
+			const pageSize = pageSizeOf(sim);
+			const lastSkip = pageSize + (lists.length - 2) * (pageSize - 1) - 1;
+			expect(new URL(lists[0].url, origin).search).toBe('?skip=0&limit=100');
+			expect(new URL(lists[lists.length - 1].url, origin).search).toBe(
+				`?skip=${lastSkip}&limit=${150 - lastSkip}`,
+			);
 		});
 
 		it('a Limit above what exists returns everything there is', async () => {
@@ -262,7 +236,7 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 			sim.control.seedLeads(260);
 			// a service that answers 60 leads to the first request only, then full pages
 			let first = true;
-			const proxy = await startRecordingProxy(sim.url, (request, status, body) => {
+			const { run } = await getManyViaProxy({ returnAll: true }, (request, status, body) => {
 				if (!(first && request.method === 'GET' && request.url.includes('/leads?')))
 					return undefined;
 				first = false;
@@ -278,18 +252,7 @@ describe('PartnerLeads: Lead > Get, Get Many and the lead picker', () => {
 					}),
 				};
 			});
-			try {
-				const viaProxy = new N8nHarness(sim, {
-					baseUrl: `${proxy.origin}/prod`,
-					audience: sim.url,
-				});
-				const run = await viaProxy.runNode({
-					parameters: { resource: 'lead', operation: 'getMany', returnAll: true },
-				});
-				expect(run.items.map((item) => item.json.id)).toEqual(listedLeadIds(sim));
-			} finally {
-				await proxy.close();
-			}
+			expect(run.items.map((item) => item.json.id)).toEqual(listedLeadIds(sim));
 		});
 		it('Simplify returns the key fields; without it, the whole lead', async () => {
 			const [lead] = sim.control.seedLeads([

@@ -2,7 +2,13 @@ import { MAX_PARALLEL_REQUESTS } from '../../../nodes/PartnerLeads/actions/commo
 import { N8nHarness } from '../../harness/harness';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator/types';
-import { createParameters, jsonOf, pairedIndexes, people } from '../../support/fixtures';
+import {
+	createParameters,
+	getLeadOfItem,
+	jsonOf,
+	pairedIndexes,
+	people,
+} from '../../support/fixtures';
 import { startRecordingProxy } from './proxy';
 
 describe('Parallel Requests in the node', () => {
@@ -87,12 +93,7 @@ describe('Parallel Requests in the node', () => {
 		try {
 			const harness = new N8nHarness(sim, { baseUrl: `${proxy.origin}/prod`, audience: sim.url });
 			const run = await harness.runNode({
-				parameters: {
-					resource: 'lead',
-					operation: 'get',
-					leadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
-					simplify: false,
-				},
+				parameters: getLeadOfItem({ simplify: false }),
 				items: ids.map((id) => ({ id })),
 				continueOnFail: true,
 			});
