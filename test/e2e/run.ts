@@ -13,7 +13,8 @@
 import { buildPackage } from './lib/build-package';
 import { safetyNets } from './lib/safety-nets';
 import { provideRuntimes } from './lib/provision';
-import { Report } from './lib/report';
+import { log, Report } from './lib/report';
+import { watchRunnerStalls } from './lib/runner-stalls';
 import { credentialTest } from './scenarios/credential-test';
 import { createAndGetLeads } from './scenarios/create-and-get';
 import { listSearches } from './scenarios/list-searches';
@@ -107,6 +108,7 @@ const PROVISION_LIMIT_MS = minutes(process.env.N8N_E2E_PROVISION_TIMEOUT_MINUTES
 const BUILD_LIMIT_MS = 5 * 60_000;
 
 const report = new Report();
+watchRunnerStalls(log);
 
 const safety = safetyNets(report, 'e2e run', HARD_LIMIT_MS);
 // typed here so that the compiler knows a call ends the run

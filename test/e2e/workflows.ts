@@ -53,10 +53,22 @@ export const SETTINGS = {
 	saveManualExecutions: true,
 };
 
-/** The production Webhook node that starts a workflow; it answers with the last node's items. */
+/**
+ * When the Webhook node answers: with the last node's items, or as soon as n8n has taken the call.
+ * In queue mode a caller may only wait on the second. n8n (1.123.81 and 2.41.1) removes a job from
+ * Redis once a worker finished it; a webhook process that begins to wait for the job
+ * (`job.finished()` in `enqueueExecution`) only after that finds it neither completed nor failed,
+ * has missed the completion event, and never answers, though the execution succeeded. Seen with
+ * debug logs on 1.123.81: the worker finished execution 32 70 ms after the webhook process had
+ * logged it enqueued, while that process still ran its `workflowExecuteBefore` hooks.
+ */
+export type WebhookAnswer = 'lastNode' | 'onReceived';
+
+/** The production Webhook node that starts a workflow. */
 export function webhookStartNode(
 	path: string,
 	name: string = NODE.webhook,
+	responseMode: WebhookAnswer = 'lastNode',
 ): Record<string, unknown> {
 	return {
 		id: randomUUID(),
@@ -68,7 +80,7 @@ export function webhookStartNode(
 		parameters: {
 			httpMethod: 'POST',
 			path,
-			responseMode: 'lastNode',
+			responseMode,
 			responseData: 'allEntries',
 			options: {},
 		},
@@ -130,15 +142,17 @@ function actionNode(
 
 /**
  * POST {leads: [...]} to `/webhook/<path>` → one lead created per entry (standard, picklist and
- * custom fields from the entry), then each fetched back; the webhook answers with the fetched leads.
+ * custom fields from the entry), then each fetched back; the webhook answers with the fetched leads
+ * (or, with `onReceived`, as soon as n8n has taken the call).
  */
 export function createAndGetLeadsWorkflow(
 	credential: CredentialRef,
 	ids: { partnerOrganizationId: string; agentId: string },
+	answer: WebhookAnswer = 'lastNode',
 ): { workflow: WorkflowDefinition; webhookPath: string } {
 	const webhookPath = `e2e-leads-${randomUUID()}`;
 	const nodes = [
-		webhookStartNode(webhookPath),
+		webhookStartNode(webhookPath, NODE.webhook, answer),
 		{
 			id: randomUUID(),
 			name: NODE.split,

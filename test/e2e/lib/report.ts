@@ -3,6 +3,7 @@
  * Results of the e2e suite and the summary the CI reads: one line per check, then
  * `N passed, N failed` alone on the last line.
  */
+import { runnerStallsBetween } from './runner-stalls';
 
 export interface CheckResult {
 	name: string;
@@ -30,7 +31,8 @@ export class Report {
 			this.record({ name, passed: true, durationMs: Date.now() - started });
 			return true;
 		} catch (error) {
-			this.fail(name, error, Date.now() - started);
+			const stalls = runnerStallsBetween(started, Date.now());
+			this.fail(name, stalls ? `${describe(error)} (${stalls})` : error, Date.now() - started);
 			return false;
 		}
 	}

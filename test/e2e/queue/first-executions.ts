@@ -1,10 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The cluster's first executions, before any scenario: each webhook process hands a plain
- * Webhook → No Operation workflow (n8n's own nodes, no credential, no token) to the workers and
- * answers with its result. A freshly started 1.x cluster beside the other line once left the
- * first webhook call of the first scenario unanswered for 60 s (CI, 1.123.81); the time each
- * process took is printed, so a slow start is seen here rather than inside a scenario.
+ * Webhook → No Operation workflow (n8n's own nodes, no credential, no token) to the workers, and
+ * each execution succeeds. The webhook answers when n8n has taken the call: one that waited for
+ * the run's items was once left unanswered (CI, 1.123.81), n8n's own race described at
+ * `WebhookAnswer`. The time each process took is printed, so a slow start is seen here rather
+ * than inside a scenario.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -14,7 +15,7 @@ import { httpRequest } from '../lib/http';
 import type { N8nRest } from '../lib/n8n-rest';
 import type { QueueCluster } from '../lib/queue-mode/cluster';
 import { pollUntil } from '../lib/wait';
-import { webhookStartNode } from '../workflows';
+import { NODE, webhookStartNode } from '../workflows';
 
 /** A webhook call left unanswered this long is given up and made again (at most `ATTEMPTS`). */
 const CALL_TIMEOUT_MS = 30_000;
@@ -26,7 +27,7 @@ export async function firstExecutionsOnWorkers(
 	figures: Map<string, string | number>,
 ): Promise<void> {
 	const path = `e2e-first-${randomUUID()}`;
-	const start = webhookStartNode(path);
+	const start = webhookStartNode(path, NODE.webhook, 'onReceived');
 	const noOp = {
 		id: randomUUID(),
 		name: 'No Operation',
@@ -76,6 +77,12 @@ export async function firstExecutionsOnWorkers(
 		);
 	}
 	figures.set('first execution through each webhook process', took.join(', '));
-	await waitForExecutions(rest, created.id, cluster.webhooks.length, 60_000);
+	const executions = await waitForExecutions(rest, created.id, cluster.webhooks.length, 60_000);
+	for (const execution of executions)
+		assert.equal(
+			execution.status,
+			'success',
+			`first execution ${execution.id} ended ${execution.status}`,
+		);
 	await rest.deactivateWorkflow(created);
 }

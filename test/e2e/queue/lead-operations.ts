@@ -46,10 +46,16 @@ function assertOnePerWorker(figures: TokenFigures, what: string): void {
 export const leadOperationsOnWorkers: QueueScenario = {
 	name: 'queue mode: lead operations: Create and Get run on the workers; at most one token request per worker process, for runs starting together and after expiries with both workers busy',
 	async run({ rest, webhooks, sim, credential, figures, tokenRequests }) {
-		const { workflow, webhookPath } = createAndGetLeadsWorkflow(credential, {
-			partnerOrganizationId: sim.defaultPartnerOrganization.id,
-			agentId: sim.defaultAgents[0]!.id,
-		});
+		// Answered when taken: a queue-mode caller that waits for the run's items can wait forever
+		// (WebhookAnswer). Each run's outcome is read from n8n's executions instead.
+		const { workflow, webhookPath } = createAndGetLeadsWorkflow(
+			credential,
+			{
+				partnerOrganizationId: sim.defaultPartnerOrganization.id,
+				agentId: sim.defaultAgents[0]!.id,
+			},
+			'onReceived',
+		);
 		const created = await rest.createWorkflow(workflow);
 		await rest.activateWorkflow(created);
 		const leadsBefore = sim.control.listLeads().length;
@@ -60,6 +66,7 @@ export const leadOperationsOnWorkers: QueueScenario = {
 			workflowId: created.id,
 			webhookPath,
 			body: { leads: INPUT_LEADS },
+			serviceStats: () => sim.control.stats(),
 		});
 		tokenRequests.reset();
 		await runTogether(2);

@@ -40,6 +40,7 @@ export const leadRunsTogether: Scenario = {
 			workflowId: created.id,
 			webhookPath,
 			body: { leads: INPUT_LEADS },
+			serviceStats: () => sim.control.stats(),
 		});
 		sim.control.resetStats();
 		await runTogether(6);
