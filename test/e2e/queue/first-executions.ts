@@ -11,15 +11,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 
 import { waitForExecutions } from '../lib/execution-data';
-import { httpRequest } from '../lib/http';
-import type { N8nRest } from '../lib/n8n-rest';
+import { N8nRest } from '../lib/n8n-rest';
 import type { QueueCluster } from '../lib/queue-mode/cluster';
-import { pollUntil } from '../lib/wait';
+import { runThroughWebhook } from '../lib/run-workflow';
 import { NODE, webhookStartNode } from '../workflows';
 
-/** A webhook call left unanswered this long is given up and made again (at most `ATTEMPTS`). */
-const CALL_TIMEOUT_MS = 30_000;
-const ATTEMPTS = 3;
+/** A fresh cluster's webhook processes know a newly published workflow's webhook within this. */
+const REGISTERED_WITHIN_MS = 90_000;
 
 export async function firstExecutionsOnWorkers(
 	cluster: QueueCluster,
@@ -48,33 +46,18 @@ export async function firstExecutionsOnWorkers(
 	const took: string[] = [];
 	for (const webhookProcess of cluster.webhooks) {
 		const startedAt = Date.now();
-		let attempts = 0;
-		const answer = await pollUntil(
-			async () => {
-				attempts++;
-				const response = await httpRequest(`${webhookProcess.baseUrl}/webhook/${path}`, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify({ from: webhookProcess.name }),
-					timeoutMs: CALL_TIMEOUT_MS,
-				});
-				// 404: the process does not know the webhook yet (activation is under way)
-				return response.status === 404 ? undefined : response;
-			},
-			{
-				timeoutMs: ATTEMPTS * CALL_TIMEOUT_MS,
-				intervalMs: 250,
-				what: `${webhookProcess.name} to run its first execution on a worker`,
-			},
+		const answer = await runThroughWebhook(
+			new N8nRest(webhookProcess.baseUrl),
+			path,
+			{ from: webhookProcess.name },
+			REGISTERED_WITHIN_MS,
 		);
 		assert.equal(
 			answer.status,
 			200,
 			`${webhookProcess.name} answered ${answer.status}: ${answer.text}`,
 		);
-		took.push(
-			`${webhookProcess.name} ${((Date.now() - startedAt) / 1000).toFixed(1)} s (${attempts} calls)`,
-		);
+		took.push(`${webhookProcess.name} ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
 	}
 	figures.set('first execution through each webhook process', took.join(', '));
 	const executions = await waitForExecutions(rest, created.id, cluster.webhooks.length, 60_000);
