@@ -137,11 +137,19 @@ export class PartnerLeadsApi implements ICredentialType {
 			type: 'hidden',
 			default: 0,
 		},
+		{
+			// A hash of the key the token was issued to: a token of a key replaced since is not sent.
+			displayName: 'Token Issued To',
+			name: 'tokenIssuedTo',
+			type: 'hidden',
+			typeOptions: { password: true },
+			default: '',
+		},
 	];
 
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
-		const { accessToken, renewAfter } = await accessTokenFor(this, credentials);
-		return { accessToken, renewalDueAt: renewAfter };
+		const { accessToken, renewAfter, issuedTo } = await accessTokenFor(this, credentials);
+		return { accessToken, renewalDueAt: renewAfter, tokenIssuedTo: issuedTo };
 	}
 
 	/** In code: a `{{$credentials.accessToken}}` expression cost 15-30% speed (bench/README.md). */

@@ -1,4 +1,4 @@
-import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, ITriggerFunctions, JsonObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { httpCodeOf } from '../shared/transport/errors';
@@ -8,7 +8,9 @@ import { recordId } from '../shared/transport/record';
 import { processMemorySizes } from '../shared/state/processMemory';
 import { type LeadTopic, selectedTopics } from '../shared/topics';
 import { observedTopics, watchedFieldIds } from '../shared/changes/watchedFields';
-import { forgetWhenDone } from './runs/executor';
+import { forgetWhenDone, runsSettled, stopRunsForUnpublish } from './runs/executor';
+import { openRunRecords } from './runs/records';
+import { nodeScope } from '../shared/state/nodeStore';
 import type { StoredSubscription, StoredSubscriptions } from './state/subscriptions';
 import { freshSecretBox, storedEntries, SUBSCRIPTIONS, unreadableIds } from './state/subscriptions';
 
@@ -50,7 +52,9 @@ function topicsOf(context: IHookFunctions): LeadTopic[] {
 	return topics;
 }
 
-async function listSubscriptions(this: IHookFunctions): Promise<RemoteSubscription[]> {
+export async function listSubscriptions(
+	this: IHookFunctions | ITriggerFunctions,
+): Promise<RemoteSubscription[]> {
 	// every page: a subscription of this trigger on a later page must be found and removed too
 	const listed = await allOf.call(this, {
 		api: 'webhooks',
@@ -270,9 +274,16 @@ export async function createSubscriptions(this: IHookFunctions): Promise<boolean
 	return true;
 }
 
-/** Deletes and forgets every stored subscription; those that fail stay stored for a retry. */
+/**
+ * Unpublished, or a new version published: no run starts any more, the subscriptions are deleted,
+ * the executions under way get a moment to end, and every record is written into the static data
+ * n8n saves next, so what was accepted runs at the next publish and nothing runs twice. Those that
+ * fail to delete stay stored for a retry (n8n would not save the static data of a delete that threw).
+ */
 export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean> {
 	const nodeData = this.getWorkflowStaticData('node');
+	const scope = nodeScope(this);
+	const unpublishing = stopRunsForUnpublish(scope, webhookUrlOf(this));
 	const box = await freshSecretBox(this);
 	const stored = SUBSCRIPTIONS.read(nodeData, box);
 	const remaining: StoredSubscriptions = {
@@ -291,17 +302,15 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 			failures.push((error as Error).message);
 		}
 	}
+	if (unpublishing) await runsSettled(scope);
+	openRunRecords(this).writeBack();
 	if (failures.length > 0) {
 		SUBSCRIPTIONS.save(nodeData, remaining, box);
-		throw new NodeOperationError(
-			this.getNode(),
-			`Could not remove ${failures.length} webhook subscription(s)`,
-			{
-				description: `${failures.join(' ')} They stay recorded and are removed the next time the workflow is published or unpublished (activated or deactivated on n8n 1.x).`,
-			},
+		this.logger.warn(
+			`Partner Referral Service Trigger could not remove ${failures.length} webhook subscription(s); they stay recorded and are removed the next time the workflow is published or unpublished (activated or deactivated on n8n 1.x): ${failures.join(' ')}`,
+			{ node: this.getNode().name },
 		);
-	}
-	SUBSCRIPTIONS.clear(nodeData);
+	} else SUBSCRIPTIONS.clear(nodeData);
 	forgetWhenDone(this.getWorkflow().id, this.getNode().id);
 	// At debug level: lets an operator see that publishing and unpublishing leaves nothing behind.
 	this.logger.debug(

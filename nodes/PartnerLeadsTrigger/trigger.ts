@@ -1,5 +1,5 @@
 import type { ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { isNewActivation } from '../shared/changes/activation';
 import { watchedFieldIds } from '../shared/changes/watchedFields';
@@ -11,20 +11,15 @@ import {
 	recoverMissedEvents,
 	takeBaselineIfDue,
 } from './recovery/recover';
-import { RECOVERY_TIMING } from './recovery/timing';
+import { RECOVERY_TIMING, waitUntil } from './recovery/timing';
+import { judgeEventAge, maxEventAgeSeconds } from './state/seenEvents';
+import { nodeScope } from '../shared/state/nodeStore';
+import { resumesAfterReportedError, startSubscriptionChecks } from './subscriptionCheck';
 
 /** `trigger()` runs only in the main process (or queue-mode leader): one recovery per workflow. */
 
 /** Default check interval: a full list read every 6 hours keeps the request rate low. */
 export const DEFAULT_CHECK_INTERVAL_MINUTES = 360;
-
-/** Waits until the time or close; wakes every tick as n8n 1.x's `sleep` ignores the signal. */
-async function waitUntil(dueMs: number, closing: AbortSignal): Promise<void> {
-	while (!closing.aborted && Date.now() < dueMs)
-		await sleep(Math.min(RECOVERY_TIMING.tickMs, dueMs - Date.now()), closing).catch(
-			() => undefined,
-		);
-}
 
 function manualTestRun(context: ITriggerFunctions): ITriggerResponse {
 	return {
@@ -103,30 +98,57 @@ function startChecks(
 	return async () => await checking?.catch(() => undefined);
 }
 
+/**
+ * A new activation (published after an unpublish): the runs accepted before it still run, marked
+ * `publishedAgain`; those older than Ignore Events Older Than are dropped, and n8n's log says so.
+ */
+function holdOverRuns(context: ITriggerFunctions, executor: RunExecutor): void {
+	const options = context.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
+	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
+	const inFlight = executor.records().inFlight;
+	const dropped = inFlight.holdOver(
+		(run) => judgeEventAge(run.timestamp, maxAgeSeconds).verdict === 'tooOld',
+	);
+	const node = context.getNode().name;
+	if (inFlight.size > 0)
+		context.logger.info(
+			`Partner Referral Service Trigger: ${inFlight.size} lead event(s) accepted before the workflow was unpublished run now, marked "recoveryReason": "publishedAgain"`,
+			{ node },
+		);
+	if (dropped.length > 0)
+		context.logger.warn(
+			`Partner Referral Service Trigger dropped ${dropped.length} lead event(s) accepted before the workflow was unpublished: they are older than Ignore Events Older Than (${maxAgeSeconds / 3600} hours)`,
+			{ node, leads: dropped.map((run) => `${run.topic} ${run.leadId} ${run.timestamp}`) },
+		);
+}
+
 export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITriggerResponse> {
 	if (this.getMode() === 'manual') return manualTestRun(this);
 	const ledger = openLedger(this);
-	const newActivation = isNewActivation(this.getActivationMode()) || !ledger.activated;
+	// n8n publishing the node again after it reported an error carries on; a user's publish starts anew
+	const resumed = resumesAfterReportedError(nodeScope(this));
+	const newActivation =
+		!ledger.activated || (isNewActivation(this.getActivationMode()) && !resumed);
 	if (newActivation) ledger.startListening();
 	// Deliveries reaching this process run through here from now on (runs/executor.ts).
 	const executor = registerRunExecutor(this);
-	if (newActivation) executor.records().inFlight.clear();
+	if (newActivation) holdOverRuns(this, executor);
 	const closing = new AbortController();
 	// Accepted runs not started run now; interrupted ones run again, marked.
-	if (!newActivation) executor.queue.wake();
-	let checkInProgress: (() => Promise<unknown>) | undefined;
+	executor.queue.wake();
+	const stops = [startSubscriptionChecks(this, closing.signal)];
 	const recover = this.getNodeParameter('recoverMissedEvents', true) !== false;
 	// Watched fields need every lead's values, recovery or not: listed now when newly chosen.
 	if (recover || watchedFieldIds(this).length > 0) {
 		const listed = (newActivation || baselineDue(this)) && (await baselineAtActivation(this));
-		if (recover) checkInProgress = startChecks(this, closing, executor, newActivation && listed);
+		if (recover) stops.push(startChecks(this, closing, executor, newActivation && listed));
 	}
 	return {
-		// Deactivation waits for a check in progress to stop; runs under way still finish.
+		// Deactivation waits for the checks in progress to stop; runs under way still finish.
 		closeFunction: async () => {
 			closing.abort();
 			unregisterRunExecutor(executor);
-			await checkInProgress?.();
+			await Promise.all(stops.map(async (stop) => await stop()));
 		},
 	};
 }

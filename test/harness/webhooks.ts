@@ -136,7 +136,19 @@ export interface TriggerHostOptions {
 	deduplicationKeysKept?: boolean;
 	/** a node the trigger's output goes to, named NEXT_NODE */
 	next?: Pick<INode, 'type' | 'parameters'>;
+	/**
+	 * n8n 1.x gives trigger() no saveFailedExecution (its TriggerContext has none): false leaves it
+	 * out (default: given, as 2.x does)
+	 */
+	saveFailedExecutionGiven?: boolean;
 }
+
+/**
+ * How n8n publishes a workflow again after its trigger called emitError
+ * (ActiveWorkflowManager.addQueuedWorkflowActivation: 1 s, doubled after each failure, up to a
+ * day). Tests shorten the first wait; `attempts` bounds the harness's retries.
+ */
+export const REACTIVATION = { firstWaitMs: 1_000, maxWaitMs: 24 * 60 * 60_000, attempts: 30 };
 
 type Registration = { webhookData: IWebhookData; mode: 'production' | 'test' };
 
@@ -188,6 +200,20 @@ export class TriggerHost {
 	/** the running trigger() of the active workflow (ActiveWorkflows' trigger response) */
 	private triggerResponse?: ITriggerResponse;
 
+	/** the workflow's activation error as n8n's editor shows it, until an activation succeeds */
+	activationError?: string;
+
+	/** the errors n8n ran the workflow's Error Workflow with, in order */
+	readonly errorWorkflowRuns: Error[] = [];
+
+	/** failed executions trigger() recorded with saveFailedExecution (n8n 2.x) */
+	readonly failedExecutions: Error[] = [];
+
+	/** activations n8n made by itself after an emitError, and those that failed */
+	readonly reactivations = { done: 0, failed: 0 };
+
+	private readonly saveFailedExecutionGiven: boolean;
+
 	private readonly webhookStaticDataSaved: 'always' | 'whenAnsweredByNode';
 
 	private readonly next?: Pick<INode, 'type' | 'parameters'>;
@@ -203,6 +229,7 @@ export class TriggerHost {
 		this.deduplicationKeysKept = options.deduplicationKeysKept ?? true;
 		this.webhookStaticDataSaved = options.webhookStaticDataSaved ?? 'always';
 		this.next = options.next;
+		this.saveFailedExecutionGiven = options.saveFailedExecutionGiven ?? true;
 		this.node = {
 			id: options.node?.id ?? randomUUID(),
 			name: options.node?.name ?? 'Partner Referral Service Trigger',
@@ -247,6 +274,7 @@ export class TriggerHost {
 			deduplicationKeys: this.deduplicationKeys,
 			deduplicationKeysKept: this.deduplicationKeysKept,
 			next: this.next,
+			saveFailedExecutionGiven: this.saveFailedExecutionGiven,
 		};
 	}
 
@@ -283,6 +311,11 @@ export class TriggerHost {
 	async activate(activation: WorkflowActivateMode = 'activate'): Promise<void> {
 		// a new version published: n8n removes the workflow, then adds it again
 		if (activation === 'update') await this.deactivate();
+		await this.add(activation);
+	}
+
+	/** ActiveWorkflowManager.add: the webhooks (checkExists, create), then trigger(); saved. */
+	private async add(activation: WorkflowActivateMode): Promise<void> {
 		const workflow = this.workflow();
 		const webhookData = this.webhookData(workflow, false);
 		try {
@@ -295,12 +328,50 @@ export class TriggerHost {
 			);
 			if (!exists) await this.runMethod('create', workflow, webhookData, 'trigger', activation);
 		} catch (error) {
+			this.activationError = (error as Error).message;
 			await this.deactivate().catch(() => undefined);
 			throw error;
 		}
+		// killed meanwhile: the process that made the subscription saves and starts nothing
+		if (this.dead) return;
 		this.production = { webhookData, mode: 'production' };
 		await this.startTrigger(workflow, activation);
 		this.store.saveIfChanged(workflow);
+		this.activationError = undefined;
+	}
+
+	/**
+	 * The trigger's emitError (n8n's onTriggerFailure): its triggers removed (not its webhooks), the
+	 * activation error registered, the Error Workflow run, then the workflow added again after
+	 * REACTIVATION.firstWaitMs with the same activation mode, the wait doubled after each failure.
+	 */
+	private triggerFailed(error: Error, activation: WorkflowActivateMode): void {
+		this.activationError = error.message;
+		this.errorWorkflowRuns.push(error);
+		this.track(
+			(async () => {
+				await this.stopTrigger();
+				let waitMs = REACTIVATION.firstWaitMs;
+				for (let attempt = 0; attempt < REACTIVATION.attempts && !this.closed; attempt++) {
+					await sleep(waitMs);
+					if (this.closed || this.dead) return;
+					try {
+						await this.add(activation);
+						this.reactivations.done++;
+						return;
+					} catch {
+						this.reactivations.failed++;
+						waitMs = Math.min(waitMs * 2, REACTIVATION.maxWaitMs);
+					}
+				}
+			})(),
+		);
+	}
+
+	/** The trigger's saveFailedExecution (n8n 2.x): a failed execution, then the Error Workflow. */
+	private triggerReportedError(error: Error): void {
+		this.failedExecutions.push(error);
+		this.errorWorkflowRuns.push(error);
 	}
 
 	private async startTrigger(workflow: Workflow, activation: WorkflowActivateMode): Promise<void> {
@@ -345,13 +416,22 @@ export class TriggerHost {
 			'trigger',
 			activation,
 			emit,
-			(error: Error) => this.crashes.push(error),
+			(error: Error) => this.triggerFailed(error, activation),
+			(error: Error) => this.triggerReportedError(error),
 		);
+		// n8n 1.x's TriggerContext has no saveFailedExecution
+		if (!this.saveFailedExecutionGiven)
+			(context as { saveFailedExecution?: unknown }).saveFailedExecution = undefined;
 		this.triggerResponse = (await nodeType.trigger.call(context)) ?? undefined;
 	}
 
 	/** whether the process was killed: it answers nothing more */
 	dead = false;
+
+	/** A hard kill of n8n now (kill -9): nothing more is saved, answered, started or finished. */
+	killNow(): void {
+		this.die();
+	}
 
 	private die(): void {
 		this.store.frozen = true;
@@ -465,7 +545,11 @@ export class TriggerHost {
 		return runExecutorFor(scope)?.records().inFlight.size ?? 0;
 	}
 
+	/** the host was closed (n8n stopped): it publishes nothing again by itself */
+	private closed = false;
+
 	async close(): Promise<void> {
+		this.closed = true;
 		await this.stopTrigger();
 		await this.settle();
 		if (!this.server.listening) return;
@@ -687,6 +771,19 @@ export class TriggerHost {
 	/** and for each of its items, one after the other (a node that waits on each: an AI model) */
 	itemMs = 0;
 
+	/** while set, every execution waits for it before its nodes run (a workflow stalled by the test) */
+	private executionGate?: Promise<void>;
+
+	/** Executions started from now on wait until the returned function is called. */
+	holdExecutions(): () => void {
+		let release = () => undefined as void;
+		this.executionGate = new Promise<void>((resolve) => (release = resolve));
+		return () => {
+			this.executionGate = undefined;
+			release();
+		};
+	}
+
 	private async execute(
 		workflow: Workflow,
 		nodeName: string,
@@ -697,7 +794,8 @@ export class TriggerHost {
 		this.concurrency.max = Math.max(this.concurrency.max, this.concurrency.now);
 		this.itemsUnderWay.now += items.length;
 		this.itemsUnderWay.max = Math.max(this.itemsUnderWay.max, this.itemsUnderWay.now);
-		const run = await sleep(this.executionMs + this.itemMs * items.length)
+		const run = await (this.executionGate ?? Promise.resolve())
+			.then(async () => await sleep(this.executionMs + this.itemMs * items.length))
 			.then(async () => await this.harness.runWorkflow(workflow, nodeName, items, mode))
 			.finally(() => {
 				this.concurrency.now--;

@@ -1,4 +1,4 @@
-import { REPLACEMENT_WAIT } from '../../nodes/PartnerLeadsTrigger/runs/executor';
+import { REPLACEMENT_WAIT, UNPUBLISH_WAIT } from '../../nodes/PartnerLeadsTrigger/runs/executor';
 import { processMemorySizes } from '../../nodes/shared/state/processMemory';
 import { N8nHarness } from '../harness/harness';
 import { LogCapture } from '../security/capture';
@@ -91,6 +91,7 @@ describe('process memory of a trigger node deactivated while its runs were under
 	let sim: Simulator;
 	let harness: N8nHarness;
 	const defaultWait = REPLACEMENT_WAIT.ms;
+	const defaultUnpublishWait = UNPUBLISH_WAIT.ms;
 
 	beforeAll(async () => {
 		sim = await startSimulator({ allowInsecureLoopbackWebhooks: true, seed: 27 });
@@ -98,6 +99,7 @@ describe('process memory of a trigger node deactivated while its runs were under
 	});
 	afterAll(async () => {
 		REPLACEMENT_WAIT.ms = defaultWait;
+		UNPUBLISH_WAIT.ms = defaultUnpublishWait;
 		await sim.close();
 	});
 
@@ -115,7 +117,9 @@ describe('process memory of a trigger node deactivated while its runs were under
 		const host = await TriggerHost.start(harness, {
 			parameters: { events: ['lead/create'], fetchFullLead: false },
 		});
+		// a run that outlasts the wait an unpublish gives it (UNPUBLISH_WAIT)
 		host.executionMs = 500;
+		UNPUBLISH_WAIT.ms = 100;
 		await host.activate();
 		const { rawBody, headers } = signed(
 			storedSecret({ sim, host }, 'lead/create'),

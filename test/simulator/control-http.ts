@@ -21,7 +21,7 @@ import type { Lead, SchemaField, SimulatorControl } from './types';
  *   POST   /__control/leads/seed {count} | {leads} | [leads]   (+ summary: true -> {count, ids})
  *   GET    /__control/leads                      GET  /__control/leads/:id
  *   POST   /__control/portal/leads {fields}      PATCH /__control/portal/leads/:id   DELETE /__control/portal/leads/:id
- *   GET    /__control/subscriptions              GET  /__control/deliveries
+ *   GET    /__control/subscriptions              DELETE /__control/subscriptions/:id   GET /__control/deliveries
  *   PUT    /__control/delivery-faults {duplicateRate?, reorder?}
  *   POST   /__control/deliveries/wait {timeoutMs?}   (504 deliveries_pending on timeout)
  *   PUT    /__control/faults {route, faults|null}    DELETE /__control/faults
@@ -186,6 +186,16 @@ export function controlRouter(
 	router.get(
 		'/subscriptions',
 		call(200, () => control.listSubscriptions()),
+	);
+	router.delete(
+		'/subscriptions/:id',
+		call(200, (req) => {
+			const id = param(req, 'id');
+			if (!ctx.state.subscriptions.has(id))
+				throw new ApiError(404, 'not_found', `No subscription with id ${id}`);
+			control.portalDeleteSubscription(id);
+			return { id, deleted: true };
+		}),
 	);
 	router.get(
 		'/deliveries',

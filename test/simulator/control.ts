@@ -124,6 +124,9 @@ export function createControl(ctx: SimContext): SimulatorControl {
 		portalDeleteLead: (id) => portalDelete(ctx, id),
 
 		listSubscriptions: () => [...state.subscriptions.values()].map((sub) => ({ ...sub })),
+		portalDeleteSubscription(id) {
+			if (!state.subscriptions.delete(id)) throw new Error(`No subscription with id ${id}`);
+		},
 		deliveries: () => ctx.deliveries.attemptsLog(),
 		setDeliveryFaults: (faults) => ctx.deliveries.setFaults(faults),
 		waitForDeliveries: (timeoutMs) => ctx.deliveries.waitForIdle(timeoutMs),

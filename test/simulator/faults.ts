@@ -28,6 +28,8 @@ export class FaultInjector {
 	/** requests still to pass untouched, per route key set with passFirst */
 	private readonly passing = new Map<string, number>();
 	private readonly timers = new Set<NodeJS.Timeout>();
+	/** requests waiting on a `held` route: answered once the faults change */
+	private readonly heldRequests = new Set<() => void>();
 
 	constructor(readonly dice: Prng) {}
 
@@ -36,6 +38,7 @@ export class FaultInjector {
 			throw new Error(`Unknown route key "${route}"; use '*' or one of: ${ROUTE_KEYS.join(', ')}`);
 		}
 		this.passing.delete(route);
+		this.releaseHeld();
 		if (faults === null) {
 			this.byRoute.delete(route);
 			return;
@@ -59,6 +62,17 @@ export class FaultInjector {
 	clear(): void {
 		this.byRoute.clear();
 		this.passing.clear();
+		this.releaseHeld();
+	}
+
+	/** Waits until the faults change (a `held` route's requests go on then). */
+	held(): Promise<void> {
+		return new Promise((resolve) => this.heldRequests.add(resolve));
+	}
+
+	private releaseHeld(): void {
+		for (const release of this.heldRequests) release();
+		this.heldRequests.clear();
 	}
 
 	/** Whether this request on the route passes untouched (passFirst not yet used up). */
@@ -100,10 +114,11 @@ export class FaultInjector {
 		});
 	}
 
-	/** Stops pending latency timers (their requests die with the closed sockets). */
+	/** Stops pending latency timers and holds (their requests die with the closed sockets). */
 	close(): void {
 		for (const timer of this.timers) clearTimeout(timer);
 		this.timers.clear();
+		this.releaseHeld();
 	}
 }
 
@@ -138,6 +153,7 @@ export function trafficMiddleware(faults: FaultInjector, stats: StatsRecorder): 
 		stats.track(route, res);
 		const active = faults.effective(route);
 		if (!active) return next();
+		if (active.held) await faults.held();
 		if (active.latencyMs && active.latencyMs > 0) await faults.sleep(active.latencyMs);
 		const dice = faults.dice;
 		if (dice.chance(active.dropRate)) {

@@ -146,6 +146,8 @@ export interface RouteFaults {
 	rate5xxAfterEffect?: number;
 	/** added latency in ms */
 	latencyMs?: number;
+	/** requests wait, unanswered, until the faults are set again or cleared (a service stalled until the test says) */
+	held?: boolean;
 	/** the first this many requests on the route after the faults are set pass untouched (default 0) */
 	passFirst?: number;
 	/** share (0..1) of requests whose socket is destroyed without an answer, before the handler runs */
@@ -260,6 +262,8 @@ export interface SimulatorControl {
 
 	/** Webhooks */
 	listSubscriptions(): Subscription[];
+	/** Deletes a subscription "in the portal" (as an admin would, or another integration): deliveries for it stop. */
+	portalDeleteSubscription(id: string): void;
 	deliveries(): DeliveryAttempt[];
 	setDeliveryFaults(faults: DeliveryFaults): void;
 	/** Resolves when no delivery is pending or in flight (including retries), or rejects after timeoutMs. */

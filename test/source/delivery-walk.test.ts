@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 import type { Setup } from '../nodes/partner-leads-trigger/helpers';
 import { ALL_TOPICS, setUp } from '../nodes/partner-leads-trigger/helpers';
+import { RECOVERY_TIMING } from '../../nodes/PartnerLeadsTrigger/recovery/timing';
 
 /**
  * The shipped files one delivery runs code in, from `webhook()` to its finished execution, taken
@@ -46,15 +47,19 @@ describe('the walk of one delivery', () => {
 	let setup: Setup | undefined;
 	const session = new Session();
 
+	const tickMs = RECOVERY_TIMING.tickMs;
 	afterEach(async () => {
+		RECOVERY_TIMING.tickMs = tickMs;
 		await setup?.close();
 		await session.post('Profiler.stopPreciseCoverage').catch(() => undefined);
 		session.disconnect();
 	});
 
 	it('runs code in exactly the files its walk in docs/ARCHITECTURE.md lists', async () => {
-		// the check for missed events off: its wait wakes each second in trigger.ts, delivery or not
+		// the check for missed events off, and the subscriptions' check kept asleep: their waits wake
+		// each tick (recovery/timing.ts), delivery or not
 		setup = await setUp({ events: ALL_TOPICS, recoverMissedEvents: false });
+		RECOVERY_TIMING.tickMs = 10 * 60_000;
 		await setup.host.activate();
 		// a first delivery: the token, the schema and lazy modules are in place, as in a running n8n
 		const first = setup.sim.control.portalCreateLead({ firstName: 'First', lastName: 'Lead' });

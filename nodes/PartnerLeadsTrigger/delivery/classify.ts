@@ -12,7 +12,7 @@ import type { LeadEvent } from '../../shared/leadItem';
 import type { RecoveryLedger } from '../state/recoveryLedger';
 import { type RunExecutor, runExecutorFor } from '../runs/executor';
 import type { InFlightRun } from '../state/runsInFlight';
-import { RunRecords } from '../runs/records';
+import { type RunRecords, openRunRecords } from '../runs/records';
 import { nodeScope } from '../../shared/state/nodeStore';
 import { type Rejection, ignoredAsReplay, rejected, reply } from './answers';
 import type { DeliveryOptions } from './verify';
@@ -99,9 +99,7 @@ export function classifyDelivery(
 	// whose events a memory holds: one trigger node of one workflow, its test URL apart
 	const scope = nodeScope(context, isTest ? 'test' : 'production');
 	const nodeData = context.getWorkflowStaticData('node');
-	const records = isTest
-		? undefined
-		: new RunRecords(nodeData, scope, maxAgeSeconds, watchedFieldIds(context));
+	const records = isTest ? undefined : openRunRecords(context);
 	if (ranByRecovery(event, eventMs, records?.ledger, fetchesFullLead(context)))
 		return { response: reply(context, 200, { received: true, duplicate: true }) };
 	const seen = records?.seen ?? new SeenEvents(nodeData, scope, { maxAgeSeconds });

@@ -8,7 +8,7 @@ import { observedTopics, watchSettingsOf } from '../../shared/changes/watchedFie
 import { selectedTopics } from '../../shared/topics';
 import { maxEventAgeSeconds } from '../state/seenEvents';
 import type { RunExecutor } from '../runs/executor';
-import type { RunRecords } from '../runs/records';
+import { type RunRecords, openRunRecords } from '../runs/records';
 import type { RunsInFlight } from '../state/runsInFlight';
 import { nodeScope, ProductionNodeMemories } from '../../shared/state/nodeStore';
 import { watchedLeadsOf } from '../state/watchedLeads';
@@ -58,8 +58,14 @@ export async function takeBaselineIfDue(
 	const listing = await listLeads(this, { stopped });
 	outcome.listRequests = listing.requests;
 	if (listing.stopped || stopped()) return outcome;
-	// the watched fields' values of every lead: a new activation, or fields newly watched
-	watchedLeadsOf(this).takeBaseline(listing.leads);
+	// the watched fields' values of every lead: a new activation, or fields newly watched; a lead
+	// with a run in flight (held over an unpublish) keeps those it will be judged against
+	const inFlight = new Set(
+		openRunRecords(this)
+			.inFlight.all()
+			.map((run) => run.leadId),
+	);
+	watchedLeadsOf(this).takeBaseline(listing.leads.filter((listed) => !inFlight.has(listed.id)));
 	const baselineLedger = openLedger(this);
 	if (!baselineLedger.baselineDue) return outcome;
 	// a new activation's leads never run: listening starts a settle below the newest listed

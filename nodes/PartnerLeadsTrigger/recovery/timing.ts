@@ -1,3 +1,5 @@
+import { sleep } from 'n8n-workflow';
+
 /**
  * When recovery looks (tests shorten these):
  * - firstCheckDelayMs: after start, lets webhooks take the service's pending retries first;
@@ -16,4 +18,12 @@ export const RECOVERY_TIMING = {
 export interface FollowUps {
 	changes: Map<string, number>;
 	gone: Map<string, number>;
+}
+
+/** Waits until the time or close; wakes every tick as n8n 1.x's `sleep` ignores the signal. */
+export async function waitUntil(dueMs: number, closing: AbortSignal): Promise<void> {
+	while (!closing.aborted && Date.now() < dueMs)
+		await sleep(Math.min(RECOVERY_TIMING.tickMs, dueMs - Date.now()), closing).catch(
+			() => undefined,
+		);
 }

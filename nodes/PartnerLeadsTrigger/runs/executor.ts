@@ -1,11 +1,13 @@
 import { createHash } from 'crypto';
 import type { IDataObject, INodeExecutionData, IRun, ITriggerFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
-import { maxEventAgeSeconds } from '../state/seenEvents';
+import { deliveriesInProgress, maxEventAgeSeconds } from '../state/seenEvents';
 import { forgetTriggerNode } from '../../shared/state/processMemory';
 import { nodeScope, ProductionNodeMemories, scopeOf } from '../../shared/state/nodeStore';
 import { type InFlightRun, eventVersion } from '../state/runsInFlight';
 import { RunRecords } from './records';
+import { subscribedIds } from '../state/subscriptions';
 import { watchedFieldIds } from '../../shared/changes/watchedFields';
 import type { PreparedRun } from './prepare';
 import { RunQueue } from './queue';
@@ -18,6 +20,9 @@ import { type RunOutcome, ExecutionPlaces, leadsPerExecution, RUN_CONCURRENCY } 
 
 /** How the trigger marks a run of an event it ran before: its execution was interrupted. */
 export const RERUN_MARK = { recovered: true, recoveryReason: 'interrupted' } as const;
+
+/** Marks an event accepted before the workflow was unpublished, run once it is published again. */
+export const PUBLISHED_AGAIN_MARK = { recovered: true, recoveryReason: 'publishedAgain' } as const;
 
 /** Marks a lead run again alone because the execution it shared with other leads failed. */
 export const SHARED_EXECUTION_FAILED_MARK = {
@@ -56,6 +61,9 @@ export class RunExecutor {
 	/** this trigger's records, on the static data n8n saves with each emit */
 	private readonly ownRecords: RunRecords;
 
+	/** the production webhook URL it was subscribed with (state/subscriptions.ts) */
+	readonly webhookUrl?: string;
+
 	constructor(private readonly context: ITriggerFunctions) {
 		const options = context.getNodeParameter('options', {}) as {
 			maxEventAgeHours?: number;
@@ -64,6 +72,7 @@ export class RunExecutor {
 		const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
 		const nodeData = context.getWorkflowStaticData('node');
 		this.ownRecords = new RunRecords(nodeData, this.scope, maxAgeSeconds, watchedFieldIds(context));
+		this.webhookUrl = subscribedIds(nodeData)?.webhookUrl;
 		this.queue = new RunQueue(context, this);
 		this.places = new ExecutionPlaces(
 			RUN_CONCURRENCY.runs,
@@ -155,6 +164,11 @@ export class RunExecutor {
 	/** Stops starting runs; executions under way finish, runs not started stay in flight. */
 	close(): void {
 		this.closed = true;
+		this.stopStarting();
+	}
+
+	/** Starts no more runs; deliveries are still accepted, their runs kept in flight. */
+	stopStarting(): void {
 		this.queue.close();
 		this.places.close();
 	}
@@ -205,10 +219,11 @@ export class RunExecutor {
 		return preparedRuns.map(() => 'finished');
 	}
 
-	/** The mark of a run again: after its shared execution failed, or after an interruption. */
+	/** The mark of a run again (its shared execution failed, or it was interrupted) or held over. */
 	private runAgainMark(run: InFlightRun): IDataObject {
 		if (this.failedTogether.delete(run.key)) return SHARED_EXECUTION_FAILED_MARK;
-		return run.attempts > 1 ? RERUN_MARK : {};
+		if (run.attempts > 1) return RERUN_MARK;
+		return run.heldOver ? PUBLISHED_AGAIN_MARK : {};
 	}
 
 	/**
@@ -254,6 +269,36 @@ export function registerRunExecutor(context: ITriggerFunctions): RunExecutor {
 export function unregisterRunExecutor(executor: RunExecutor): void {
 	executor.close();
 	if (executor.underWay === 0 && !executor.retired) executor.unregister();
+}
+
+/**
+ * How long unpublishing waits for the executions under way, so their end is saved with the
+ * unpublish and none runs again at the next publish. One still running then stays in flight.
+ */
+export const UNPUBLISH_WAIT = { ms: 30_000, pollMs: 50 };
+
+/**
+ * n8n is about to delete the node's webhooks at `webhookUrl` (unpublished, or a new version
+ * published); not those of the editor's "listen for test event", which leave the trigger running.
+ * Whether the executions of the node were stopped here.
+ */
+export function stopRunsForUnpublish(scope: string, webhookUrl: string): boolean {
+	const executor = executors.get(scope);
+	if (!executor || executor.webhookUrl !== webhookUrl) return false;
+	executor.stopStarting();
+	return true;
+}
+
+/**
+ * Waits, up to UNPUBLISH_WAIT, until no execution of the node is under way in this process and no
+ * delivery is being handled, so their ends are saved with the unpublish (records.ts writeBack).
+ * A run still reading its lead starts nothing now: it stays in flight.
+ */
+export async function runsSettled(scope: string): Promise<void> {
+	const executor = executors.get(scope);
+	const deadline = Date.now() + UNPUBLISH_WAIT.ms;
+	const busy = () => (executor?.places.executing ?? 0) > 0 || deliveriesInProgress(scope) > 0;
+	while (busy() && Date.now() < deadline) await sleep(UNPUBLISH_WAIT.pollMs);
 }
 
 /** n8n deleted the webhooks: forget the node's memory, or retire it while runs are under way. */

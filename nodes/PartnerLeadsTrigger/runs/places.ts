@@ -64,6 +64,11 @@ export class ExecutionPlaces<T> {
 		private readonly moreComing: () => boolean = () => true,
 	) {}
 
+	/** Executions under way (emitted, not ended). */
+	get executing(): number {
+		return this.busy;
+	}
+
 	/** Runs taken up at once (read, waiting for a place, executing): enough to fill every place. */
 	get runsAtOnce(): number {
 		return this.places * this.runsPerExecution;

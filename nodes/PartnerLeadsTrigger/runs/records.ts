@@ -1,7 +1,14 @@
 import { createHash } from 'crypto';
-import type { IDataObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IHookFunctions,
+	ITriggerFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 
-import { eventMark, eventTimeSeconds, SeenEvents } from '../state/seenEvents';
+import { eventMark, eventTimeSeconds, maxEventAgeSeconds, SeenEvents } from '../state/seenEvents';
+import { watchedFieldIds } from '../../shared/changes/watchedFields';
+import { nodeScope } from '../../shared/state/nodeStore';
 import type { LeadVersion } from '../../shared/changes/versions';
 import type { LeadTopic } from '../../shared/topics';
 import { RecoveryLedger } from '../state/recoveryLedger';
@@ -83,4 +90,17 @@ export class RunRecords {
 		this.ledger.save();
 		this.watched.save();
 	}
+}
+
+/** The node's production records on the static data of this context's workflow. */
+export function openRunRecords(
+	context: IHookFunctions | ITriggerFunctions | IWebhookFunctions,
+): RunRecords {
+	const options = context.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
+	return new RunRecords(
+		context.getWorkflowStaticData('node'),
+		nodeScope(context),
+		maxEventAgeSeconds(options.maxEventAgeHours),
+		watchedFieldIds(context),
+	);
 }

@@ -29,6 +29,8 @@ export interface InFlightRun {
 	origin: RunOrigin;
 	/** the watched fields' values before the run (watchedLeads.ts), so its re-run shows the same `from` */
 	watchedBefore?: string;
+	/** accepted before the workflow was unpublished: it runs at the next publish, marked so */
+	heldOver?: boolean;
 }
 
 /** The lead version a run stands for: a recovery's updatedAt exactly, a delivery's event time. */
@@ -36,18 +38,24 @@ export function eventVersion(run: InFlightRun): LeadVersion {
 	return { ms: isoTimeMs(run.timestamp) ?? 0, exact: run.origin === 'recovered' };
 }
 
+/** The origin as stored: 'd' delivered, 'r' recovered; with 'h' when held over an unpublish. */
+type StoredOrigin = 'd' | 'r' | 'dh' | 'rh';
+
 type StoredRun =
-	| [string, LeadTopic, string, string, number, 'd' | 'r']
-	| [string, LeadTopic, string, string, number, 'd' | 'r', string];
+	| [string, LeadTopic, string, string, number, StoredOrigin]
+	| [string, LeadTopic, string, string, number, StoredOrigin, string];
+
+const STORED_ORIGINS: readonly string[] = ['d', 'r', 'dh', 'rh'];
 
 function pack(run: InFlightRun): StoredRun {
+	const origin = run.origin === 'delivered' ? 'd' : 'r';
 	const stored: StoredRun = [
 		run.key,
 		run.topic,
 		run.leadId,
 		run.timestamp,
 		run.attempts,
-		run.origin === 'delivered' ? 'd' : 'r',
+		run.heldOver ? `${origin}h` : origin,
 	];
 	return run.watchedBefore === undefined ? stored : [...stored, run.watchedBefore];
 }
@@ -59,15 +67,16 @@ function unpack(raw: unknown): InFlightRun | undefined {
 		return undefined;
 	if (typeof timestamp !== 'string' || typeof attempts !== 'number' || !(attempts >= 0))
 		return undefined;
-	if (origin !== 'd' && origin !== 'r') return undefined;
+	if (typeof origin !== 'string' || !STORED_ORIGINS.includes(origin)) return undefined;
 	return {
 		key,
 		topic,
 		leadId,
 		timestamp,
 		attempts,
-		origin: origin === 'd' ? 'delivered' : 'recovered',
+		origin: origin.startsWith('d') ? 'delivered' : 'recovered',
 		...(typeof watchedBefore === 'string' ? { watchedBefore } : {}),
+		...(origin.endsWith('h') ? { heldOver: true } : {}),
 	};
 }
 
@@ -141,10 +150,20 @@ export class RunsInFlight {
 		this.save();
 	}
 
-	/** Drops every run (a new activation: nothing from before it runs). */
-	clear(): void {
-		this.runs.clear();
+	/**
+	 * A new activation (published again after an unpublish): runs accepted before it still run, held
+	 * over and marked so; those whose event is older than `isTooOld` says are dropped and returned.
+	 */
+	holdOver(isTooOld: (run: InFlightRun) => boolean): InFlightRun[] {
+		const dropped: InFlightRun[] = [];
+		for (const run of this.runs.values()) {
+			if (isTooOld(run)) {
+				dropped.push(run);
+				this.runs.delete(run.key);
+			} else if (run.attempts === 0) this.runs.set(run.key, { ...run, heldOver: true });
+		}
 		this.save();
+		return dropped;
 	}
 
 	/** Writes the process memory into static data, to be saved whole by n8n. */

@@ -171,6 +171,11 @@ registerNodeMemory('deliveriesInProgress', {
 	forget: () => undefined,
 });
 
+/** How many deliveries of a node are being handled now (unpublishing waits for them). */
+export function deliveriesInProgress(scope: string): number {
+	return inProgress.get(scope)?.size ?? 0;
+}
+
 export type Recall = 'new' | 'seen' | 'forgotten';
 
 /** The events a trigger node has already turned into executions. */

@@ -169,9 +169,11 @@ function storedSubscriptions(value: StoredSubscriptions, box: SecretBox): IDataO
 	return { webhookUrl: value.webhookUrl, byTopic };
 }
 
+export const SUBSCRIPTIONS_KEY = 'subscriptions';
+
 export const SUBSCRIPTIONS = new StaticStore<StoredSubscriptions, StoredSubscriptions, [SecretBox]>(
 	{
-		key: 'subscriptions',
+		key: SUBSCRIPTIONS_KEY,
 		name: 'subscriptions',
 		read: readSubscriptions,
 		stored: storedSubscriptions,
@@ -193,4 +195,21 @@ export function unreadableIds(stored: StoredSubscriptions | undefined): string[]
 	return stored
 		? Object.values(stored.unreadable).filter((id): id is string => typeof id === 'string')
 		: [];
+}
+
+/** The stored subscriptions' ids by topic, with their URL, read without opening a secret. */
+export interface SubscribedIds {
+	webhookUrl: string;
+	byTopic: Array<[LeadTopic, string]>;
+}
+
+export function subscribedIds(nodeData: IDataObject): SubscribedIds | undefined {
+	const raw = nodeData[SUBSCRIPTIONS_KEY];
+	if (!isRecord(raw) || typeof raw.webhookUrl !== 'string' || !isRecord(raw.byTopic))
+		return undefined;
+	const byTopic: Array<[LeadTopic, string]> = [];
+	for (const [topic, entry] of Object.entries(raw.byTopic))
+		if (isLeadTopic(topic) && isRecord(entry) && typeof entry.id === 'string' && entry.id !== '')
+			byTopic.push([topic, entry.id]);
+	return byTopic.length > 0 ? { webhookUrl: raw.webhookUrl, byTopic } : undefined;
 }

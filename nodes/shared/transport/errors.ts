@@ -376,3 +376,11 @@ export function httpCodeOf(error: unknown): string | undefined {
 	const code = asRecord(error)?.httpCode;
 	return code === undefined || code === null ? undefined : String(code);
 }
+
+/** Whether the service refused the credential: the key or its token (401/403), or its exchange. */
+export function refusesCredential(error: unknown): boolean {
+	const code = httpCodeOf(error);
+	if (code === '401' || code === '403') return true;
+	const problem = credentialProblemByMessage(asRecord(error)?.message);
+	return problem !== undefined && !problem.temporary;
+}

@@ -20,6 +20,7 @@ import { isRecord } from './record';
 import { serviceError, readHttpFailure, type HttpFailure } from './errors';
 import { decideRetry, isServerError, NO_RETRIES_YET, RETRY_POLICY } from './retry-policy';
 import { accessTokenRefused } from './token';
+import { credentialFingerprint, credentialReadAt, currentCredential } from './credentialRead';
 
 /** Unwraps `{ data, context, status }`; a bare body is fine too (the envelope is not promised). */
 export function unwrapEnvelope<T = unknown>(body: unknown): T {
@@ -64,24 +65,9 @@ export type ItemRequestOptions = Pick<
 	'itemIndex' | 'onRateLimited' | 'onServerError' | 'repeatable' | 'rateLimitBudgetMs'
 >;
 
-/** The credential read once per run (each n8n read is a database query and a decryption). */
-const credentialData = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
-
-function credentialDataFor(
-	context: PartnerLeadsFunctions,
-): Promise<ICredentialDataDecryptedObject> {
-	let data = credentialData.get(context);
-	if (!data) {
-		data = context.getCredentials(CREDENTIAL_TYPE).then((stored) => ({ ...stored }));
-		credentialData.set(context, data);
-		data.catch(() => credentialData.delete(context));
-	}
-	return data;
-}
-
-/** Where and as whom this node run talks to the service, from the credential read for the run. */
+/** Where and as whom this node run talks to the service, from the credential as saved now. */
 export async function connectionFor(context: PartnerLeadsFunctions): Promise<ServiceConnection> {
-	return connectionFromCredentials(await credentialDataFor(context));
+	return connectionFromCredentials(await currentCredential(context));
 }
 
 /** The credential of one attempt, as handed to n8n, and the token it held then. */
@@ -90,16 +76,18 @@ interface AttemptCredential {
 	/** n8n writes a renewed token into it */
 	data?: ICredentialDataDecryptedObject;
 	tokenBefore?: unknown;
+	/** when the credential it copies was read (credentialRead.ts) */
+	readAtMs: number;
 }
 
-/** A copy for one attempt; a token near expiry or refused is emptied, so n8n renews it first. */
+/** A copy for one attempt. A token near expiry or refused is emptied, so n8n renews it first. */
 async function attemptCredential(
 	context: PartnerLeadsFunctions,
 	renewToken = false,
 ): Promise<AttemptCredential> {
 	const details = context.getNode().credentials?.[CREDENTIAL_TYPE];
-	if (!details?.id) return {};
-	const data = { ...(await credentialDataFor(context)) };
+	if (!details?.id) return { readAtMs: 0 };
+	const data = { ...(await currentCredential(context)) };
 	const renewAfter = Number(data.renewalDueAt);
 	const nearExpiry =
 		typeof data.accessToken === 'string' &&
@@ -113,6 +101,7 @@ async function attemptCredential(
 		},
 		data,
 		tokenBefore: data.accessToken,
+		readAtMs: credentialReadAt(context),
 	};
 }
 
@@ -123,9 +112,11 @@ async function keepRenewedToken(
 ): Promise<void> {
 	const token = attempt.data?.accessToken;
 	if (typeof token !== 'string' || token === '' || token === attempt.tokenBefore) return;
-	const shared = await credentialDataFor(context);
+	const shared = await currentCredential(context);
+	if (credentialFingerprint(shared) !== credentialFingerprint(attempt.data)) return;
 	shared.accessToken = token;
 	shared.renewalDueAt = attempt.data?.renewalDueAt ?? 0;
+	shared.tokenIssuedTo = attempt.data?.tokenIssuedTo ?? '';
 }
 
 /** Runs where a fresh token also got a 403: later 403s are not worth a new token. */
@@ -173,7 +164,7 @@ async function failedRequestError(
 	attempt: AttemptCredential,
 ) {
 	const secrets = [
-		...secretsOf(await credentialDataFor(context).catch(() => ({}))),
+		...secretsOf(await currentCredential(context).catch(() => ({}))),
 		...secretsOf(attempt.data ?? {}),
 	];
 	return serviceError(
@@ -191,13 +182,9 @@ async function failedRequestError(
 	);
 }
 
-/** Sends one request with retries (see decideRetry); returns the body as the service sent it. */
-export async function apiRequestRaw(
-	this: PartnerLeadsFunctions,
-	request: ApiRequest,
-): Promise<unknown> {
-	const connection = await connectionForRequest(this, request);
-	const options: IHttpRequestOptions = {
+/** The request's options for the credential as read now (its address may have changed). */
+function requestOptions(request: ApiRequest, connection: ServiceConnection): IHttpRequestOptions {
+	return {
 		method: request.method,
 		url: serviceUrl(connection, request.api ?? 'rest', request.path),
 		qs: request.qs,
@@ -206,17 +193,28 @@ export async function apiRequestRaw(
 		headers: { Accept: 'application/json' },
 		timeout: RETRY_POLICY.requestTimeoutMs,
 	};
+}
+
+/** Sends one request with retries (see decideRetry); returns the body as the service sent it. */
+export async function apiRequestRaw(
+	this: PartnerLeadsFunctions,
+	request: ApiRequest,
+): Promise<unknown> {
 	const repeatable = request.repeatable ?? request.method !== 'POST';
 	const rateLimitBudgetMs = request.rateLimitBudgetMs ?? RETRY_POLICY.maxRateLimitWaitMs;
 	let state = NO_RETRIES_YET;
+	let refusedReadAtMs: number | undefined;
 	for (;;) {
 		let failure: HttpFailure;
+		if (refusedReadAtMs !== undefined)
+			await currentCredential(this, refusedReadAtMs).catch(() => undefined);
+		const connection = await connectionForRequest(this, request);
 		const attempt = await attemptCredential(this, state.renewToken);
 		try {
 			return await this.helpers.httpRequestWithAuthentication.call(
 				this,
 				CREDENTIAL_TYPE,
-				{ ...options },
+				requestOptions(request, connection),
 				attempt.options,
 			);
 		} catch (error) {
@@ -235,13 +233,28 @@ export async function apiRequestRaw(
 		if (decision.next === 'renewToken' && attempt.data) accessTokenRefused(attempt.data);
 		if (decision.serverError) request.onServerError?.();
 		if (decision.rateLimitedMs !== undefined) request.onRateLimited?.(decision.rateLimitedMs);
-		if (decision.next === 'giveUp') {
+		// Refused: a new key may have been saved into the credential since it was read.
+		const refused = decision.next === 'renewToken' || decision.next === 'readCredentialAgain';
+		refusedReadAtMs = refused ? attempt.readAtMs : undefined;
+		const giveUp =
+			decision.next === 'giveUp' ||
+			(decision.next === 'readCredentialAgain' && !(await credentialChanged(this, attempt)));
+		if (giveUp) {
 			throw await failedRequestError(this, failure, connection, request, repeatable, attempt);
 		}
 		state = decision.state;
 		// Retry-After: 0 means now: a zero-length timer still costs a timer turn (~1 ms).
 		if (decision.waitMs > 0) await sleep(decision.waitMs);
 	}
+}
+
+/** Whether the credential saved now is another one than the attempt went with. */
+async function credentialChanged(
+	context: PartnerLeadsFunctions,
+	attempt: AttemptCredential,
+): Promise<boolean> {
+	const now = await currentCredential(context, attempt.readAtMs).catch(() => undefined);
+	return now !== undefined && credentialFingerprint(now) !== credentialFingerprint(attempt.data);
 }
 
 /** Sends one request with retries; returns the payload without the service's envelope. */

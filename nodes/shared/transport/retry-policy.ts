@@ -39,6 +39,8 @@ export interface RetryState {
 	serverErrorRetries: number;
 	/** every attempt from now on empties the token first, so n8n renews it (set by a 403) */
 	renewToken: boolean;
+	/** the credential was read again after a refusal (a new key may have been saved) */
+	credentialReadAgain: boolean;
 }
 
 export const NO_RETRIES_YET: RetryState = {
@@ -46,6 +48,7 @@ export const NO_RETRIES_YET: RetryState = {
 	rateLimitWaitedMs: 0,
 	serverErrorRetries: 0,
 	renewToken: false,
+	credentialReadAgain: false,
 };
 
 export interface RetrySettings {
@@ -59,10 +62,12 @@ export interface RetryFailure {
 	status?: number;
 	retryAfter?: string;
 	credentialProblem?: string;
+	credentialProblemTemporary?: boolean;
 }
 
 export interface RetryDecision {
-	next: 'renewToken' | 'retry' | 'giveUp';
+	/** readCredentialAgain: retried only if the credential saved now is another one */
+	next: 'renewToken' | 'readCredentialAgain' | 'retry' | 'giveUp';
 	waitMs: number;
 	/** told to a parallel caller even when giving up */
 	rateLimitedMs?: number;
@@ -72,7 +77,17 @@ export interface RetryDecision {
 	state: RetryState;
 }
 
-/** A 403 renews the token once (it may mean expired); 429s wait; 5xx retry only if repeatable. */
+/** Refused as whom it is: the key or its token (401/403), or the token exchange itself. */
+function refusedCredential(failure: RetryFailure): boolean {
+	if (failure.credentialProblem !== undefined) return failure.credentialProblemTemporary !== true;
+	return failure.status === 401 || failure.status === 403;
+}
+
+/**
+ * A 403 renews the token once (it may mean expired), with the credential read again; any other
+ * refusal reads it again once (a new key may have been saved); 429s wait; 5xx retry only if
+ * repeatable.
+ */
 export function decideRetry(
 	failure: RetryFailure,
 	state: RetryState,
@@ -80,10 +95,13 @@ export function decideRetry(
 ): RetryDecision {
 	const serverError = isServerError(failure.status);
 	const decision = { waitMs: 0, serverError, freshTokenRefused: false, state };
+	const readAgain = { ...state, credentialReadAgain: true };
 	if (failure.status === 403 && !state.renewToken && !settings.freshTokenRefusedInRun) {
-		return { ...decision, next: 'renewToken', state: { ...state, renewToken: true } };
+		return { ...decision, next: 'renewToken', state: { ...readAgain, renewToken: true } };
 	}
 	decision.freshTokenRefused = failure.status === 403 && state.renewToken;
+	if (refusedCredential(failure) && !state.credentialReadAgain)
+		return { ...decision, next: 'readCredentialAgain', state: readAgain };
 	if (failure.status === 429) return rateLimitDecision(failure, decision, settings);
 	const retriable = !failure.credentialProblem && (serverError || failure.status === undefined);
 	if (

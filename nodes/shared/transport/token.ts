@@ -171,16 +171,31 @@ export async function requestAccessToken(
 export async function accessTokenFor(
 	helper: IHttpRequestHelper,
 	credentials: ICredentialDataDecryptedObject,
-): Promise<IssuedToken> {
+): Promise<IssuedToken & { issuedTo: string }> {
 	const connection = connectionFromCredentials(credentials);
 	const clientSecret = clientSecretOf(credentials);
 	const identity = credentialIdentity(connection, clientSecret);
 	if (typeof credentials.accessToken === 'string')
 		noteRefusedToken(identity, credentials.accessToken);
-	return await sharedToken(
+	const token = await sharedToken(
 		identity,
 		async () => await exchangeClientCredentials(helper, connection, clientSecret),
 	);
+	return { ...token, issuedTo: identity };
+}
+
+/** Whether the stored token was issued to the key the credential holds now. */
+export function tokenIssuedToThisKey(credentials: ICredentialDataDecryptedObject): boolean {
+	if (typeof credentials.accessToken !== 'string' || credentials.accessToken === '') return true;
+	try {
+		const connection = connectionFromCredentials(credentials);
+		return (
+			credentials.tokenIssuedTo === credentialIdentity(connection, clientSecretOf(credentials))
+		);
+	} catch {
+		// a credential that cannot be read sends nothing: the request fails on it, not on the token
+		return true;
+	}
 }
 
 /** A request was refused with this token (a 403 that may mean expired). */

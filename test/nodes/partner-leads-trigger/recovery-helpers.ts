@@ -25,17 +25,18 @@ export async function eventually(
 }
 
 /**
- * Creates `count` leads at once (each delivered to the trigger, whose host is set to die at
- * some emit) and waits for the kill and for the service to stop sending: the host that died,
- * and the events the service saw answered 200 (`topic id timestamp`).
+ * Creates `count` leads at once while the service stalls lead reads, so every delivery is
+ * answered (accepted) before any run starts, whatever the machine's speed; then lets the runs go
+ * with the host set to die at its `dieAfterEmits`-th emit, and waits for the kill: the host that
+ * died, and the events the service saw answered 200 (`topic id timestamp`).
  */
 export async function createThroughKill(
 	setup: Setup,
 	count: number,
+	dieAfterEmits: number,
 ): Promise<{ killed: TriggerHost; answered: Set<string> }> {
+	setup.sim.control.setFaults('GET /leads/:id', { held: true });
 	for (let index = 0; index < count; index++) created(setup, `killed${index}`);
-	await eventually(() => setup.host.dead, 'the kill');
-	const killed = setup.host;
 	await setup.sim.control.waitForDeliveries(60_000);
 	const answered = new Set(
 		setup.sim.control
@@ -43,7 +44,10 @@ export async function createThroughKill(
 			.filter((delivery) => delivery.status === 200)
 			.map((delivery) => `${delivery.topic} ${delivery.leadId} ${delivery.timestamp}`),
 	);
-	return { killed, answered };
+	setup.host.dieAfterEmits = dieAfterEmits;
+	setup.sim.control.setFaults('GET /leads/:id', {});
+	await eventually(() => setup.host.dead, 'the kill');
+	return { killed: setup.host, answered };
 }
 
 export function listRequests(setup: Setup): number {
