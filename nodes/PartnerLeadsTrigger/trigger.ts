@@ -102,11 +102,11 @@ function startChecks(
  * A new activation (published after an unpublish): the runs accepted before it still run, marked
  * `publishedAgain`; those older than Ignore Events Older Than are dropped, and n8n's log says so.
  */
-function holdOverRuns(context: ITriggerFunctions, executor: RunExecutor): void {
+function keepRunsAcceptedBeforeUnpublish(context: ITriggerFunctions, executor: RunExecutor): void {
 	const options = context.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
 	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
 	const inFlight = executor.records().inFlight;
-	const dropped = inFlight.holdOver(
+	const dropped = inFlight.keepAcceptedBeforeUnpublish(
 		(run) => judgeEventAge(run.timestamp, maxAgeSeconds).verdict === 'tooOld',
 	);
 	const node = context.getNode().name;
@@ -132,7 +132,7 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 	if (newActivation) ledger.startListening();
 	// Deliveries reaching this process run through here from now on (runs/executor.ts).
 	const executor = registerRunExecutor(this);
-	if (newActivation) holdOverRuns(this, executor);
+	if (newActivation) keepRunsAcceptedBeforeUnpublish(this, executor);
 	const closing = new AbortController();
 	// Accepted runs not started run now; interrupted ones run again, marked.
 	executor.queue.wake();

@@ -158,7 +158,7 @@ export async function verifyDelivery(
 	// in n8n's log (a rotated secret, a proxy rewriting the body) without leaking anything.
 	const { headers } = context.getRequestObject();
 	const reason = unreadableSecrets
-		? ' (some stored signing secrets cannot be read: the credential has a new API key or the workflow was copied; unpublish and publish the workflow, or deactivate and activate it on n8n 1.x, to renew the subscriptions)'
+		? ' (some stored signing secrets cannot be read: the credential has a new API key or the workflow was copied; the trigger renews its subscriptions at its next check, within 5 minutes)'
 		: '';
 	context.logger.warn(
 		`Partner Referral Service Trigger refused a delivery whose signature did not verify${reason}`,

@@ -223,7 +223,7 @@ export class RunExecutor {
 	private runAgainMark(run: InFlightRun): IDataObject {
 		if (this.failedTogether.delete(run.key)) return SHARED_EXECUTION_FAILED_MARK;
 		if (run.attempts > 1) return RERUN_MARK;
-		return run.heldOver ? PUBLISHED_AGAIN_MARK : {};
+		return run.acceptedBeforeUnpublish ? PUBLISHED_AGAIN_MARK : {};
 	}
 
 	/**

@@ -30,7 +30,7 @@ export interface InFlightRun {
 	/** the watched fields' values before the run (watchedLeads.ts), so its re-run shows the same `from` */
 	watchedBefore?: string;
 	/** accepted before the workflow was unpublished: it runs at the next publish, marked so */
-	heldOver?: boolean;
+	acceptedBeforeUnpublish?: boolean;
 }
 
 /** The lead version a run stands for: a recovery's updatedAt exactly, a delivery's event time. */
@@ -38,7 +38,7 @@ export function eventVersion(run: InFlightRun): LeadVersion {
 	return { ms: isoTimeMs(run.timestamp) ?? 0, exact: run.origin === 'recovered' };
 }
 
-/** The origin as stored: 'd' delivered, 'r' recovered; with 'h' when held over an unpublish. */
+/** The origin as stored: 'd' delivered, 'r' recovered; with 'h' when accepted before an unpublish. */
 type StoredOrigin = 'd' | 'r' | 'dh' | 'rh';
 
 type StoredRun =
@@ -55,7 +55,7 @@ function pack(run: InFlightRun): StoredRun {
 		run.leadId,
 		run.timestamp,
 		run.attempts,
-		run.heldOver ? `${origin}h` : origin,
+		run.acceptedBeforeUnpublish ? `${origin}h` : origin,
 	];
 	return run.watchedBefore === undefined ? stored : [...stored, run.watchedBefore];
 }
@@ -76,7 +76,7 @@ function unpack(raw: unknown): InFlightRun | undefined {
 		attempts,
 		origin: origin.startsWith('d') ? 'delivered' : 'recovered',
 		...(typeof watchedBefore === 'string' ? { watchedBefore } : {}),
-		...(origin.endsWith('h') ? { heldOver: true } : {}),
+		...(origin.endsWith('h') ? { acceptedBeforeUnpublish: true } : {}),
 	};
 }
 
@@ -154,13 +154,14 @@ export class RunsInFlight {
 	 * A new activation (published again after an unpublish): runs accepted before it still run, held
 	 * over and marked so; those whose event is older than `isTooOld` says are dropped and returned.
 	 */
-	holdOver(isTooOld: (run: InFlightRun) => boolean): InFlightRun[] {
+	keepAcceptedBeforeUnpublish(isTooOld: (run: InFlightRun) => boolean): InFlightRun[] {
 		const dropped: InFlightRun[] = [];
 		for (const run of this.runs.values()) {
 			if (isTooOld(run)) {
 				dropped.push(run);
 				this.runs.delete(run.key);
-			} else if (run.attempts === 0) this.runs.set(run.key, { ...run, heldOver: true });
+			} else if (run.attempts === 0)
+				this.runs.set(run.key, { ...run, acceptedBeforeUnpublish: true });
 		}
 		this.save();
 		return dropped;

@@ -135,6 +135,29 @@ export class N8nRest {
 		return { id: stringField(created, 'id') };
 	}
 
+	/**
+	 * `PATCH /rest/credentials/:id` {name, type, data}: the user saves new values into the credential
+	 * (a new API key), as the editor's Save does; the same route on both lines.
+	 */
+	async updateCredential(
+		id: string,
+		name: string,
+		type: string,
+		data: Record<string, unknown>,
+	): Promise<void> {
+		await this.call('PATCH', `/rest/credentials/${id}`, { name, type, data });
+	}
+
+	/**
+	 * `GET /rest/active-workflows/error/:id`: the activation error the editor shows on the workflow
+	 * (both lines), or undefined when it has none.
+	 */
+	async activationError(workflowId: string): Promise<string | undefined> {
+		const answer = await this.call('GET', `/rest/active-workflows/error/${workflowId}`);
+		if (typeof answer === 'string' && answer !== '') return answer;
+		return isRecord(answer) && typeof answer.message === 'string' ? answer.message : undefined;
+	}
+
 	/** `POST /rest/credentials/test` {credentials: {id, name, type, data}} → {status: 'OK' | 'Error', message}. */
 	async testCredential(credential: {
 		id: string;

@@ -69,7 +69,7 @@ function databaseNotReadyCounter(logFiles: string[]): () => number {
 const REFUSED = 3;
 
 /** One delivery as a brief service sends it: the attempts' statuses (0: no answer). */
-async function deliverBriefly(attempt: () => Promise<number>) {
+export async function deliverBriefly(attempt: () => Promise<number>) {
 	const statuses: number[] = [];
 	for (const delayMs of [0, ...BRIEF_DELIVERY_RETRY_DELAYS_MS]) {
 		await sleep(delayMs);
@@ -107,7 +107,7 @@ function probeReadiness(baseUrl: string) {
 }
 
 /** An HTTP Request node posting `body` (an expression) to your system at `url`. */
-function postTo(name: string, url: string, body: string, x: number): WorkflowNode {
+export function postTo(name: string, url: string, body: string, x: number): WorkflowNode {
 	const parameters = {
 		method: 'POST',
 		url,
@@ -119,7 +119,7 @@ function postTo(name: string, url: string, body: string, x: number): WorkflowNod
 	return httpRequestNode(name, x, parameters) as WorkflowNode;
 }
 
-type WorkflowNode = ReturnType<typeof leadTriggerWorkflow>['workflow']['nodes'][number];
+export type WorkflowNode = ReturnType<typeof leadTriggerWorkflow>['workflow']['nodes'][number];
 
 /**
  * The trigger, then two HTTP Request nodes: "Check" posts each event to your system's /check
