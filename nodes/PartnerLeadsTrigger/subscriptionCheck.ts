@@ -4,17 +4,26 @@ import { NodeOperationError } from 'n8n-workflow';
 import { refusesCredential } from '../shared/transport/errors';
 import { type LeadTopic, topicName } from '../shared/topics';
 import { nodeScope } from '../shared/state/nodeStore';
-import { listSubscriptions } from './subscriptions';
-import { subscribedIds } from './state/subscriptions';
+import { askedToPublishAgain } from './state/republishing';
+import { createSubscription, deleteQuietly, listSubscriptions } from './subscriptions';
+import {
+	type SecretBox,
+	type StoredSubscriptions,
+	freshSecretBox,
+	subscribedIds,
+	SUBSCRIPTIONS,
+} from './state/subscriptions';
 import { waitUntil } from './recovery/timing';
 
 /**
  * trigger() checks that the service still has this trigger's subscriptions: one may go with its
  * API key (revoked: the service removes its subscriptions) or be deleted in the portal, and then
- * the service delivers nothing. Only n8n's activation saves what a new subscription needs (its
- * signing secret), so a lost one is created again by asking n8n to publish the workflow again:
- * `emitError`, which also shows the error in the editor and runs the Error Workflow. The runs in
- * flight wait (nothing is lost), and the next trigger() carries on where this one stopped.
+ * the service delivers nothing. A lost one is made again here, with the credential as saved now;
+ * its signing secret must reach the database, and outside an emit only n8n's activation saves a
+ * trigger's static data, so n8n is then asked to start the trigger again (`emitError`: on 2.x it
+ * restarts trigger() and saves, on 1.x it adds the workflow again). That also shows the error in
+ * the editor and runs the Error Workflow. The runs in flight wait (nothing is lost), and the next
+ * trigger() carries on where this one stopped (state/republishing.ts).
  */
 
 /**
@@ -24,27 +33,8 @@ import { waitUntil } from './recovery/timing';
  */
 export const SUBSCRIPTION_CHECK = { everyMs: 5 * 60_000, reportEveryMs: 6 * 60 * 60_000 };
 
-/**
- * Triggers that asked n8n to publish them again (emitError), until their next trigger() starts: it
- * carries on (nothing of a new activation). n8n retries for up to a day (its backoff's ceiling),
- * also across an unpublish of a failed retry, so these stay 25 hours unless taken up.
- */
-const republishing = new Map<string, number>();
-const REPUBLISHING = { keptMs: 25 * 60 * 60_000, atMost: 1_000 };
-
-/** Whether this trigger() is n8n publishing the node again after it reported an error. */
-export function resumesAfterReportedError(scope: string): boolean {
-	const askedAtMs = republishing.get(scope);
-	republishing.delete(scope);
-	return askedAtMs !== undefined && Date.now() - askedAtMs < REPUBLISHING.keptMs;
-}
-
 function askToPublishAgain(context: ITriggerFunctions, error: NodeOperationError): void {
-	republishing.set(nodeScope(context), Date.now());
-	for (const oldest of republishing.keys()) {
-		if (republishing.size <= REPUBLISHING.atMost) break;
-		republishing.delete(oldest);
-	}
+	askedToPublishAgain(nodeScope(context));
 	context.emitError(error);
 }
 
@@ -55,19 +45,50 @@ function topicNames(topics: LeadTopic[]): string {
 /** When n8n was last told that the key is refused (never: it is told at once). */
 const NEVER_REPORTED = -Infinity;
 
-/** The stored subscriptions the service no longer lists for this trigger's URL, by topic. */
-async function missingTopics(context: ITriggerFunctions): Promise<LeadTopic[]> {
-	const stored = subscribedIds(context.getWorkflowStaticData('node'));
-	if (!stored) return [];
+/** The stored subscriptions, and the topics whose one the service no longer lists or whose secret is lost. */
+async function lostTopics(
+	context: ITriggerFunctions,
+): Promise<{ stored?: StoredSubscriptions; box?: SecretBox; lost: LeadTopic[] }> {
+	const nodeData = context.getWorkflowStaticData('node');
+	if (!subscribedIds(nodeData)) return { lost: [] };
+	const box = await freshSecretBox(context);
+	const stored = SUBSCRIPTIONS.read(nodeData, box);
+	if (!stored) return { lost: [] };
 	const remote = await listSubscriptions.call(context);
-	return stored.byTopic
-		.filter(
-			([topic, id]) =>
-				!remote.some(
-					(item) => item.id === id && item.topic === topic && item.url === stored.webhookUrl,
-				),
-		)
-		.map(([topic]) => topic);
+	const present = (topic: LeadTopic, id: string | undefined) =>
+		remote.some((item) => item.id === id && item.topic === topic && item.url === stored.webhookUrl);
+	const topics = [...Object.keys(stored.byTopic), ...Object.keys(stored.unreadable)] as LeadTopic[];
+	const lost = [...new Set(topics)].filter((topic) => !present(topic, stored.byTopic[topic]?.id));
+	return { stored, box, lost };
+}
+
+/**
+ * Subscribes again for the lost topics with the credential as saved now, the new secrets sealed
+ * into the trigger's static data; none is kept if one fails (the next check tries again).
+ */
+async function subscribeAgain(
+	context: ITriggerFunctions,
+	stored: StoredSubscriptions,
+	box: SecretBox,
+	lost: LeadTopic[],
+): Promise<void> {
+	const renewed: StoredSubscriptions = {
+		...stored,
+		byTopic: { ...stored.byTopic },
+		unreadable: {},
+	};
+	const created: string[] = [];
+	try {
+		for (const topic of lost) {
+			const subscription = await createSubscription.call(context, topic, stored.webhookUrl);
+			renewed.byTopic[topic] = subscription;
+			created.push(subscription.id);
+		}
+	} catch (error) {
+		await deleteQuietly.call(context, created);
+		throw error;
+	}
+	SUBSCRIPTIONS.save(context.getWorkflowStaticData('node'), renewed, box);
 }
 
 function lostSubscriptionError(
@@ -76,10 +97,10 @@ function lostSubscriptionError(
 ): NodeOperationError {
 	return new NodeOperationError(
 		context.getNode(),
-		`The Partner Referral Service no longer has this trigger's subscription for ${topicNames(topics)}, so it sends no such events; n8n publishes the workflow again (activates it, on n8n 1.x) to subscribe again`,
+		`The Partner Referral Service no longer had this trigger's subscription for ${topicNames(topics)}, so it sent no such events: the trigger subscribed again`,
 		{
 			description:
-				'The subscription was deleted in the portal or with Webhook Subscription > Delete, or went with its API key. n8n subscribes again within seconds (the workflow shows as published, active on n8n 1.x, again); the leads changed meanwhile then run once, marked "recoveryReason": "missed", with Recover Missed Events on.',
+				'The subscription was deleted in the portal or with Webhook Subscription > Delete, or went with its API key. n8n restarts the trigger (a second) so that the new subscription is kept; the leads changed meanwhile then run once, marked "recoveryReason": "missed" (with Recover Missed Events on). Nothing to do, unless this comes back: then find what deletes the subscriptions.',
 		},
 	);
 }
@@ -123,14 +144,21 @@ function reportRefusedKey(context: ITriggerFunctions, error: Error): void {
 	}
 }
 
-/** One check: a lost subscription is created again through n8n, a refused key reported. */
+/**
+ * One check: a lost subscription is made again here and n8n asked to restart the trigger, which
+ * saves it (only an activation saves a trigger's static data outside an emit); a refused key is
+ * reported. Returns when n8n was last told of a refused key.
+ */
 async function checkOnce(context: ITriggerFunctions, lastReportMs: number): Promise<number> {
-	let missing: LeadTopic[];
 	try {
-		missing = await missingTopics(context);
+		const { stored, box, lost } = await lostTopics(context);
+		if (!stored || !box || lost.length === 0) return NEVER_REPORTED;
+		await subscribeAgain(context, stored, box, lost);
+		askToPublishAgain(context, lostSubscriptionError(context, lost));
+		return NEVER_REPORTED;
 	} catch (error) {
 		context.logger.warn(
-			`Partner Referral Service Trigger could not check its subscriptions: ${(error as Error).message}`,
+			`Partner Referral Service Trigger could not check or renew its subscriptions: ${(error as Error).message}`,
 			{ node: context.getNode().name },
 		);
 		if (!refusesCredential(error)) return lastReportMs;
@@ -138,8 +166,6 @@ async function checkOnce(context: ITriggerFunctions, lastReportMs: number): Prom
 		reportRefusedKey(context, error as Error);
 		return Date.now();
 	}
-	if (missing.length > 0) askToPublishAgain(context, lostSubscriptionError(context, missing));
-	return NEVER_REPORTED;
 }
 
 /** Checks every SUBSCRIPTION_CHECK.everyMs until the trigger closes. */

@@ -11,6 +11,7 @@ import { observedTopics, watchedFieldIds } from '../shared/changes/watchedFields
 import { forgetWhenDone, runsSettled, stopRunsForUnpublish } from './runs/executor';
 import { openRunRecords } from './runs/records';
 import { nodeScope } from '../shared/state/nodeStore';
+import { republishPending } from './state/republishing';
 import type { StoredSubscription, StoredSubscriptions } from './state/subscriptions';
 import { freshSecretBox, storedEntries, SUBSCRIPTIONS, unreadableIds } from './state/subscriptions';
 
@@ -73,7 +74,10 @@ export async function listSubscriptions(
 }
 
 /** Deletes one subscription; one that is already gone (404) counts as deleted. */
-async function deleteSubscription(this: IHookFunctions, id: string): Promise<void> {
+async function deleteSubscription(
+	this: IHookFunctions | ITriggerFunctions,
+	id: string,
+): Promise<void> {
 	try {
 		await apiRequest.call(this, {
 			method: 'DELETE',
@@ -90,7 +94,10 @@ async function deleteSubscription(this: IHookFunctions, id: string): Promise<voi
 }
 
 /** Best effort: used while something else already failed, so its own failure is only logged. */
-async function deleteQuietly(this: IHookFunctions, ids: Iterable<string>): Promise<void> {
+export async function deleteQuietly(
+	this: IHookFunctions | ITriggerFunctions,
+	ids: Iterable<string>,
+): Promise<void> {
 	for (const id of ids) {
 		try {
 			await deleteSubscription.call(this, id);
@@ -139,8 +146,8 @@ function subscriptionError(
 	);
 }
 
-async function createSubscription(
-	this: IHookFunctions,
+export async function createSubscription(
+	this: IHookFunctions | ITriggerFunctions,
 	topic: LeadTopic,
 	url: string,
 ): Promise<StoredSubscription> {
@@ -311,7 +318,8 @@ export async function deleteSubscriptions(this: IHookFunctions): Promise<boolean
 			{ node: this.getNode().name },
 		);
 	} else SUBSCRIPTIONS.clear(nodeData);
-	forgetWhenDone(this.getWorkflow().id, this.getNode().id);
+	// n8n 1.x's clean-up between its tries to publish the node again: what it kept is still needed
+	if (!republishPending(scope)) forgetWhenDone(this.getWorkflow().id, this.getNode().id);
 	// At debug level: lets an operator see that publishing and unpublishing leaves nothing behind.
 	this.logger.debug(
 		'Partner Referral Service Trigger unsubscribed; entries still kept per memory',

@@ -14,7 +14,8 @@ import {
 import { RECOVERY_TIMING, waitUntil } from './recovery/timing';
 import { judgeEventAge, maxEventAgeSeconds } from './state/seenEvents';
 import { nodeScope } from '../shared/state/nodeStore';
-import { resumesAfterReportedError, startSubscriptionChecks } from './subscriptionCheck';
+import { startSubscriptionChecks } from './subscriptionCheck';
+import { resumesAfterReportedError } from './state/republishing';
 
 /** `trigger()` runs only in the main process (or queue-mode leader): one recovery per workflow. */
 
@@ -129,6 +130,11 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 	const resumed = resumesAfterReportedError(nodeScope(this));
 	const newActivation =
 		!ledger.activated || (isNewActivation(this.getActivationMode()) && !resumed);
+	if (resumed)
+		this.logger.info(
+			'Partner Referral Service Trigger carries on: n8n published the workflow again after the trigger reported a problem',
+			{ node: this.getNode().name },
+		);
 	if (newActivation) ledger.startListening();
 	// Deliveries reaching this process run through here from now on (runs/executor.ts).
 	const executor = registerRunExecutor(this);

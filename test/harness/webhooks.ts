@@ -137,16 +137,19 @@ export interface TriggerHostOptions {
 	/** a node the trigger's output goes to, named NEXT_NODE */
 	next?: Pick<INode, 'type' | 'parameters'>;
 	/**
-	 * n8n 1.x gives trigger() no saveFailedExecution (its TriggerContext has none): false leaves it
-	 * out (default: given, as 2.x does)
+	 * Which n8n line's trigger handling to follow (default 2). 1.x: trigger() has no
+	 * saveFailedExecution, and emitError makes n8n add the workflow again (its webhook methods,
+	 * then trigger()). 2.x: emitError restarts trigger() alone and then saves its static data
+	 * (WorkflowTriggerActivator.recoverFromRuntimeTriggerFailure).
 	 */
-	saveFailedExecutionGiven?: boolean;
+	n8nLine?: 1 | 2;
 }
 
 /**
- * How n8n publishes a workflow again after its trigger called emitError
- * (ActiveWorkflowManager.addQueuedWorkflowActivation: 1 s, doubled after each failure, up to a
- * day). Tests shorten the first wait; `attempts` bounds the harness's retries.
+ * How n8n starts a trigger again after its emitError: 1.x adds the workflow again after 1 s,
+ * doubled after each failure, up to a day (ActiveWorkflowManager.addQueuedWorkflowActivation);
+ * 2.x restarts the trigger at once, then after 1, 2, 4 and 8 s. Tests shorten the first wait;
+ * `attempts` bounds the harness's retries.
  */
 export const REACTIVATION = { firstWaitMs: 1_000, maxWaitMs: 24 * 60 * 60_000, attempts: 30 };
 
@@ -212,7 +215,13 @@ export class TriggerHost {
 	/** activations n8n made by itself after an emitError, and those that failed */
 	readonly reactivations = { done: 0, failed: 0 };
 
-	private readonly saveFailedExecutionGiven: boolean;
+	private readonly n8nLine: 1 | 2;
+
+	/** the Workflow the running trigger() was started on (its static data is saved with emits) */
+	private triggerWorkflow?: Workflow;
+
+	/** the static data the workflow was last activated with, as the database held it then */
+	private activatedWith?: IDataObject;
 
 	private readonly webhookStaticDataSaved: 'always' | 'whenAnsweredByNode';
 
@@ -229,7 +238,7 @@ export class TriggerHost {
 		this.deduplicationKeysKept = options.deduplicationKeysKept ?? true;
 		this.webhookStaticDataSaved = options.webhookStaticDataSaved ?? 'always';
 		this.next = options.next;
-		this.saveFailedExecutionGiven = options.saveFailedExecutionGiven ?? true;
+		this.n8nLine = options.n8nLine ?? 2;
 		this.node = {
 			id: options.node?.id ?? randomUUID(),
 			name: options.node?.name ?? 'Partner Referral Service Trigger',
@@ -274,7 +283,7 @@ export class TriggerHost {
 			deduplicationKeys: this.deduplicationKeys,
 			deduplicationKeysKept: this.deduplicationKeysKept,
 			next: this.next,
-			saveFailedExecutionGiven: this.saveFailedExecutionGiven,
+			n8nLine: this.n8nLine,
 		};
 	}
 
@@ -284,9 +293,9 @@ export class TriggerHost {
 		return `${this.baseUrl}${base}/${this.webhookPath()}`;
 	}
 
-	/** A Workflow as n8n builds one: from the saved static data, never a shared object. */
-	workflow(): Workflow {
-		if (!this.next) return this.harness.workflow([{ ...this.node }], {}, this.store.load());
+	/** A Workflow as n8n builds one: from the saved static data (or the one given), never a shared object. */
+	workflow(staticData: IDataObject = this.store.load()): Workflow {
+		if (!this.next) return this.harness.workflow([{ ...this.node }], {}, staticData);
 		const next: INode = {
 			...this.next,
 			id: 'next',
@@ -297,7 +306,7 @@ export class TriggerHost {
 		const connections = {
 			[this.node.name]: { main: [[{ node: NEXT_NODE, type: 'main' as const, index: 0 }]] },
 		};
-		return this.harness.workflow([{ ...this.node }, next], connections, this.store.load());
+		return this.harness.workflow([{ ...this.node }, next], connections, staticData);
 	}
 
 	// ---- activation (ActiveWorkflowManager.add / clearWebhooks) ----
@@ -314,9 +323,15 @@ export class TriggerHost {
 		await this.add(activation);
 	}
 
-	/** ActiveWorkflowManager.add: the webhooks (checkExists, create), then trigger(); saved. */
-	private async add(activation: WorkflowActivateMode): Promise<void> {
-		const workflow = this.workflow();
+	/**
+	 * ActiveWorkflowManager.add: the webhooks (checkExists, create), then trigger(); saved. n8n 1.x
+	 * adds a workflow again after an emitError with the workflow data it first activated it with
+	 * (`activatedWith`): static data as the database held it then, not what was saved since.
+	 */
+	private async add(activation: WorkflowActivateMode, activatedWith?: IDataObject): Promise<void> {
+		const staticData = activatedWith ?? this.store.load();
+		this.activatedWith = JSON.parse(JSON.stringify(staticData)) as IDataObject;
+		const workflow = this.workflow(staticData);
 		const webhookData = this.webhookData(workflow, false);
 		try {
 			const exists = await this.runMethod(
@@ -341,22 +356,25 @@ export class TriggerHost {
 	}
 
 	/**
-	 * The trigger's emitError (n8n's onTriggerFailure): its triggers removed (not its webhooks), the
-	 * activation error registered, the Error Workflow run, then the workflow added again after
-	 * REACTIVATION.firstWaitMs with the same activation mode, the wait doubled after each failure.
+	 * The trigger's emitError: its trigger() closed (not its webhooks), the activation error
+	 * registered, the Error Workflow run; then 1.x adds the workflow again after
+	 * REACTIVATION.firstWaitMs with the same activation mode, the wait doubled after each failure,
+	 * while 2.x restarts trigger() alone on the same Workflow and saves its static data.
 	 */
 	private triggerFailed(error: Error, activation: WorkflowActivateMode): void {
 		this.activationError = error.message;
 		this.errorWorkflowRuns.push(error);
 		this.track(
 			(async () => {
+				const activatedWith = this.activatedWith;
 				await this.stopTrigger();
+				if (this.n8nLine === 2) return await this.restartTrigger(activation);
 				let waitMs = REACTIVATION.firstWaitMs;
 				for (let attempt = 0; attempt < REACTIVATION.attempts && !this.closed; attempt++) {
 					await sleep(waitMs);
 					if (this.closed || this.dead) return;
 					try {
-						await this.add(activation);
+						await this.add(activation, activatedWith);
 						this.reactivations.done++;
 						return;
 					} catch {
@@ -366,6 +384,16 @@ export class TriggerHost {
 				}
 			})(),
 		);
+	}
+
+	/** 2.x: trigger() started again on its Workflow, whose static data n8n then saves. */
+	private async restartTrigger(activation: WorkflowActivateMode): Promise<void> {
+		const workflow = this.triggerWorkflow;
+		if (!workflow || this.closed || this.dead) return;
+		await this.startTrigger(workflow, activation);
+		this.store.saveIfChanged(workflow);
+		this.activationError = undefined;
+		this.reactivations.done++;
 	}
 
 	/** The trigger's saveFailedExecution (n8n 2.x): a failed execution, then the Error Workflow. */
@@ -420,8 +448,9 @@ export class TriggerHost {
 			(error: Error) => this.triggerReportedError(error),
 		);
 		// n8n 1.x's TriggerContext has no saveFailedExecution
-		if (!this.saveFailedExecutionGiven)
+		if (this.n8nLine === 1)
 			(context as { saveFailedExecution?: unknown }).saveFailedExecution = undefined;
+		this.triggerWorkflow = workflow;
 		this.triggerResponse = (await nodeType.trigger.call(context)) ?? undefined;
 	}
 

@@ -1,5 +1,10 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'crypto';
-import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IHookFunctions,
+	ITriggerFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../../shared/transport/connection';
 import { isRecord } from '../../shared/transport/record';
@@ -85,7 +90,7 @@ registerNodeMemory('secretBoxes', {
 	},
 });
 
-function boxKey(context: IHookFunctions | IWebhookFunctions): string {
+function boxKey(context: IHookFunctions | ITriggerFunctions | IWebhookFunctions): string {
 	const node = context.getNode();
 	const credentialId = node.credentials?.[CREDENTIAL_TYPE]?.id ?? '';
 	return [context.getWorkflow().id ?? '', node.id, credentialId].join('\n');
@@ -93,7 +98,7 @@ function boxKey(context: IHookFunctions | IWebhookFunctions): string {
 
 /** This node's box under the credential's current Client Secret, read now. */
 export async function freshSecretBox(
-	context: IHookFunctions | IWebhookFunctions,
+	context: IHookFunctions | ITriggerFunctions | IWebhookFunctions,
 ): Promise<SecretBox> {
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
 	const text = (name: string) =>
