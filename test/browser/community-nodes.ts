@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The README's Quick start step 1 as a user does it, in an n8n that does not have the package:
  * Settings > Community nodes, install it from a registry, find it in the node panel, use it;
@@ -120,25 +120,38 @@ export interface CommunityNodesCheck {
 /** Settings > Community nodes, through the editor's menus. */
 async function openCommunityNodes(editor: Editor): Promise<void> {
 	const { page } = editor;
-	await page.goto(`${editor.baseUrl}/home/workflows`);
-	// Settings: the sidebar's gear (named by its aria-label) on 2.x; the user menu's item on 1.x
-	const sidebarSettings = page.locator('[data-test-id="main-sidebar-settings"]');
-	const userMenu = page.locator('[data-test-id="main-sidebar-user-menu"]');
-	await sidebarSettings.or(userMenu).first().waitFor();
-	if (await sidebarSettings.count()) {
-		await sidebarSettings.first().click();
-	} else {
-		await userMenu.first().click();
-		await page.locator('[data-test-id="user-menu-item-settings"]').first().click();
-	}
-	await page.getByText('Community nodes', { exact: true }).first().click();
-	await page.waitForURL(/\/settings\/community-nodes/);
 	// the list, or the first-install button of an instance without community packages
-	await editor
+	const shown = editor
 		.testId('community-package-card')
 		.or(page.getByRole('button', { name: 'Install a community node', exact: true }))
-		.first()
-		.waitFor();
+		.first();
+	// Settings: the sidebar's gear on 2.x (a menu that opens over the page); 1.x: the user menu's
+	// item. A menu that closed as it was clicked is opened once more (bounded: two tries).
+	for (let attempt = 1; ; attempt++) {
+		await page.goto(`${editor.baseUrl}/home/workflows`);
+		const sidebarSettings = page.locator('[data-test-id="main-sidebar-settings"]');
+		const userMenu = page.locator('[data-test-id="main-sidebar-user-menu"]');
+		await sidebarSettings.or(userMenu).first().waitFor();
+		if (await sidebarSettings.count()) {
+			await sidebarSettings.first().click();
+		} else {
+			await userMenu.first().click();
+			await page.locator('[data-test-id="user-menu-item-settings"]').first().click();
+		}
+		await page
+			.getByText('Community nodes', { exact: true })
+			.filter({ visible: true })
+			.first()
+			.click();
+		const opened = await shown.waitFor({ timeout: 15_000 }).then(
+			() => true,
+			(error: unknown) => {
+				if (attempt >= 2) throw error;
+				return false;
+			},
+		);
+		if (opened) return;
+	}
 }
 
 function packageCard(editor: Editor) {
