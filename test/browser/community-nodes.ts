@@ -232,7 +232,7 @@ export const COMMUNITY_NODES_CHECKS: CommunityNodesCheck[] = [
 			// with a package installed, the first-install button gives way to the page's Install
 			await page.getByRole('button', { name: 'Install', exact: true }).first().waitFor();
 			await editor.screenshot('community-nodes-installed');
-			const [published] = await session.registry.versions(PACKAGE_NAME);
+			const published = await session.registry.latestVersion(PACKAGE_NAME);
 			const installed = await installedPackage(session);
 			assert.equal(
 				installed?.installedVersion,

@@ -26,8 +26,8 @@ export interface NpmRegistry {
 	url: string;
 	/** packs the built package (package.json + dist/) as `version` and publishes it */
 	publishPackage(version: string): Promise<void>;
-	/** the versions the registry holds of a package, newest last */
-	versions(name: string): Promise<string[]>;
+	/** the version the registry's `latest` tag names (what `npm install <name>` takes), if any */
+	latestVersion(name: string): Promise<string | undefined>;
 	stop(): Promise<void>;
 }
 
@@ -179,13 +179,13 @@ export async function startNpmRegistry(options: {
 				rmSync(staging, { recursive: true, force: true });
 				log(`published ${manifest.name}@${version} to ${url}`);
 			},
-			versions: async (name) => {
+			latestVersion: async (name) => {
 				const response = await fetch(`${url}/${encodeURIComponent(name)}`, {
 					signal: AbortSignal.timeout(10_000),
 				});
-				if (response.status === 404) return [];
-				const packument = (await response.json()) as { versions?: Record<string, unknown> };
-				return Object.keys(packument.versions ?? {});
+				if (response.status === 404) return undefined;
+				const packument = (await response.json()) as { 'dist-tags'?: Record<string, string> };
+				return packument['dist-tags']?.latest;
 			},
 		};
 	} catch (error) {
