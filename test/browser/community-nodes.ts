@@ -63,7 +63,7 @@ export interface CommunityNodesSession {
  * n8n with no community package, installing from `registry`: N8N_COMMUNITY_PACKAGES_REGISTRY
  * for installs and updates, and npm's own setting in its nodes folder (`.npmrc`) for the
  * update check, which runs `npm outdated` without the variable on both lines.
- * N8N_UNVERIFIED_PACKAGES_ENABLED is `true`, as README's Install asks (n8nEnvironment).
+ * N8N_UNVERIFIED_PACKAGES_ENABLED is `true`, as README's Install asks.
  */
 export async function startCommunityNodesSession(
 	runtime: N8nRuntime,
@@ -81,7 +81,12 @@ export async function startCommunityNodesSession(
 				mkdirSync(nodesFolder, { recursive: true });
 				writeFileSync(path.join(nodesFolder, '.npmrc'), `registry=${registry.url}/\n`);
 			},
-			environment: { E2E_TESTS: 'true', N8N_COMMUNITY_PACKAGES_REGISTRY: registry.url },
+			environment: {
+				E2E_TESTS: 'true',
+				N8N_COMMUNITY_PACKAGES_REGISTRY: registry.url,
+				// what README's Install asks for while the package is not verified by n8n
+				N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+			},
 		});
 		const feature = await httpRequest(`${n8n.baseUrl}/rest/e2e/feature`, {
 			method: 'PATCH',
