@@ -28,41 +28,9 @@ readonly LOCK_TIMEOUT="${N8N_E2E_LOCK_TIMEOUT:-1800}"
 # n8n's own xlsx points at a host that is not reachable here; linkedom 0.18.15 needs a package the registry lacks.
 readonly OVERRIDES='{ "xlsx": "0.18.5", "linkedom": "0.18.14" }'
 
-log() { printf '[provide-n8n] %s\n' "$*" >&2; }
-fail() {
-	log "FAILED: $*"
-	exit 1
-}
-
-# `timeout` runs each step in a process group of its own: when this script is stopped, pass the
-# signal on to it (it forwards it to the whole step), so that no install outlives the script.
-STEP_PID=""
-on_signal() {
-	[ -n "$STEP_PID" ] && kill -TERM "$STEP_PID" 2>/dev/null
-	log "stopped by a signal"
-	exit 143
-}
-trap on_signal TERM INT HUP
-
-# run_step <name> <seconds> <logfile> <command...>: runs a command with a time limit, output to the log.
-run_step() {
-	local name="$1" seconds="$2" logfile="$3"
-	shift 3
-	local started=$SECONDS status=0
-	log "$name (limit ${seconds}s, log: $logfile)"
-	# in the background + wait, so that the trap above runs while the step is under way
-	timeout --kill-after=15 "$seconds" "$@" >>"$logfile" 2>&1 &
-	STEP_PID=$!
-	wait "$STEP_PID" || status=$?
-	STEP_PID=""
-	if [ "$status" -ne 0 ]; then
-		[ "$status" -eq 124 ] && log "$name did not finish within ${seconds}s"
-		log "last lines of $logfile:"
-		tail -n 30 "$logfile" >&2 || true
-		fail "$name (exit status $status)"
-	fi
-	log "$name done in $((SECONDS - started))s"
-}
+PROVISION_TAG=provide-n8n
+# shellcheck source=scripts/e2e/provision-steps.sh
+source "$(dirname "${BASH_SOURCE[0]}")/provision-steps.sh"
 
 # npm's bundled node-gyp (system npm), run with Node 24 so it builds for Node 24's ABI.
 find_node_gyp() {

@@ -133,6 +133,23 @@ export function authenticEvent(
 	return signatureMatches(legacy, hmacHex(secret, signed)) ? event : undefined;
 }
 
+/**
+ * Whether the request's v2 signature is valid over its exact bytes with one of the trigger's
+ * secrets, whatever the bytes say: the service's own body, answered 200 even when it is no
+ * lead event (a retry would carry the same bytes), and run only when authenticEvent holds.
+ */
+export function signedByTrigger(
+	request: RawRequest,
+	secrets: Partial<Record<Topic, string>>,
+): boolean {
+	const v2 = receivedHeader(request, 'x-svc-signature-v2');
+	return (
+		request.method === 'POST' &&
+		v2 !== undefined &&
+		Object.values(secrets).some((secret) => signatureMatches(v2, hmacHex(secret, request.body)))
+	);
+}
+
 /** Within the generous bounds the trigger documents for what it fetches and remembers. */
 export function withinBounds(event: EventKey): boolean {
 	return (

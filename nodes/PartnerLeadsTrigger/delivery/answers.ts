@@ -1,6 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import type { LeadEvent } from '../../shared/leadItem';
+import type { LeadTopic } from '../../shared/topics';
 
 export type Rejection = { status: number; error: string; message: string };
 
@@ -38,4 +39,38 @@ export function ignoredAsReplay(
 		{ node: context.getNode().name, topic: event.topic, reason },
 	);
 	return reply(context, 200, { received: true, ignored: 'possible replay', reason });
+}
+
+/** What makes a signed body no lead event; the answer and the log name it, never the body's values. */
+const MALFORMED_REASONS = {
+	notJson: 'the body is not JSON',
+	notAnObject: 'the body is not a JSON object',
+	id: 'its id is missing, not text, or too long',
+	timestamp: 'its timestamp is missing, not text, or too long',
+	topic: 'its topic is none of lead/create, lead/update and lead/delete',
+	otherTopic: 'its topic is not the one of the subscription that signed it',
+} as const;
+
+export type MalformedReason = keyof typeof MALFORMED_REASONS;
+
+/**
+ * A body the service signed (v2 covers the exact bytes) that is no lead event: nothing runs,
+ * and 200, as every retry would carry the same bytes; a 4xx would only be sent again.
+ */
+export function ignoredAsMalformed(
+	context: IWebhookFunctions,
+	signedFor: LeadTopic,
+	reason: MalformedReason,
+): IWebhookResponseData {
+	const what = MALFORMED_REASONS[reason];
+	context.logger.warn(
+		`Partner Referral Service Trigger ignored a delivery signed by its ${signedFor} subscription that is not a lead event: ${what}. It was answered 200 and starts nothing: the service would send the same bytes again.`,
+		{ node: context.getNode().name, signedFor, reason },
+	);
+	return reply(context, 200, {
+		received: true,
+		ignored: 'not a lead event',
+		reason,
+		message: `Signed by this trigger's ${signedFor} subscription, but not a lead event: ${what}`,
+	});
 }

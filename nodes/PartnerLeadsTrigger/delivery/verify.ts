@@ -3,7 +3,7 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import type { LeadEvent } from '../../shared/leadItem';
 import { isRecord } from '../../shared/transport/record';
-import { isLeadTopic } from '../../shared/topics';
+import { isLeadTopic, type LeadTopic } from '../../shared/topics';
 import {
 	freshSecretBox,
 	rememberedSecretBox,
@@ -11,7 +11,7 @@ import {
 	SUBSCRIPTIONS,
 	unreadableIds,
 } from '../state/subscriptions';
-import { type Rejection, rejected } from './answers';
+import { ignoredAsMalformed, type MalformedReason, type Rejection, rejected } from './answers';
 
 /** Verify: only a delivery signed by a subscription of this trigger goes any further. */
 
@@ -62,26 +62,35 @@ export function verifyLegacySignature(
 const MAX_ID_LENGTH = 200;
 const MAX_TIMESTAMP_LENGTH = 64;
 
-/** The event in the raw body, or undefined if it is not a valid one; never throws. */
-export function parseLeadEvent(rawBody: Buffer): LeadEvent | undefined {
+/** The event in the raw body, or what is wrong with it; never throws. */
+export function readLeadEvent(
+	rawBody: Buffer,
+): { event: LeadEvent } | { malformed: MalformedReason } {
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(rawBody.toString('utf8'));
 	} catch {
-		return undefined;
+		return { malformed: 'notJson' };
 	}
-	if (!isRecord(parsed)) return undefined;
+	if (!isRecord(parsed)) return { malformed: 'notAnObject' };
 	const { id, topic, timestamp } = parsed;
-	if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) return undefined;
+	if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH)
+		return { malformed: 'id' };
 	if (
 		typeof timestamp !== 'string' ||
 		timestamp.length === 0 ||
 		timestamp.length > MAX_TIMESTAMP_LENGTH
 	) {
-		return undefined;
+		return { malformed: 'timestamp' };
 	}
-	if (!isLeadTopic(topic)) return undefined;
-	return { id, topic, timestamp };
+	if (!isLeadTopic(topic)) return { malformed: 'topic' };
+	return { event: { id, topic, timestamp } };
+}
+
+/** The event in the raw body, or undefined if it is not a valid one; never throws. */
+export function parseLeadEvent(rawBody: Buffer): LeadEvent | undefined {
+	const read = readLeadEvent(rawBody);
+	return 'event' in read ? read.event : undefined;
 }
 
 export type DeliveryOptions = { acceptLegacySignature?: boolean; maxEventAgeHours?: number };
@@ -92,8 +101,14 @@ const UNVERIFIED: Rejection = {
 	message: 'The delivery is not signed by a subscription of this trigger',
 };
 
-/** The event a valid signature vouches for, if any, and whether some stored secrets could not be opened. */
-type Authentication = { event?: LeadEvent; unreadableSecrets: boolean };
+/**
+ * What a valid signature vouches for: a lead event, or a body the service signed that is none
+ * (then the topic of the subscription whose secret signed it).
+ */
+type Vouched = { event: LeadEvent } | { malformed: MalformedReason; signedFor: LeadTopic };
+
+/** What a valid signature vouches for, if anything, and whether some stored secrets could not be opened. */
+type Authentication = { vouched?: Vouched; unreadableSecrets: boolean };
 
 async function authenticate(
 	context: IWebhookFunctions,
@@ -111,29 +126,32 @@ async function authenticate(
 		stored = SUBSCRIPTIONS.read(nodeData, await freshSecretBox(context));
 	const unreadableSecrets = unreadableIds(stored).length > 0;
 	return {
-		event: verifiedEvent(request, rawBody, storedEntries(stored), acceptLegacy),
+		vouched: verifiedEvent(request, rawBody, storedEntries(stored), acceptLegacy),
 		unreadableSecrets,
 	};
 }
 
 /**
- * The event a valid signature vouches for. v2 signs the raw bytes (checked before parsing; the
- * topic must match the secret's subscription); legacy covers only id, topic and timestamp.
+ * What a valid signature vouches for. v2 signs the raw bytes, checked before parsing: a body it
+ * vouches for is the service's own, even when it is no lead event of the secret's topic.
+ * Legacy covers only id, topic and timestamp, so only a lead event can be checked with it.
  */
 function verifiedEvent(
 	request: ReturnType<IWebhookFunctions['getRequestObject']>,
 	rawBody: Buffer,
 	subscriptions: ReturnType<typeof storedEntries>,
 	acceptLegacy: boolean,
-): LeadEvent | undefined {
+): Vouched | undefined {
 	const v2 = singleHeaderValue(request.headers, V2_SIGNATURE_HEADER);
 	if (v2 !== undefined) {
 		const match = subscriptions.find(([, subscription]) =>
 			verifyV2Signature(rawBody, v2, subscription.signingSecret),
 		);
 		if (!match) return undefined;
-		const event = parseLeadEvent(rawBody);
-		return event?.topic === match[0] ? event : undefined;
+		const [signedFor] = match;
+		const read = readLeadEvent(rawBody);
+		if ('malformed' in read) return { malformed: read.malformed, signedFor };
+		return read.event.topic === signedFor ? read : { malformed: 'otherTopic', signedFor };
 	}
 
 	// Only a delivery without the v2 header may fall back to the legacy one: a wrong v2
@@ -143,17 +161,24 @@ function verifiedEvent(
 	const claimed = parseLeadEvent(rawBody);
 	const subscription = claimed && subscriptions.find(([topic]) => topic === claimed.topic)?.[1];
 	if (!claimed || !subscription) return undefined;
-	return verifyLegacySignature(claimed, legacy, subscription.signingSecret) ? claimed : undefined;
+	return verifyLegacySignature(claimed, legacy, subscription.signingSecret)
+		? { event: claimed }
+		: undefined;
 }
 
-/** Verify: the event a valid signature vouches for, or the 401 for a delivery without one. */
+/**
+ * Verify: the event a valid signature vouches for; the 200 for a signed body that is no lead
+ * event (the service's retry would carry the same bytes: answers.ts); the 401 for the rest.
+ */
 export async function verifyDelivery(
 	context: IWebhookFunctions,
 	options: DeliveryOptions,
 ): Promise<{ event: LeadEvent } | { response: IWebhookResponseData }> {
 	const acceptLegacySignature = options.acceptLegacySignature === true;
-	const { event, unreadableSecrets } = await authenticate(context, acceptLegacySignature);
-	if (event) return { event };
+	const { vouched, unreadableSecrets } = await authenticate(context, acceptLegacySignature);
+	if (vouched && 'event' in vouched) return vouched;
+	if (vouched)
+		return { response: ignoredAsMalformed(context, vouched.signedFor, vouched.malformed) };
 	// Only which headers came, never their values: a refused delivery must be traceable
 	// in n8n's log (a rotated secret, a proxy rewriting the body) without leaking anything.
 	const { headers } = context.getRequestObject();

@@ -326,6 +326,12 @@ export class N8nRest {
 		);
 	}
 
+	/** `GET /rest/community-packages`: the installed packages (with `updateAvailable`, `failedLoading`). */
+	async communityPackages(): Promise<Array<Record<string, unknown>>> {
+		const list = await this.call('GET', '/rest/community-packages');
+		return Array.isArray(list) ? list.filter(isRecord) : [];
+	}
+
 	/** `GET /rest/executions?filter={"workflowId":…}` → {results, count, …}; newest first. */
 	async listExecutions(workflowId: string): Promise<ExecutionSummary[]> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'crypto';
 
 import {
 	parseLeadEvent,
+	readLeadEvent,
 	verifyLegacySignature,
 	verifyV2Signature,
 } from '../../../nodes/PartnerLeadsTrigger/delivery/verify';
@@ -75,5 +76,22 @@ describe('signature', () => {
 		]) {
 			expect(parseLeadEvent(Buffer.from(body))).toBeUndefined();
 		}
+	});
+
+	it('says what makes a body no lead event, field by field', () => {
+		const read = (body: string) => readLeadEvent(Buffer.from(body));
+		const event = { id: 'a', topic: 'lead/create', timestamp: 't' };
+		expect(read(JSON.stringify(event))).toEqual({ event });
+		expect(read('not json')).toEqual({ malformed: 'notJson' });
+		expect(read('')).toEqual({ malformed: 'notJson' });
+		for (const body of ['null', '[]', '"a"', '5'])
+			expect(read(body)).toEqual({ malformed: 'notAnObject' });
+		for (const id of [5, '', 'a'.repeat(201), null, ['a']])
+			expect(read(JSON.stringify({ ...event, id }))).toEqual({ malformed: 'id' });
+		for (const timestamp of [undefined, 1700000000000, '', 't'.repeat(65)])
+			expect(read(JSON.stringify({ ...event, timestamp }))).toEqual({ malformed: 'timestamp' });
+		for (const topic of ['payment/create', 'Lead/Create', undefined, 3])
+			expect(read(JSON.stringify({ ...event, topic }))).toEqual({ malformed: 'topic' });
+		expect(read(JSON.stringify({ ...event, id: 'a'.repeat(200) }))).toHaveProperty('event');
 	});
 });
