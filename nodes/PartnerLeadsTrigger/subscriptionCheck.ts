@@ -78,15 +78,17 @@ async function subscribeAgain(
 		unreadable: {},
 	};
 	const created: string[] = [];
+	let allCreated = false;
 	try {
 		for (const topic of lost) {
 			const subscription = await createSubscription.call(context, topic, stored.webhookUrl);
 			renewed.byTopic[topic] = subscription;
 			created.push(subscription.id);
 		}
-	} catch (error) {
-		await deleteQuietly.call(context, created);
-		throw error;
+		allCreated = true;
+	} finally {
+		// the service's error goes on as it came; only the half-made subscriptions go
+		if (!allCreated) await deleteQuietly.call(context, created);
 	}
 	SUBSCRIPTIONS.save(context.getWorkflowStaticData('node'), renewed, box);
 }
