@@ -17,6 +17,8 @@ import { pollingWorkflow } from '../e2e/scenarios/polling';
 import type { SchemaField } from '../simulator/types';
 import { DOCS_CHECKS, DOCUMENTED_NAMES_CHECK } from './docs-checks';
 import type { Editor } from './editor';
+import type { Locator } from 'playwright-core';
+import { schemaWorkflow } from '../e2e/workflows';
 
 export interface BrowserCheck {
 	name: string;
@@ -574,5 +576,53 @@ export const BROWSER_CHECKS: BrowserCheck[] = [
 			);
 		},
 	},
+	{
+		name: 'A new API key saved into the credential in the editor (the old one revoked): a published workflow uses it at its next run, with no republish',
+		async run(editor, session) {
+			// Last but the names check: it revokes the key the session's credential held until now.
+			const { workflow, webhookPath } = schemaWorkflow(session.credential);
+			const created = await session.rest.createWorkflow(workflow);
+			await session.rest.activateWorkflow(created);
+			try {
+				const before = await session.rest.callWebhook(webhookPath, {});
+				assert.equal(before.status, 200, `the published workflow failed: ${before.text}`);
+				const key = session.sim.control.createKey({ selfServe: session.sim.defaultKey.selfServe });
+				session.sim.control.revokeKey(session.sim.defaultKey.clientId);
+				session.sim.control.expireTokens();
+
+				await editor.page.goto(`${editor.baseUrl}/home/credentials/${session.credential.id}`);
+				const modal = editor.testId('editCredential-modal');
+				await fieldInput(modal, 'Client ID').fill(key.clientId);
+				await fieldInput(modal, 'Client Secret').fill(key.clientSecret);
+				await editor.testId('credential-save-button').click();
+				// n8n tests the credential as it saves it
+				await editor.testId('credentials-config-container-test-success').waitFor();
+				await editor.screenshot('credential-new-key-saved');
+
+				const tokensBefore = session.sim.control.stats().tokenRequests;
+				const after = await session.rest.callWebhook(webhookPath, {});
+				assert.equal(
+					after.status,
+					200,
+					`after the new key, the published workflow failed: ${after.text}`,
+				);
+				assert.ok(
+					session.sim.control.stats().tokenRequests > tokensBefore,
+					'the published workflow asked no token for the new key',
+				);
+			} finally {
+				await session.rest.deactivateWorkflow(created).catch(() => undefined);
+			}
+		},
+	},
 	DOCUMENTED_NAMES_CHECK,
 ];
+
+/** The input of a credential field: n8n puts each in a form of its own, its label first. */
+function fieldInput(modal: Locator, label: string): Locator {
+	return modal
+		.locator('[data-test-id="credential-connection-parameter"]')
+		.filter({ hasText: new RegExp(`^\\s*${label}\\b`) })
+		.locator('input')
+		.first();
+}

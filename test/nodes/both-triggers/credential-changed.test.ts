@@ -66,7 +66,9 @@ describe('the webhook trigger: the credential as saved now', () => {
 		await setup.host.activate();
 		// accepted, their lead reads stalled by the service
 		setup.sim.control.setFaults('GET /leads/:id', { held: true });
-		await runCreates(setup, 3, 'waiting');
+		for (let index = 0; index < 3; index++) created(setup, `waiting${index}`);
+		// answered; not settled: their runs wait on the stalled reads
+		await setup.sim.control.waitForDeliveries(20_000);
 		saveNewKey(setup.sim, setup.harness);
 		setup.sim.control.revokeKey(setup.sim.defaultKey.clientId);
 		setup.sim.control.expireTokens();
