@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { exitWithin, startProcess, stopProcess, type StartedProcess } from './processes';
+import { runProvideScript } from './provision';
 import { freeLoopbackPort } from './n8n-instance';
 import { REPO_ROOT } from './build-package';
 import { readManifest } from './extension';
@@ -34,19 +35,7 @@ export interface NpmRegistry {
 /** Runs scripts/e2e/provide-registry.sh (bounded) and returns Verdaccio's bin script. */
 export async function provideRegistry(timeoutMs: number): Promise<string> {
 	log('providing the npm registry (Verdaccio, cached outside the repository)');
-	const started = startProcess('bash', [SCRIPT], {
-		cwd: REPO_ROOT,
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
-	let stdout = '';
-	started.child.stdout?.on('data', (chunk: Buffer) => {
-		stdout += chunk.toString('utf8');
-	});
-	const outcome = await exitWithin(started, timeoutMs);
-	if (outcome !== 0)
-		throw new Error(
-			`providing the npm registry ${outcome === 'timeout' ? 'did not finish in time' : `failed (exit ${outcome})`}; see the [provide-registry] lines above`,
-		);
+	const stdout = await runProvideScript(SCRIPT, [], timeoutMs, 'providing the npm registry');
 	const bin = /^N8N_E2E_REGISTRY (\S+)$/m.exec(stdout)?.[1];
 	if (!bin) throw new Error('provide-registry.sh reported no Verdaccio');
 	return bin;

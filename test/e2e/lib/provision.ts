@@ -25,22 +25,7 @@ export async function provideRuntimes(
 	timeoutMs: number,
 ): Promise<Map<string, N8nRuntime>> {
 	log(`providing n8n ${versions.join(', ')} (cached outside the repository)`);
-	const started = startProcess('bash', [SCRIPT, ...versions], {
-		cwd: REPO_ROOT,
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
-	let stdout = '';
-	started.child.stdout?.on('data', (chunk: Buffer) => {
-		stdout += chunk.toString('utf8');
-	});
-	const outcome = await exitWithin(started, timeoutMs);
-	if (outcome === 'timeout') {
-		throw new Error(
-			`provisioning n8n did not finish within ${Math.round(timeoutMs / 1000)} s (${SCRIPT})`,
-		);
-	}
-	if (outcome !== 0)
-		throw new Error(`provisioning n8n failed (exit ${outcome}); see the [provide-n8n] lines above`);
+	const stdout = await runProvideScript(SCRIPT, versions, timeoutMs, 'provisioning n8n');
 
 	const runtimes = new Map<string, N8nRuntime>();
 	for (const line of stdout.split('\n')) {
@@ -53,4 +38,32 @@ export async function provideRuntimes(
 			throw new Error(`provisioning reported no runtime for n8n ${version}`);
 	}
 	return runtimes;
+}
+
+/**
+ * Runs one of scripts/e2e/provide-*.sh, bounded: its progress goes to our stderr, its stdout (the
+ * lines that say what it provided) is returned. `what` names it in the error of a failure.
+ */
+export async function runProvideScript(
+	script: string,
+	args: string[],
+	timeoutMs: number,
+	what: string,
+): Promise<string> {
+	const started = startProcess('bash', [script, ...args], {
+		cwd: REPO_ROOT,
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
+	let stdout = '';
+	started.child.stdout?.on('data', (chunk: Buffer) => {
+		stdout += chunk.toString('utf8');
+	});
+	const outcome = await exitWithin(started, timeoutMs);
+	if (outcome === 'timeout')
+		throw new Error(`${what} did not finish within ${Math.round(timeoutMs / 1000)} s (${script})`);
+	if (outcome !== 0)
+		throw new Error(
+			`${what} failed (exit ${outcome}); see the [${path.basename(script, '.sh')}] lines above`,
+		);
+	return stdout;
 }
