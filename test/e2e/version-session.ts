@@ -75,6 +75,8 @@ export async function runVersion(
 	allScenarios: Scenario[],
 	report: Report,
 	own = false,
+	/** ends when the line's n8n of their own are gone: scenarios that measure health wait for it */
+	othersEnded: Promise<void> = Promise.resolve(),
 ): Promise<void> {
 	const scenarios = scenariosFor(runtime.version, allScenarios);
 	if (scenarios.length === 0) return;
@@ -110,6 +112,7 @@ export async function runVersion(
 		const context = await setUp(n8n, sim, report, own);
 		if (!context) return notRun('setup failed', { includingSetup: false });
 		for (const scenario of scenarios) {
+			if (scenario.measuresHealth) await othersEnded;
 			await report.check(`${prefix} ${scenario.name}`, () => scenario.run(context));
 		}
 	} finally {

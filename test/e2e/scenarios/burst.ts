@@ -205,6 +205,7 @@ function burstScenarioWith(leadsPerExecution?: number): Scenario {
 				: "n8n's health printed";
 	return {
 		name: `a burst of ${BURST} deliveries at once, retried briefly, ${REFUSED} leads the workflow fails on${together}: every other lead runs to the end once, none given up, ${health}`,
+		measuresHealth: true,
 		async run({ n8n, rest, sim, credential }) {
 			const refused = new Set<string>();
 			const receiver = await startRefusingReceiver(refused);

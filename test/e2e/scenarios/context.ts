@@ -18,6 +18,11 @@ export interface Scenario {
 	appliesTo?: (major: number) => boolean;
 	/** runs in an n8n of its own beside the line's other scenarios (it mostly waits for Poll Times) */
 	ownN8n?: boolean;
+	/**
+	 * It measures n8n's health under its own load: it waits until the line's scenarios in an n8n
+	 * of their own have ended, whose restarts (seconds of CPU each) would be measured as its load.
+	 */
+	measuresHealth?: boolean;
 	run(context: ScenarioContext): Promise<void>;
 }
 
