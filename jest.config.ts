@@ -13,6 +13,22 @@ const MATRIX_SUITES = [
 	'<rootDir>/test/transport/**/*.test.ts',
 ];
 
+/**
+ * Suites among those that start no simulator (the nodes' own state and decisions): every
+ * personality would run them the same way, so they run once. test/source/personality-matrix.test.ts
+ * checks that none of them starts one.
+ */
+export const SERVICE_FREE_SUITES = [
+	'test/nodes/partner-leads-polling-trigger/poll-state.test.ts',
+	'test/nodes/partner-leads-trigger/deduplication.test.ts',
+	'test/nodes/partner-leads-trigger/recovery-ledger.test.ts',
+	'test/nodes/partner-leads-trigger/subtitle.test.ts',
+	'test/nodes/partner-leads/adaptive-limiter.test.ts',
+	'test/nodes/partner-leads/subtitle.test.ts',
+	'test/transport/retry-decision.test.ts',
+	'test/transport/token-cache.test.ts',
+];
+
 const common: Config = {
 	// jest's node environment, failing a suite that leaves a server, socket or timer open
 	testEnvironment: '<rootDir>/test/harness/open-handles-env.js',
@@ -36,6 +52,10 @@ const config: Config = {
 			...common,
 			displayName: `service: ${personality.name}`,
 			testMatch: MATRIX_SUITES,
+			testPathIgnorePatterns: [
+				...(common.testPathIgnorePatterns ?? []),
+				...SERVICE_FREE_SUITES.map((suite) => `<rootDir>/${suite}`),
+			],
 			// read by startSimulator when a test does not choose a personality itself
 			globals: { PARTNER_SIM_PERSONALITY: personality.name },
 			setupFiles: [...(common.setupFiles ?? []), '<rootDir>/test/harness/personality-env.js'],

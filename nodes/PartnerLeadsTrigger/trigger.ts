@@ -68,14 +68,21 @@ function startChecks(
 		(Number.isFinite(minutes) && minutes > 0 ? minutes : DEFAULT_CHECK_INTERVAL_MINUTES) * 60_000;
 	const isClosed = () => closing.signal.aborted;
 	let checking: Promise<unknown> | undefined;
+	// when the last check began (early ones are spaced from it, failed or not)
+	let checkedAtMs = Date.now();
+	// many runs since the last check: the next one comes early (the ledger stays small)
+	const ledgerGrown = () =>
+		Date.now() - checkedAtMs >= RECOVERY_TIMING.earlySpacingMs &&
+		openLedger(context).runsSinceCheck >= RECOVERY_TIMING.earlyAfterRuns;
 	const loop = async () => {
 		let due = Date.now() + (baselineTaken ? intervalMs : RECOVERY_TIMING.firstCheckDelayMs);
 		while (!isClosed()) {
-			await waitUntil(due, closing.signal);
+			await waitUntil(due, closing.signal, ledgerGrown);
 			if (isClosed()) return;
 			try {
 				// runs left in flight that could not be prepared yet are tried again
 				executor.queue.wake();
+				checkedAtMs = Date.now();
 				const check = recoverMissedEvents.call(context, executor, isClosed);
 				checking = check;
 				const outcome = await check;

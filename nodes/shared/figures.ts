@@ -4,7 +4,7 @@
 export const KEPT_LEAD_IDS = { hex24: 62_500, uuid: 46_875 } as const;
 
 /** Fields to Watch bytes per lead (status; five fields), as watched-values.test.ts measures. */
-export const WATCHED_BYTES_PER_LEAD = { oneField: 41, fiveFields: 86 } as const;
+export const WATCHED_BYTES_PER_LEAD = { oneField: 37, fiveFields: 82 } as const;
 export const WATCHED_VALUES_MAX_MB = 2;
 
 /** A figure as the documents write it: 62,500. */

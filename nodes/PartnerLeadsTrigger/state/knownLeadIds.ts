@@ -2,7 +2,13 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { type LeftOver, IdSketch } from '../../shared/changes/idSketch';
 import type { PackedIds } from '../../shared/changes/leadIds';
-import { MAX_LEAD_ID_BYTES, packIds, packedBytes, unpackIds } from '../../shared/changes/leadIds';
+import {
+	MAX_LEAD_ID_BYTES,
+	PackedIdsBuilder,
+	packIds,
+	packedBytes,
+	unpackIds,
+} from '../../shared/changes/leadIds';
 import type { ListedLead } from '../../shared/changes/listedLead';
 import { storedNumber } from '../../shared/changes/storedNumber';
 
@@ -15,8 +21,8 @@ import { storedNumber } from '../../shared/changes/storedNumber';
  */
 
 /**
- * Leads run since the last listing, newest kept (270 KB of 24-hex ids at most); deletes since
- * a sketched listing likewise. Plain lists growing by one: re-packing each save costs more.
+ * Leads run since the last listing, newest kept (160 KB of 24-hex ids at most, packed as the
+ * listing is); deletes since a sketched listing likewise.
  */
 export const MAX_IDS_RUN_SINCE_LISTING = 10_000;
 
@@ -32,32 +38,38 @@ export interface KeptListing {
 /** The known leads not listed now, and about how many more a sketch could not name. */
 export type Gone = LeftOver;
 
-/** An id list that grows by one, newest kept, oldest dropped above the bound. */
+/** An id list that grows by one, newest kept, oldest dropped above the bound; stored packed. */
 class RecentIds {
 	readonly ids = new Set<string>();
 
-	/** as stored: appended to, made anew only when ids leave */
-	list: string[] = [];
+	/** the ids packed as they came; made anew only when ids leave */
+	private packed = new PackedIdsBuilder();
 
 	add(id: string): void {
 		if (this.ids.has(id)) return;
 		this.ids.add(id);
-		this.list.push(id);
-		if (this.ids.size > MAX_IDS_RUN_SINCE_LISTING) this.ids.delete(this.list.shift() as string);
+		if (this.ids.size > MAX_IDS_RUN_SINCE_LISTING) {
+			this.ids.delete(this.ids.values().next().value as string);
+			this.packed = PackedIdsBuilder.of(this.ids);
+		} else this.packed.add(id);
 	}
 
 	keepOnly(keep: (id: string) => boolean): void {
 		for (const id of [...this.ids]) if (!keep(id)) this.ids.delete(id);
-		this.list = [...this.ids];
+		this.packed = PackedIdsBuilder.of(this.ids);
 	}
 
 	clear(): void {
 		this.ids.clear();
-		this.list = [];
+		this.packed = new PackedIdsBuilder();
 	}
 
 	take(stored: unknown): void {
-		if (Array.isArray(stored)) for (const id of stored) if (typeof id === 'string') this.add(id);
+		for (const id of unpackIds(stored)) this.add(id);
+	}
+
+	stored(): PackedIds {
+		return this.packed.result();
 	}
 }
 
@@ -198,8 +210,8 @@ export class KnownLeadIds {
 			...(this.packed ? { listedIds: this.packed } : {}),
 			...(sketched ? { listedSketch: sketched.stored } : {}),
 			...(sketched?.newestCreatedMs ? { idsNewestCreatedAt: sketched.newestCreatedMs } : {}),
-			...(this.kept && runSince.ids.size > 0 ? { idsRunSince: runSince.list } : {}),
-			...(sketched && deletedSince.ids.size > 0 ? { idsDeletedSince: deletedSince.list } : {}),
+			...(this.kept && runSince.ids.size > 0 ? { idsRunSince: runSince.stored() } : {}),
+			...(sketched && deletedSince.ids.size > 0 ? { idsDeletedSince: deletedSince.stored() } : {}),
 		};
 	}
 }

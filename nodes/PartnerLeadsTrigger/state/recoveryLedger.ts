@@ -44,6 +44,9 @@ class Memory {
 	readonly deleted = new LeadVersions();
 
 	readonly known = new KnownLeadIds();
+
+	/** runs recorded since the last check, in this process (an early check keeps the ledger small) */
+	runsSinceCheck = 0;
 }
 
 const LEDGERS = new StoreKind<Memory>({
@@ -156,6 +159,7 @@ export class RecoveryLedger {
 			if (version > this.memory.since && this.withinAge(version))
 				this.memory.delivered.raise(leadKey(id), { ms: version, exact: true });
 		this.memory.baselineOf = this.memory.activatedAt;
+		this.forgetDeliveredBelowSince();
 		this.save();
 	}
 
@@ -163,7 +167,21 @@ export class RecoveryLedger {
 	listenedUpTo(timeMs: number): void {
 		if (timeMs <= this.memory.since) return;
 		this.memory.since = timeMs;
+		this.forgetDeliveredBelowSince();
 		this.save();
+	}
+
+	/**
+	 * A check judges only changes after `since`: the versions delivered before it (and its
+	 * tolerance) can no longer cover one, so the ledger keeps those of one check interval.
+	 */
+	private forgetDeliveredBelowSince(): void {
+		this.memory.delivered.forget(this.memory.since - VERSION_TOLERANCE_MS, LEDGER_CAPACITY);
+	}
+
+	/** Runs recorded since the last check (or activation) in this process. */
+	get runsSinceCheck(): number {
+		return this.memory.runsSinceCheck;
 	}
 
 	/** Versions older than Maximum Event Age are not kept: nothing that old runs again. */
@@ -174,6 +192,7 @@ export class RecoveryLedger {
 	recordDelivered(leadId: string, version: LeadVersion): void {
 		if (this.withinAge(version.ms)) this.memory.delivered.raise(leadKey(leadId), version);
 		this.memory.known.ran(leadId);
+		this.memory.runsSinceCheck++;
 		this.save();
 	}
 
@@ -197,6 +216,7 @@ export class RecoveryLedger {
 	/** Keeps a listing's ids (undefined: lead/delete not chosen). False: too many to keep. */
 	rememberListing(listing: KeptListing | undefined): boolean {
 		const kept = this.memory.known.replace(listing, Date.now(), (id) => this.hasDeleted(id));
+		this.memory.runsSinceCheck = 0;
 		this.save();
 		return kept;
 	}
@@ -213,7 +233,9 @@ export class RecoveryLedger {
 	save(): void {
 		const now = Date.now();
 		const cutoff = now - this.options.maxAgeSeconds * 1000;
-		this.memory.delivered.trim(cutoff, LEDGER_CAPACITY, now);
+		// versions another process wrote back from before the last check go too
+		const sinceCutoff = this.memory.since - VERSION_TOLERANCE_MS;
+		this.memory.delivered.trim(Math.max(cutoff, sinceCutoff), LEDGER_CAPACITY, now);
 		this.memory.recovered.trim(cutoff, LEDGER_CAPACITY, now);
 		this.memory.deleted.trim(cutoff, LEDGER_CAPACITY, now);
 		this.store.save();

@@ -50,9 +50,18 @@ export function judgeEventAge(timestamp: string, maxAgeSeconds: number): EventAg
 /** Events remembered per trigger node; with the default 72 h window, 3,333 events a day on average. */
 export const SEEN_EVENTS_CAPACITY = 10_000;
 
-/** One remembered event in static data: 16 hex key, 8 hex event time (seconds), one separator. */
-const KEY_LENGTH = 16;
-const SEPARATOR = ' ';
+/** An event's key: 6 bytes of SHA-256 (a collision among 10,000 events: about 1 in 10^10). */
+const KEY_BYTES = 6;
+
+/**
+ * Kept by ten minutes (forgotten whole, so a stored event needs no time of its own), stored as
+ * one base64 string, oldest first: the period's number (4 bytes), how many events (2 bytes),
+ * their keys. About 8 characters an event, whatever the ids look like.
+ */
+const PERIOD_SECONDS = 600;
+const PERIOD_BYTES = 4;
+const COUNT_BYTES = 2;
+const MAX_COUNT = 0xffff;
 
 /** A processed event as remembered: its deduplication key and its event time. */
 export interface EventMark {
@@ -61,87 +70,154 @@ export interface EventMark {
 	time: number;
 }
 
-/** Hash of topic + id + timestamp (the service's dedup key); 64 bits: no real collision risk. */
+/** Hash of topic + id + timestamp (the service's dedup key). */
 export function eventMark(event: LeadEvent, timeSeconds: number): EventMark {
 	const digest = createHash('sha256')
 		.update(`${event.topic}\n${event.id}\n${event.timestamp}`)
 		.digest('hex');
-	return { key: digest.slice(0, KEY_LENGTH), time: timeSeconds };
+	return { key: digest.slice(0, KEY_BYTES * 2), time: timeSeconds };
 }
 
-function packEntry(mark: EventMark): string {
-	return mark.key + Math.max(0, Math.min(mark.time, 0xffffffff)).toString(16).padStart(8, '0');
+const periodOf = (seconds: number) => Math.max(0, Math.floor(seconds / PERIOD_SECONDS));
+/** the last second of a period: what forgetting the period forgets up to */
+const periodEnd = (period: number) => (period + 1) * PERIOD_SECONDS - 1;
+
+const HEADER_BYTES = PERIOD_BYTES + COUNT_BYTES;
+
+/** Bytes a period takes stored: a header per MAX_COUNT keys, and its keys. */
+const storedPeriodBytes = (keys: number) =>
+	Math.ceil(keys / MAX_COUNT) * HEADER_BYTES + keys * KEY_BYTES;
+
+/**
+ * The stored bytes, periods ascending, between `start` and `used`: an event of the newest
+ * period (nearly all of them) is appended in place, an old period forgotten moves `start`.
+ */
+class PeriodLog {
+	bytes = Buffer.alloc(4096);
+	start = 0;
+	used = 0;
+	private lastHeaderAt = -1;
+	private lastPeriod = -1;
+
+	/** False when the key cannot be appended (an earlier period, or a full count): make anew. */
+	append(key: string, period: number): boolean {
+		const count =
+			this.lastHeaderAt < 0 ? 0 : this.bytes.readUInt16BE(this.lastHeaderAt + PERIOD_BYTES);
+		if (period === this.lastPeriod && count < MAX_COUNT) {
+			this.room(KEY_BYTES);
+			this.bytes.writeUInt16BE(count + 1, this.lastHeaderAt + PERIOD_BYTES);
+		} else if (period > this.lastPeriod) {
+			this.room(HEADER_BYTES + KEY_BYTES);
+			this.lastHeaderAt = this.used;
+			this.lastPeriod = period;
+			this.bytes.writeUInt32BE(period, this.used);
+			this.bytes.writeUInt16BE(1, this.used + PERIOD_BYTES);
+			this.used += HEADER_BYTES;
+		} else return false;
+		this.bytes.write(key, this.used, KEY_BYTES, 'hex');
+		this.used += KEY_BYTES;
+		return true;
+	}
+
+	private room(bytes: number): void {
+		if (this.used + bytes <= this.bytes.length) return;
+		const grown = Buffer.alloc(Math.max(this.bytes.length * 2, this.used - this.start + bytes));
+		this.bytes.copy(grown, 0, this.start, this.used);
+		this.used -= this.start;
+		this.lastHeaderAt -= this.start;
+		this.start = 0;
+		this.bytes = grown;
+	}
 }
 
-/** Fixed-width hex: comparing the time parts as strings compares the times. */
-function entryTime(entry: string): number {
-	return parseInt(entry.slice(KEY_LENGTH), 16);
-}
-
-function byTime(a: string, b: string): number {
-	const left = a.slice(KEY_LENGTH);
-	const right = b.slice(KEY_LENGTH);
-	return left < right ? -1 : left > right ? 1 : 0;
-}
-
-const ENTRY = /^[0-9a-f]{24}$/;
-
-/** One trigger node's remembered events, in process memory. */
+/** One trigger node's remembered events, in process memory, kept by ten minutes. */
 class RecentEvents {
-	/** packed entries sorted by event time, oldest first */
-	private order: string[] = [];
+	/** per period its keys; periods in ascending order once `sorted` */
+	private readonly periods = new Map<number, string[]>();
+	private sorted = true;
+	private newestPeriod = -1;
 	private readonly keys = new Set<string>();
 	forgottenUpTo = 0;
+
+	/** the stored bytes; undefined: made anew at the next save (an event of an earlier period) */
+	private log: PeriodLog | undefined = new PeriodLog();
+
+	/** the packed form of the last save, until the events change (every delivery saves it) */
+	private packed: string | undefined;
 
 	has(key: string): boolean {
 		return this.keys.has(key);
 	}
 
 	add(mark: EventMark): void {
-		if (this.keys.has(mark.key)) return;
-		const entry = packEntry(mark);
-		// Events arrive roughly in time order: search from the newest end.
-		let index = this.order.length;
-		while (index > 0 && byTime(this.order[index - 1], entry) > 0) index--;
-		this.order.splice(index, 0, entry);
-		this.keys.add(mark.key);
-		this.packed = undefined;
+		this.addKey(mark.key, periodOf(mark.time));
 	}
 
-	/** Adds stored entries in one pass (a restart or another writer's save). */
-	merge(entries: string[], forgottenUpTo: number): void {
-		let added = false;
-		for (const entry of entries) {
-			const key = entry.slice(0, KEY_LENGTH);
-			if (!ENTRY.test(entry) || this.keys.has(key)) continue;
-			this.keys.add(key);
-			this.order.push(entry);
-			added = true;
+	private addKey(key: string, period: number): void {
+		if (this.keys.has(key)) return;
+		this.keys.add(key);
+		const keys = this.periods.get(period);
+		if (keys) keys.push(key);
+		else {
+			if (period < this.newestPeriod) this.sorted = false;
+			this.newestPeriod = Math.max(this.newestPeriod, period);
+			this.periods.set(period, [key]);
 		}
-		if (added) {
-			this.order.sort(byTime);
-			this.packed = undefined;
+		this.packed = undefined;
+		if (this.log && !this.log.append(key, period)) this.log = undefined;
+	}
+
+	/** Adds a stored copy (a restart or another writer's save). */
+	merge(packed: string, forgottenUpTo: number): void {
+		const bytes = Buffer.from(packed, 'base64');
+		let at = 0;
+		while (at + HEADER_BYTES <= bytes.length) {
+			const period = bytes.readUInt32BE(at);
+			const count = bytes.readUInt16BE(at + PERIOD_BYTES);
+			at += HEADER_BYTES;
+			for (let index = 0; index < count && at + KEY_BYTES <= bytes.length; index++) {
+				this.addKey(bytes.toString('hex', at, at + KEY_BYTES), period);
+				at += KEY_BYTES;
+			}
 		}
 		this.forgottenUpTo = Math.max(this.forgottenUpTo, forgottenUpTo);
 	}
 
-	/** Forgets events older than the cutoff, and the oldest beyond the capacity. */
-	trim(cutoffSeconds: number, capacity: number): void {
-		let drop = 0;
-		while (drop < this.order.length && entryTime(this.order[drop]) < cutoffSeconds) drop++;
-		drop = Math.max(drop, this.order.length - capacity);
-		if (drop <= 0) return;
-		for (const entry of this.order.slice(0, drop)) this.keys.delete(entry.slice(0, KEY_LENGTH));
-		this.forgottenUpTo = Math.max(this.forgottenUpTo, entryTime(this.order[drop - 1]));
-		this.order = this.order.slice(drop);
-		this.packed = undefined;
+	private ascending(): number[] {
+		if (!this.sorted) {
+			const entries = [...this.periods.entries()].sort((a, b) => a[0] - b[0]);
+			this.periods.clear();
+			for (const [period, keys] of entries) this.periods.set(period, keys);
+			this.sorted = true;
+		}
+		return [...this.periods.keys()];
 	}
 
-	/** the packed form of the last save, until the events change (every delivery saves it) */
-	private packed: string | undefined;
+	/**
+	 * Forgets the periods older than the cutoff, then the oldest periods beyond the capacity (the
+	 * newest period stays whatever its size: forgetting it would refuse every event of this period).
+	 */
+	trim(cutoffSeconds: number, capacity: number): void {
+		const periods = this.ascending();
+		for (const period of periods.slice(0, -1)) {
+			if (periodEnd(period) >= cutoffSeconds && this.keys.size <= capacity) break;
+			const keys = this.periods.get(period) ?? [];
+			for (const key of keys) this.keys.delete(key);
+			this.periods.delete(period);
+			if (this.log) this.log.start += storedPeriodBytes(keys.length);
+			this.forgottenUpTo = Math.max(this.forgottenUpTo, periodEnd(period));
+			this.packed = undefined;
+		}
+	}
 
 	pack(): string {
-		this.packed ??= this.order.join(SEPARATOR);
+		if (!this.log) {
+			const log = new PeriodLog();
+			for (const period of this.ascending())
+				for (const key of this.periods.get(period) ?? []) log.append(key, period);
+			this.log = log;
+		}
+		this.packed ??= this.log.bytes.toString('base64', this.log.start, this.log.used);
 		return this.packed;
 	}
 }
@@ -153,13 +229,10 @@ const SEEN_EVENTS = new StoreKind<RecentEvents>({
 	modes: ['production', 'test'],
 	create: () => new RecentEvents(),
 	takeIn(memory, stored) {
-		const entries = typeof stored.entries === 'string' ? stored.entries : '';
-		memory.merge(
-			entries === '' ? [] : entries.split(SEPARATOR),
-			storedNumber(stored.forgottenUpTo),
-		);
+		const byTenMinutes = typeof stored.byTenMinutes === 'string' ? stored.byTenMinutes : '';
+		memory.merge(byTenMinutes, storedNumber(stored.forgottenUpTo));
 	},
-	stored: (memory) => ({ entries: memory.pack(), forgottenUpTo: memory.forgottenUpTo }),
+	stored: (memory) => ({ byTenMinutes: memory.pack(), forgottenUpTo: memory.forgottenUpTo }),
 });
 
 const inProgress = new Map<string, Set<string>>();

@@ -15,23 +15,60 @@ export function uuidOf(bytes: Buffer): string {
 	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-export function packIds(ids: Iterable<string>): PackedIds {
-	const blocks = new Map<string, Buffer[]>();
-	const texts: string[] = [];
-	const add = (key: string, bytes: Buffer) => {
-		const block = blocks.get(key);
-		if (block) block.push(bytes);
-		else blocks.set(key, [bytes]);
-	};
-	for (const id of ids) {
-		if (UUID.test(id)) add('u', Buffer.from(id.replace(/-/g, ''), 'hex'));
-		else if (HEX.test(id)) add(`h${id.length / 2}`, Buffer.from(id, 'hex'));
-		else if (!id.includes(TEXT_SEPARATOR)) texts.push(id);
+/** An id's block and bytes (`u` UUIDs, `h<n>` hex ids of n bytes); undefined for a text id. */
+function binaryForm(id: string): { block: string; bytes: Buffer } | undefined {
+	if (UUID.test(id)) return { block: 'u', bytes: Buffer.from(id.replace(/-/g, ''), 'hex') };
+	if (HEX.test(id)) return { block: `h${id.length / 2}`, bytes: Buffer.from(id, 'hex') };
+	return undefined;
+}
+
+/** Ids packed by form, appended one at a time: a save writes what is packed, nothing re-packed. */
+export class PackedIdsBuilder {
+	private readonly blocks = new Map<string, { bytes: Buffer; used: number }>();
+
+	private readonly texts: string[] = [];
+
+	/** the packed form until the next id */
+	private packed: PackedIds | undefined;
+
+	static of(ids: Iterable<string>): PackedIdsBuilder {
+		const builder = new PackedIdsBuilder();
+		for (const id of ids) builder.add(id);
+		return builder;
 	}
-	const packed: PackedIds = {};
-	for (const [key, block] of blocks) packed[key] = Buffer.concat(block).toString('base64');
-	if (texts.length > 0) packed.t = texts.join(TEXT_SEPARATOR);
-	return packed;
+
+	add(id: string): void {
+		this.packed = undefined;
+		const form = binaryForm(id);
+		if (!form) {
+			if (!id.includes(TEXT_SEPARATOR)) this.texts.push(id);
+			return;
+		}
+		let block = this.blocks.get(form.block);
+		if (!block || block.used + form.bytes.length > block.bytes.length) {
+			const grown = Buffer.alloc(Math.max(1024, (block?.bytes.length ?? 0) * 2));
+			block?.bytes.copy(grown, 0, 0, block.used);
+			block = { bytes: grown, used: block?.used ?? 0 };
+			this.blocks.set(form.block, block);
+		}
+		form.bytes.copy(block.bytes, block.used);
+		block.used += form.bytes.length;
+	}
+
+	result(): PackedIds {
+		if (!this.packed) {
+			const packed: PackedIds = {};
+			for (const [key, { bytes, used }] of this.blocks)
+				packed[key] = bytes.toString('base64', 0, used);
+			if (this.texts.length > 0) packed.t = this.texts.join(TEXT_SEPARATOR);
+			this.packed = packed;
+		}
+		return this.packed;
+	}
+}
+
+export function packIds(ids: Iterable<string>): PackedIds {
+	return PackedIdsBuilder.of(ids).result();
 }
 
 export function unpackIds(packed: unknown): Set<string> {

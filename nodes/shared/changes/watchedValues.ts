@@ -1,9 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { KeptRow } from './fieldChanges';
+import { LEAD_KEY_HEX } from './versions';
 import type { KeptLead } from './watchVerdict';
 
-/** Each lead's last watched values, a line per lead: 16 hex key, 11 hex version ms, JSON values. */
+/** Each lead's last watched values, a line per lead: its key (versions.ts), 11 hex version ms, JSON values. */
 
 export const WATCHED_KEY = 'watched';
 
@@ -13,10 +14,10 @@ export const MAX_KEPT_VALUE_CHARS = 64;
 /** About 40,000 leads with one field, 20,000 with five. */
 export const MAX_WATCHED_BYTES = 2_000_000;
 
-const KEY_LENGTH = 16;
+const KEY_LENGTH = LEAD_KEY_HEX;
 const TIME_LENGTH = 11;
 const SEPARATOR = '\n';
-const KEY = /^[0-9a-f]{16}$/;
+const KEY = new RegExp(`^[0-9a-f]{${LEAD_KEY_HEX}}$`);
 
 function packEntry(key: string, lead: KeptLead): string {
 	const time = Math.max(0, Math.min(lead.ms, 0xfffffffffff));

@@ -6,10 +6,9 @@ import { MAX_LEAD_ID_BYTES, packedBytes, packIds } from '../../../nodes/shared/c
 import { LEDGER_ENTRY_BYTES, LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
 import { POLL_RAN_CAPACITY, POLL_STATE } from '../../../nodes/PartnerLeadsPollingTrigger/pollState';
 
-/** The `ran` list as static data holds it: one fixed-width entry per lead, space-separated. */
-function storedRanEntries(nodeData: IDataObject): string[] {
-	const ran = String((nodeData.polling as IDataObject).ran);
-	return ran === '' ? [] : ran.split(' ');
+/** Leads in a packed ledger as static data holds it: base64 of fixed-width binary entries. */
+function entriesIn(packed: unknown): number {
+	return Buffer.from(String(packed), 'base64').length / LEDGER_ENTRY_BYTES;
 }
 
 /** The polling trigger's state: its bounds hold. */
@@ -49,8 +48,8 @@ describe('the poll state', () => {
 		POLL_STATE.save(nodeData, { since: 1_100, ran, ids: [], readAtMs: 1, readRequests: 1 });
 		const state = POLL_STATE.read(nodeData);
 		// exactly the capacity is stored, and read back: the newest POLL_RAN_CAPACITY leads
-		expect(storedRanEntries(nodeData)).toHaveLength(POLL_RAN_CAPACITY);
-		expect(state?.ran.pack().split(' ')).toHaveLength(POLL_RAN_CAPACITY);
+		expect(entriesIn((nodeData.polling as IDataObject).ran)).toBe(POLL_RAN_CAPACITY);
+		expect(entriesIn(state?.ran.pack())).toBe(POLL_RAN_CAPACITY);
 		const firstKept = count - POLL_RAN_CAPACITY;
 		for (const at of [firstKept, firstKept + 1, count - 2])
 			expect(state?.ran.get(leadKey(`lead-${at}`))?.ms).toBe(1_000 + at);
@@ -58,9 +57,9 @@ describe('the poll state', () => {
 		expect(state?.since).toBe(1_000 + count - POLL_RAN_CAPACITY - 1);
 		expect(state?.ran.get(leadKey(`lead-${count - 1}`))?.ms).toBe(1_000 + count - 1);
 		expect(state?.ran.get(leadKey('lead-0'))).toBeUndefined();
-		// the bound in bytes: POLL_RAN_CAPACITY entries of LEDGER_ENTRY_BYTES, separators included
-		expect(String((nodeData.polling as IDataObject).ran).length).toBeLessThanOrEqual(
-			POLL_RAN_CAPACITY * LEDGER_ENTRY_BYTES,
+		// the bound in bytes: POLL_RAN_CAPACITY entries of LEDGER_ENTRY_BYTES, as base64
+		expect(String((nodeData.polling as IDataObject).ran).length).toBe(
+			Math.ceil((POLL_RAN_CAPACITY * LEDGER_ENTRY_BYTES) / 3) * 4,
 		);
 	});
 });

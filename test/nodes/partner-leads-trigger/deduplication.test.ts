@@ -45,20 +45,38 @@ function seenIn(nodeData: IDataObject, scope: string) {
 }
 
 /**
- * Another process's save of these events (queue mode), as static data holds it: per event its
- * 16 hex key and 8 hex event time (seconds), space-separated (seenEvents.ts).
+ * Another process's save of these events (queue mode), as static data holds it (seenEvents.ts):
+ * base64 of, per ten minutes, the period's number (4 bytes), its count (2 bytes) and its 6-byte
+ * keys.
  */
 function savedElsewhere(marks: EventMark[]): IDataObject {
+	const byPeriod = new Map<number, EventMark[]>();
+	for (const each of marks) {
+		const period = Math.floor(each.time / 600);
+		byPeriod.set(period, [...(byPeriod.get(period) ?? []), each]);
+	}
+	const parts = [...byPeriod.entries()].map(([period, inPeriod]) => {
+		const head = Buffer.alloc(6);
+		head.writeUInt32BE(period, 0);
+		head.writeUInt16BE(inPeriod.length, 4);
+		return Buffer.concat([head, ...inPeriod.map((each) => Buffer.from(each.key, 'hex'))]);
+	});
 	return {
-		entries: marks.map((each) => each.key + each.time.toString(16).padStart(8, '0')).join(' '),
+		byTenMinutes: Buffer.concat(parts).toString('base64'),
 		forgottenUpTo: 0,
 		writer: `${randomUUID()}:1`,
 	};
 }
 
-function storedEntries(nodeData: IDataObject): string[] {
-	const entries = (nodeData.recentEvents as { entries: string }).entries;
-	return entries === '' ? [] : entries.split(' ');
+/** Bytes of the stored events (JSON, as n8n saves them). */
+function storedBytes(nodeData: IDataObject): number {
+	return JSON.stringify((nodeData.recentEvents as { byTenMinutes: string }).byTenMinutes).length;
+}
+
+/** How many of these events a process reading the static data anew recalls as seen. */
+function recalledAsSeen(nodeData: IDataObject, marks: EventMark[]): number {
+	const restarted = seenIn(nodeData, randomUUID());
+	return marks.filter((each) => restarted.recall(each) === 'seen').length;
 }
 
 describe('event age', () => {
@@ -101,23 +119,25 @@ describe('SeenEvents', () => {
 		for (const each of marks) expect(restarted.recall(each)).toBe('seen');
 		expect(restarted.recall(mark(9999, NOW))).toBe('new');
 		expect(storedForgottenUpTo(nodeData)).toBe(0);
-		expect(storedEntries(nodeData)).toHaveLength(500);
+		// at most 16 characters an event (6-byte keys, a 6-byte header per ten minutes, base64)
+		expect(storedBytes(nodeData)).toBeLessThanOrEqual(Math.ceil((500 * 12) / 3) * 4 + 2);
 	});
 
-	it('forgets events once they are older than the window (the age check refuses them from then on)', () => {
+	it('forgets events once their ten minutes are older than the window (the age check refuses them from then on)', () => {
 		const nodeData: IDataObject = {};
 		const scope = randomUUID();
 		const old = mark(1, NOW - 10 * HOUR);
 		seenIn(nodeData, scope).remember(old);
-		const later = NOW_MS + (WINDOW - 10 * HOUR + 60) * 1000;
+		// ten minutes are forgotten whole, once all of them are older than the window
+		const later = NOW_MS + (WINDOW - 10 * HOUR + 600 + 60) * 1000;
 		clockAt(later);
 		seenIn(nodeData, scope).remember(mark(2, later / 1000));
-		expect(storedEntries(nodeData)).toHaveLength(1);
+		expect(recalledAsSeen(nodeData, [old, mark(2, later / 1000)])).toBe(1);
 		// should the window be widened later, the forgotten event is still refused
 		expect(seenIn(nodeData, randomUUID()).recall(old)).toBe('forgotten');
 	});
 
-	it('beyond the capacity forgets the oldest and refuses anything at or before them as a possible replay', () => {
+	it('beyond the capacity forgets the oldest ten minutes and refuses anything at or before them as a possible replay', () => {
 		const scope = randomUUID();
 		// 300 events more than the capacity, all within the window (one every 15 s over the last
 		// 2 days, the window being 3), delivered out of order
@@ -140,11 +160,13 @@ describe('SeenEvents', () => {
 		const states = marks.map((each) => seen.recall(each));
 		// every event either ran and is remembered, or is refused: none could run twice
 		expect(states.every((state) => state === 'seen' || state === 'forgotten')).toBe(true);
-		expect(storedEntries(nodeData)).toHaveLength(SEEN_EVENTS_CAPACITY);
-		// the window shrank to the oldest remembered event
-		const oldestKept = Math.min(
-			...storedEntries(nodeData).map((entry) => parseInt(entry.slice(16), 16)),
-		);
+		// whole periods of ten minutes are forgotten (40 events each here): at most one below capacity
+		const kept = states.filter((state) => state === 'seen').length;
+		expect(kept).toBeLessThanOrEqual(SEEN_EVENTS_CAPACITY);
+		expect(kept).toBeGreaterThan(SEEN_EVENTS_CAPACITY - 40);
+		// the window shrank to the oldest remembered event: the newest kept are the ones remembered
+		expect(states.slice(-kept).every((state) => state === 'seen')).toBe(true);
+		const oldestKept = marks[count - kept].time;
 		const forgottenUpTo = storedForgottenUpTo(nodeData);
 		expect(forgottenUpTo).toBeLessThan(oldestKept);
 		expect(seen.recall(mark(count + 1, forgottenUpTo))).toBe('forgotten');
@@ -152,19 +174,26 @@ describe('SeenEvents', () => {
 		expect(seen.recall(mark(count + 3, NOW))).toBe('new');
 	});
 
-	it('at the stated bound holds 10,000 events in 250,000 bytes of static data', () => {
+	it('at the stated bound holds 10,000 events in 84,000 bytes of static data', () => {
 		const nodeData: IDataObject = {};
 		const scope = randomUUID();
 		// more events than it can hold, all inside the window: the store stays at its capacity
 		for (let index = 0; index < SEEN_EVENTS_CAPACITY + 2000; index++) {
 			seenIn(nodeData, scope).remember(mark(index, NOW - WINDOW + 100 + index * 10));
 		}
-		const entries = (nodeData.recentEvents as { entries: string }).entries;
-		expect(storedEntries(nodeData)).toHaveLength(SEEN_EVENTS_CAPACITY);
-		// The promise: 10,000 events in 250,000 bytes, i.e. 25 bytes an event, separators included.
-		const statedBound = 250_000;
+		// 60 events per ten minutes: whole periods go, so all but at most 59 of the capacity stay
 		expect(SEEN_EVENTS_CAPACITY).toBe(10_000);
-		expect(Buffer.byteLength(entries)).toBeLessThanOrEqual(statedBound);
+		const kept = recalledAsSeen(
+			nodeData,
+			Array.from({ length: SEEN_EVENTS_CAPACITY + 2000 }, (_, index) =>
+				mark(index, NOW - WINDOW + 100 + index * 10),
+			),
+		);
+		expect(kept).toBeGreaterThan(SEEN_EVENTS_CAPACITY - 60);
+		// The promise: 10,000 events in 84,000 bytes (8 characters an event, 8 per ten minutes:
+		// 432 in 72 hours).
+		const statedBound = 84_000;
+		expect(storedBytes(nodeData)).toBeLessThanOrEqual(statedBound);
 		const total = Buffer.byteLength(JSON.stringify(nodeData));
 		expect(total).toBeLessThan(statedBound + 200);
 		console.log(

@@ -1,4 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- test code: runs in Node next to n8n, never inside it, never shipped */
+import { randomUUID } from 'node:crypto';
+
 import type * as HarnessModule from '../../harness/harness';
 import type { N8nHarness } from '../../harness/harness';
 import type * as WebhooksModule from '../../harness/webhooks';
@@ -7,6 +9,12 @@ import type { Lead } from '../../simulator';
 import { LogCapture } from '../../security/capture';
 import { sleep } from '../../simulator/test-helpers';
 import { PREPARE_RETRY } from '../../../nodes/PartnerLeadsTrigger/runs/queue';
+import {
+	eventMark,
+	eventTimeSeconds,
+	SeenEvents,
+} from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
+import type { LeadEvent } from '../../../nodes/shared/leadItem';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, executedEvents, post, setUp, signed, storedSecret } from './helpers';
 
@@ -118,12 +126,16 @@ describe('PartnerLeadsTrigger deliveries', () => {
 			};
 			expect(lead.id).toBe(event.id);
 		}
-		// Every key made it into the saved static data, although deliveries ran concurrently
-		// and each one saved its own copy of it.
-		const seen = (
-			setup.host.store.nodeData(setup.host.node.name).recentEvents as { entries: string }
-		).entries.split(' ');
-		expect(new Set(seen).size).toBe(200);
+		// Every event made it into the saved static data, although deliveries ran concurrently
+		// and each one saved its own copy of it: a process reading it anew knows all 200.
+		const saved = structuredClone(setup.host.store.nodeData(setup.host.node.name));
+		const restarted = new SeenEvents(saved, randomUUID(), { maxAgeSeconds: 72 * 3600 });
+		const recalled = emittedEvents(setup).map((key) => {
+			const [topic, id, timestamp] = key.split(' ');
+			const event = { topic, id, timestamp } as LeadEvent;
+			return restarted.recall(eventMark(event, eventTimeSeconds(timestamp) ?? 0));
+		});
+		expect(recalled).toEqual(Array(200).fill('seen'));
 	});
 
 	it('when the lead fetch fails, the event is accepted all the same and runs exactly once when the lead can be read', async () => {

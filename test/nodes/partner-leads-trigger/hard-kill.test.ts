@@ -34,7 +34,7 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 		// the database holds the event as run and nothing in flight
 		const stored = setup.host.store.nodeData(setup.host.node.name);
 		expect((stored.inFlight as IDataObject).runs).toEqual([]);
-		expect(String((stored.recentEvents as IDataObject).entries)).not.toBe('');
+		expect(String((stored.recentEvents as IDataObject).byTenMinutes)).not.toBe('');
 	});
 
 	it('a kill after the run started and before it finished: the run is started again once, marked, and the retry runs nothing more', async () => {

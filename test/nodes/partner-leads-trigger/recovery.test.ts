@@ -192,3 +192,31 @@ describe('PartnerLeadsTrigger recovery of missed events', () => {
 		expect(setup.host.store.load()).toEqual(before);
 	});
 });
+
+describe('PartnerLeadsTrigger checks for missed events that come early', () => {
+	let setup: Setup;
+
+	// the count of runs that brings a check forward, small enough for a test; no spacing
+	quickTimings(() => setup, { settleMs: 0, tickMs: 10, earlyAfterRuns: 5, earlySpacingMs: 0 });
+
+	it('once that many runs were recorded since the last check, the next one comes before its interval and runs nothing again', async () => {
+		// the baseline is listed at activation: the next check is due in 6 hours
+		setup = await setUp({ events: ALL_TOPICS });
+		await setup.host.activate();
+		await nextSecond();
+		const afterBaseline = listRequests(setup);
+		for (let index = 0; index < 4; index++) created(setup, `before${index}`);
+		await setup.sim.control.waitForDeliveries(10_000);
+		await setup.host.settle();
+		// four runs: no check is due, however long this waits
+		await sleep(200);
+		expect(listRequests(setup)).toBe(afterBaseline);
+
+		created(setup, 'fifth');
+		await setup.sim.control.waitForDeliveries(10_000);
+		await eventually(() => listRequests(setup) > afterBaseline, 'a check brought forward');
+		await checkEnded(setup);
+		expect(ran(setup.host)).toHaveLength(5);
+		expect(ran(setup.host).join()).not.toContain('recovered');
+	});
+});

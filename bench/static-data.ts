@@ -1,0 +1,127 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, no-console -- bench code: runs in Node next to n8n, never inside it, never shipped */
+/**
+ * What the webhook trigger keeps in static data as its history grows (issue 68): its records
+ * (runs/records.ts, the stores every delivery saves whole) driven as a stream of deliveries
+ * drives them, with the checks for missed events the trigger makes (every 6 hours, earlier
+ * after RECOVERY_TIMING.earlyAfterRuns runs: trigger.ts), at two rates, two portal sizes and
+ * three points of history. Prints the bytes of each store and the time one delivery's records
+ * take (what a delivery adds to n8n's own work), min / median / max over rounds.
+ *
+ *   npx ts-node --transpile-only --prefer-ts-exts bench/static-data.ts
+ *
+ * The bytes n8n writes per delivery in the real app, beside its Webhook node: bench/README.md.
+ */
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import { RECOVERY_TIMING } from '../nodes/PartnerLeadsTrigger/recovery/timing';
+import { RunRecords } from '../nodes/PartnerLeadsTrigger/runs/records';
+import { DEFAULT_CHECK_INTERVAL_MINUTES } from '../nodes/PartnerLeadsTrigger/trigger';
+import { runMain } from './processes';
+
+const HISTORY = [0, 3_000, 20_000];
+const PORTALS = [200, 50_000];
+/** a bulk import (6 events a second) and a quiet portal (one event every 26 s: 10,000 in 72 h) */
+const RATES = [
+	{ name: '6/s', gapMs: 1000 / 6 },
+	{ name: '1/26 s', gapMs: 26_000 },
+];
+const ROUNDS = 3;
+/** Deliveries timed at each point of history: their records' work, not the stream's. */
+const TIMED = 200;
+
+const hexId = () => randomBytes(12).toString('hex');
+
+interface Point {
+	bytes: number;
+	stores: Record<string, number>;
+	/** ms per delivery's records at this point (one per round) */
+	msPerDelivery: number;
+}
+
+/**
+ * One trigger's stream: 6 in 10 events create a lead, the others update one. Each delivery
+ * records as the trigger does (its event seen, its version delivered, the lead run since the
+ * listing) and saves; a check listens up to its time and keeps the listing.
+ */
+function stream(portal: number, events: number, gapMs: number): Point {
+	const realNow = Date.now;
+	const ids = Array.from({ length: portal }, hexId);
+	let now = realNow() - (events + TIMED) * gapMs;
+	Date.now = () => now;
+	try {
+		const nodeData: IDataObject = {};
+		const records = new RunRecords(nodeData, `bench:${hexId()}:production`, 72 * 3600, []);
+		records.ledger.startListening();
+		records.ledger.takeBaseline(now - 10_000, []);
+		records.ledger.rememberListing({ ids, newestCreatedMs: now });
+		let checkedAt = now;
+		const deliver = (index: number) => {
+			now += gapMs;
+			const created = index % 10 < 6;
+			const leadId = created ? hexId() : ids[index % ids.length];
+			if (created) ids.push(leadId);
+			const timestamp = new Date(now).toISOString();
+			const run = { key: hexId(), topic: 'lead/update' as const, leadId, timestamp };
+			records.finished({ ...run, attempts: 1, origin: 'delivered' }, { ms: now, exact: false });
+			const due =
+				now - checkedAt >= DEFAULT_CHECK_INTERVAL_MINUTES * 60_000 ||
+				(now - checkedAt >= RECOVERY_TIMING.earlySpacingMs &&
+					records.ledger.runsSinceCheck >= RECOVERY_TIMING.earlyAfterRuns);
+			if (due) {
+				records.ledger.listenedUpTo(now - RECOVERY_TIMING.settleMs);
+				records.ledger.rememberListing({ ids, newestCreatedMs: now });
+				checkedAt = now;
+			}
+		};
+		for (let index = 0; index < events; index++) deliver(index);
+		// the deliveries timed: their records and the JSON n8n makes of the static data to save it
+		const started = performance.now();
+		for (let index = events; index < events + TIMED; index++) {
+			deliver(index);
+			JSON.stringify(nodeData);
+		}
+		const msPerDelivery = (performance.now() - started) / TIMED;
+		const stores: Record<string, number> = {};
+		for (const [store, value] of Object.entries(nodeData))
+			for (const [field, stored] of Object.entries((value as IDataObject) ?? {}))
+				stores[`${store}.${field}`] = JSON.stringify(stored).length;
+		return { bytes: JSON.stringify(nodeData).length, stores, msPerDelivery };
+	} finally {
+		Date.now = realNow;
+	}
+}
+
+const spread = (values: number[]) => {
+	const sorted = [...values].sort((a, b) => a - b);
+	const show = (value: number) => value.toFixed(3);
+	return `${show(sorted[0])} / ${show(sorted[Math.floor(sorted.length / 2)])} / ${show(sorted[sorted.length - 1])}`;
+};
+
+async function main(): Promise<void> {
+	console.log(
+		'| rate | portal | events seen | static data | largest stores | ms per delivery min / median / max |',
+	);
+	console.log('|---|---|---|---|---|---|');
+	for (const rate of RATES)
+		for (const portal of PORTALS)
+			for (const events of HISTORY) {
+				const points: Point[] = [];
+				// rounds of one point after another would see the machine's load move: alternate
+				for (let round = 0; round < ROUNDS; round++)
+					points.push(stream(portal, events, rate.gapMs));
+				const last = points[points.length - 1];
+				const largest = Object.entries(last.stores)
+					.filter(([, bytes]) => bytes >= 1_000)
+					.sort((a, b) => b[1] - a[1])
+					.map(([store, bytes]) => `${store} ${bytes.toLocaleString('en')}`)
+					.join(', ');
+				console.log(
+					`| ${rate.name} | ${portal.toLocaleString('en')} | ${events.toLocaleString('en')} | ${last.bytes.toLocaleString('en')} B | ${largest} | ${spread(points.map((point) => point.msPerDelivery))} |`,
+				);
+			}
+}
+
+runMain(main);
