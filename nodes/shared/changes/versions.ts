@@ -80,12 +80,16 @@ export class LeadVersions {
 
 	private checkedAgeAtMs = 0;
 
-	/** Like forget(), but ages are checked at most once a minute (sorting is slow at the bound). */
+	/**
+	 * Like forget(), for a save: ages are checked at most once a minute, and past the capacity a
+	 * tenth more is forgotten (sorting at the bound on every save would cost each delivery ms).
+	 */
 	trim(cutoffMs: number, capacity: number, nowMs: number): void {
 		const ageDue = nowMs - this.checkedAgeAtMs >= 60_000 || nowMs < this.checkedAgeAtMs;
-		if (!ageDue && this.versions.size <= capacity) return;
+		const full = this.versions.size > capacity;
+		if (!ageDue && !full) return;
 		if (ageDue) this.checkedAgeAtMs = nowMs;
-		this.forget(cutoffMs, capacity);
+		this.forget(cutoffMs, full ? Math.floor(capacity * 0.9) : capacity);
 	}
 
 	/** Forgets versions older than the cutoff, and the oldest beyond the capacity, now. */
