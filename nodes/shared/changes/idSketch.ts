@@ -2,12 +2,12 @@ import { createHash } from 'crypto';
 
 import { UUID, uuidOf } from './leadIds';
 
-/** Lead ids as an invertible Bloom lookup table: a fixed 80 KB however many leads there are. */
+/** Lead ids as an invertible Bloom lookup table: a fixed 60 KB however many leads there are. */
 
-export const SKETCH_CELLS = 3_000;
+export const SKETCH_CELLS = 2_250;
 
 /** Left-over ids the sketch reads back in full (tested with random ids of every form). */
-export const SKETCH_NAMES_UP_TO = 2_000;
+export const SKETCH_NAMES_UP_TO = 1_500;
 
 /** An id whose encoding takes more than this is kept only in a packed listing. */
 export const MAX_SKETCH_ID_BYTES = 64;
