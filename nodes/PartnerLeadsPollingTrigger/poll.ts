@@ -1,51 +1,69 @@
-import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { isNewActivation } from '../shared/changes/activation';
-import type { Judgement, KnownChanges, LeadChange } from '../shared/changes/judge';
-import { baselineOf, judgeListing, watermarkAfter } from '../shared/changes/judge';
-import type { Listing } from '../shared/changes/listing';
+import type { KnownChanges, LeadChange } from '../shared/changes/judge';
+import { judgeListing, newestVersion } from '../shared/changes/judge';
+import type { ListedLead } from '../shared/changes/listedLead';
 import { deleteOutputFor, outputFor } from '../shared/changes/output';
 import { LeadVersions, leadKey } from '../shared/changes/versions';
-import { type LeadTopic, selectedTopics } from '../shared/topics';
 import { fetchesFullLead } from '../shared/changes/watchedFields';
+import { nodeScope } from '../shared/state/nodeStore';
+import { type LeadTopic, selectedTopics } from '../shared/topics';
 import { httpCodeOf } from '../shared/transport/errors';
-import { cutShort, listForPoll } from './pollListing';
-import { type PollState, POLL_STATE } from './pollState';
+import { cutShort, readSlice, type Slice } from './pollListing';
+import { LeadIdsSeen, newSweep, type PollState, POLL_STATE } from './pollState';
 import { PollWatch } from './pollWatch';
 import { newestLeadSample } from './sample';
+import { newestEndAfter, orderAfter } from './sweepOrder';
 
-/** marginMs: the watermark trails the newest change (service time), so late changes still run. */
-export const POLL_TIMING = { marginMs: 60_000 };
+export const POLL_TIMING = {
+	/** the watermark trails the sweep's start (service time), so late commits still run */
+	marginMs: 60_000,
+	/** a look asks for no page after this (n8n's durable cursors give a poll 45 s) */
+	readingMs: 15_000,
+	/** requests a look spends on the end of the list where new leads appear */
+	newestEndRequests: 2,
+};
 
-/** Default "List Requests per Minute": polls are spaced to keep list reads at this average. */
+/** Default "List Requests per Minute": the looks keep list reads at this average. */
 export const DEFAULT_LIST_REQUESTS_PER_MINUTE = 30;
 
 /** Poll contexts that polled already: n8n keeps one per activation and reuses it for every poll. */
 const polledContexts = new WeakSet<object>();
 
-/** Changes above the watermark run unless their version ran; a lead is new only if none ran. */
-function knownTo(state: PollState): KnownChanges {
-	return {
-		sinceMs: state.since,
-		judgedUpToMs: state.since,
-		hasRun: (id, version) => (state.ran.get(leadKey(id))?.ms ?? -Infinity) >= version,
-		knows: (id) => state.ran.get(leadKey(id)) !== undefined,
-		listedIds: state.ids,
-	};
-}
+/** Trigger nodes with a look under way: n8n starts a poll at each Poll Time, even meanwhile. */
+const looking = new Set<string>();
 
-function tooSoon(context: IPollFunctions, state: PollState, nowMs: number): boolean {
+export function listRequestsPerMinute(context: IPollFunctions): number {
 	const options = context.getNodeParameter('options', {}) as { listRequestsPerMinute?: number };
 	const rate = Number(options.listRequestsPerMinute ?? DEFAULT_LIST_REQUESTS_PER_MINUTE);
-	if (!(rate > 0) || state.readAtMs > nowMs) return false;
-	return nowMs < state.readAtMs + (state.readRequests / rate) * 60_000;
+	return rate > 0 ? rate : DEFAULT_LIST_REQUESTS_PER_MINUTE;
+}
+
+/** List requests the budget allows now: one minute's worth at most, refilled as time passes. */
+function requestTokens(state: PollState | undefined, rate: number, nowMs: number): number {
+	if (!state || state.tokensAtMs > nowMs) return rate;
+	return Math.min(rate, state.requestTokens + ((nowMs - state.tokensAtMs) / 60_000) * rate);
+}
+
+/** Changes above the watermark run unless their version ran; a lead is new only if none ran. */
+function knownTo(state: PollState): KnownChanges {
+	const present = state.presentUpTo;
+	return {
+		// while the baseline lasts, what was there at activation is no change and not new
+		sinceMs: present ?? state.since,
+		judgedUpToMs: Math.max(state.since, present ?? -Infinity),
+		hasRun: (id, version) => (state.ran.get(leadKey(id))?.ms ?? -Infinity) >= version,
+		knows: (id) => state.ran.get(leadKey(id)) !== undefined,
+		listedIds: present === undefined && state.ids?.ofLastSweep ? state.ids : undefined,
+	};
 }
 
 interface Outputs {
 	items: INodeExecutionData[];
 	/** per lead handled (run, or its topic not selected), the version that ran */
 	handled: Array<{ id: string; version: number }>;
-	/** the changes left to the next poll: rate limits or the poll's time cut fetching short */
+	/** the changes left to the next sweep: rate limits or the poll's time cut fetching short */
 	left: LeadChange[];
 	leftBecause?: 'rateLimited' | 'outOfTime';
 }
@@ -81,89 +99,202 @@ async function outputsOf(
 	return outputs;
 }
 
-/** Leads present at activation never run: those above the first watermark go into `ran`. */
-function baseline(
-	nodeData: IDataObject,
-	listing: Listing,
-	cost: Pick<PollState, 'readAtMs' | 'readRequests'>,
-	watch: PollWatch,
-) {
-	watch.keepFirstSeen(listing.leads, new Set());
-	watch.write(nodeData);
-	const { sinceMs, present } = baselineOf(listing.leads, POLL_TIMING.marginMs);
-	const ran = new LeadVersions();
-	for (const { id, version } of present) ran.raise(leadKey(id), { ms: version, exact: true });
-	POLL_STATE.save(nodeData, {
-		since: sinceMs,
-		ran,
-		ids: listing.leads.map(({ id }) => id),
-		...cost,
+/**
+ * A first look starts the baseline: a sweep during which what the portal held never runs. The
+ * service's Date header dates the activation; without one, the watermark starts at the newest
+ * version listed (the service's clock is past it) and n8n's clock bounds what was there.
+ */
+function baselineState(
+	serviceMs: number | undefined,
+	newestListedMs: number,
+	lookAtMs: number,
+	rate: number,
+): PollState {
+	return {
+		since: (serviceMs ?? newestListedMs) - POLL_TIMING.marginMs,
+		// the Date header counts whole seconds
+		presentUpTo: (serviceMs ?? Math.max(lookAtMs, newestListedMs)) + 1_000,
+		ran: new LeadVersions(),
+		ids: LeadIdsSeen.empty(),
+		sweep: newSweep(0),
+		newest: { end: 'unknown', resumeToken: undefined, createdMs: undefined },
+		newestVersionMs: 0,
+		requestTokens: rate,
+		tokensAtMs: 0,
+	};
+}
+
+/** The leads of a look, each once: the sweep's copy where both parts listed one. */
+function leadsOf(parts: Array<Slice | undefined>): ListedLead[] {
+	const byId = new Map<string, ListedLead>();
+	for (const part of parts) for (const lead of part?.leads ?? []) byId.set(lead.id, lead);
+	return [...byId.values()];
+}
+
+/** The end where new leads appear, read at every look once a whole sweep has shown it. */
+async function readNewestEnd(
+	context: IPollFunctions,
+	state: PollState,
+	tokens: number,
+	endsAtMs: number,
+): Promise<Slice | undefined> {
+	const { newest } = state;
+	if (state.presentUpTo !== undefined || newest.end === 'unknown') return undefined;
+	const maxRequests = Math.min(POLL_TIMING.newestEndRequests, Math.floor(tokens));
+	const slice = await readSlice(context, {
+		resumeToken: newest.end === 'end' ? newest.resumeToken : undefined,
+		maxRequests,
+		endsAtMs,
 	});
+	if (newest.end === 'end') newest.resumeToken = slice.positionToken;
+	return slice;
 }
 
-/** What the next poll starts from: the watermark stays below the changes left to it. */
-function nextState(state: PollState, listing: Listing, judged: Judgement, outputs: Outputs) {
-	for (const { id, version } of outputs.handled)
-		state.ran.raise(leadKey(id), { ms: version, exact: true });
-	let since = watermarkAfter(state.since, judged.newestMs, POLL_TIMING.marginMs);
-	if (outputs.left.length > 0) since = Math.min(since, outputs.left[0].version - 1);
-	// a new lead left to the next poll stays unknown, so that it runs as a create then
-	const leftNew = new Set(outputs.left.filter((c) => c.topic === 'lead/create').map((c) => c.id));
-	const ids = listing.leads.map(({ id }) => id).filter((id) => !leftNew.has(id));
-	return { since, ids };
-}
-
-/** One poll: each lead changed since the last one runs once, as it is now (`polled: true`). */
+/** One poll at a time per trigger node: a Poll Time that comes while one runs starts nothing. */
 export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	if (this.getMode() === 'manual') return await newestLeadSample(this);
-	const nodeData = this.getWorkflowStaticData('node');
-	const startsAnew = isNewActivation(this.getActivationMode()) && !polledContexts.has(this);
-	polledContexts.add(this);
-	const state = startsAnew ? undefined : POLL_STATE.read(nodeData);
-	// n8n's clock only spaces the reads; changes are judged in the service's time
-	const readAtMs = Date.now();
-	if (state && tooSoon(this, state, readAtMs)) return null;
-
-	const listing = await listForPoll(this);
-	const cost = { readAtMs, readRequests: listing.requests };
-	// a new activation starts the values anew too (what the portal holds now)
-	const watch = PollWatch.read(this, state ? nodeData : {});
-	if (!state) {
-		baseline(nodeData, listing, cost, watch);
-		// n8n 2.36+ (durable cursors) never commits an activation's first poll: the baseline would
-		// be retaken and changes in between lost. This commits only its staged state (none on 1.x).
-		await this.__commitCursor?.();
-		return null;
+	const key = nodeScope(this);
+	if (looking.has(key)) return null;
+	looking.add(key);
+	try {
+		return await look(this);
+	} finally {
+		looking.delete(key);
 	}
-	const judged = judgeListing(listing.leads, knownTo(state));
-	const topics = selectedTopics(this.getNodeParameter('events', []));
+}
+
+interface LookRead {
+	state: PollState;
+	/** each once, from the newest end and the sweep's slice */
+	leads: ListedLead[];
+	sweepSlice: Slice | undefined;
+}
+
+/** The reads of a look within the request budget; undefined when the budget allows none. */
+async function readLook(
+	context: IPollFunctions,
+	stored: PollState | undefined,
+	lookAtMs: number,
+): Promise<LookRead | undefined> {
+	const rate = listRequestsPerMinute(context);
+	let tokens = requestTokens(stored, rate, lookAtMs);
+	if (tokens < 1) return undefined;
+	const readsUntilMs = lookAtMs + POLL_TIMING.readingMs;
+	const newestEnd = stored && (await readNewestEnd(context, stored, tokens, readsUntilMs));
+	tokens -= newestEnd?.requests ?? 0;
+	const sweepSlice =
+		tokens >= 1
+			? await readSlice(context, {
+					resumeToken: stored?.sweep.resumeToken,
+					maxRequests: Math.floor(tokens),
+					endsAtMs: readsUntilMs,
+				})
+			: undefined;
+	tokens -= sweepSlice?.requests ?? 0;
+	const serviceMs = newestEnd?.serviceMs ?? sweepSlice?.serviceMs;
+	const leads = leadsOf([newestEnd, sweepSlice]);
+	const state = stored ?? baselineState(serviceMs, newestVersion(leads) ?? 0, lookAtMs, rate);
+	if (sweepSlice && state.sweep.resumeToken === undefined)
+		// a lower bound of the service's clock when the sweep began: every later change is newer
+		state.sweep = newSweep(
+			serviceMs ?? Math.max(state.newestVersionMs, newestVersion(sweepSlice.leads) ?? 0),
+		);
+	state.newestVersionMs = Math.max(state.newestVersionMs, newestVersion(leads) ?? 0);
+	state.requestTokens = tokens;
+	state.tokensAtMs = lookAtMs;
+	return { state, leads, sweepSlice };
+}
+
+/**
+ * One look: the newest end of the list (where it is known) and the sweep's next slice, within
+ * the request budget and the look's time. Each change runs once, as the lead is now
+ * (`polled: true`); deletes are found when a sweep ends.
+ */
+async function look(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const nodeData = context.getWorkflowStaticData('node');
+	const startsAnew = isNewActivation(context.getActivationMode()) && !polledContexts.has(context);
+	polledContexts.add(context);
+	const stored = startsAnew ? undefined : POLL_STATE.read(nodeData);
+	// n8n's clock only spaces the reads; changes are judged in the service's time
+	const lookAtMs = Date.now();
+	const read = await readLook(context, stored, lookAtMs);
+	if (!read) return null;
+	const { state, leads, sweepSlice } = read;
+
+	// a new activation starts the values anew too (what the portal holds now)
+	const watch = PollWatch.read(context, stored ? nodeData : {});
+	const { changes } = judgeListing(leads, knownTo(state));
+	if (state.presentUpTo !== undefined) keepPresent(state, leads);
+	const topics = selectedTopics(context.getNodeParameter('events', []));
 	// n8n 2.41+ drops a poll that runs past its timeout (45 s): full leads are fetched until then
-	const budgetMs = (this.getPollBudgetMs as (() => number) | undefined)?.call(this);
-	const deadline = typeof budgetMs === 'number' && budgetMs > 0 ? readAtMs + budgetMs : Infinity;
-	const outputs = await outputsOf(this, judged.changes, topics, deadline, watch);
-	watch.drop(judged.goneIds);
-	watch.keepFirstSeen(listing.leads, new Set(judged.changes.map(({ id }) => id)));
+	const budgetMs = (context.getPollBudgetMs as (() => number) | undefined)?.call(context);
+	const deadline = typeof budgetMs === 'number' && budgetMs > 0 ? lookAtMs + budgetMs : Infinity;
+	const outputs = await outputsOf(context, changes, topics, deadline, watch);
+	if (outputs.leftBecause) warnLeft(context, outputs.left.length, outputs.leftBecause);
+	takeIn(state, leads, outputs);
+	const gone = sweepSlice ? sweepOn(state, sweepSlice) : [];
+
+	watch.drop(gone);
+	watch.keepFirstSeen(leads, new Set(changes.map(({ id }) => id)));
 	watch.write(nodeData);
 	const items = outputs.items;
 	if (topics.includes('lead/delete'))
-		items.push(
-			...judged.goneIds.map((id) => ({
-				json: deleteOutputFor(id, new Date(readAtMs).toISOString(), 'polled'),
-			})),
-		);
-	if (outputs.leftBecause) warnLeft(this, outputs.left.length, outputs.leftBecause);
-	// n8n saves this with the execution it starts: a restart before then repeats this poll.
-	const saved = POLL_STATE.save(nodeData, {
-		...state,
-		...nextState(state, listing, judged, outputs),
-		...cost,
-	});
+		for (const id of gone)
+			items.push({ json: deleteOutputFor(id, new Date(lookAtMs).toISOString(), 'polled') });
+	// n8n saves this with the execution it starts (2.x with durable cursors: a null too)
+	const saved = POLL_STATE.save(nodeData, state);
 	if (saved?.idsTracked === false && topics.includes('lead/delete'))
-		this.logger.warn(
+		context.logger.warn(
 			'Partner Referral Service Polling Trigger: too many leads to keep their IDs, deleted leads are not reported',
-			{ node: this.getNode().name },
+			{ node: context.getNode().name },
 		);
+	// n8n 2.36+ (durable cursors) never commits an activation's first poll: the baseline would
+	// be retaken and changes in between lost. This commits only its staged state (none on 1.x).
+	if (startsAnew && items.length === 0) await context.__commitCursor?.();
 	return items.length > 0 ? [items] : null;
+}
+
+/** While the baseline lasts, leads listed at versions up to `presentUpTo` count as run. */
+function keepPresent(state: PollState, leads: ListedLead[]): void {
+	const presentUpTo = state.presentUpTo ?? -Infinity;
+	for (const { id, version } of leads)
+		if (version !== undefined && version > state.since && version <= presentUpTo)
+			state.ran.raise(leadKey(id), { ms: version, exact: true });
+}
+
+/** What ran, and the leads listed; a new lead left to a later sweep stays unknown (a create then). */
+function takeIn(state: PollState, leads: ListedLead[], outputs: Outputs): void {
+	for (const { id, version } of outputs.handled)
+		state.ran.raise(leadKey(id), { ms: version, exact: true });
+	if (outputs.left.length > 0)
+		state.sweep.leftFromMs = Math.min(state.sweep.leftFromMs, outputs.left[0].version - 1);
+	const leftNew = new Set(outputs.left.filter((c) => c.topic === 'lead/create').map((c) => c.id));
+	for (const { id } of leads) if (!leftNew.has(id)) state.ids?.listed(id);
+}
+
+/** The sweep goes on past the slice; at the list's end, it ends: the ids gone are returned. */
+function sweepOn(state: PollState, slice: Slice): string[] {
+	state.sweep.order = orderAfter(state.sweep.order, slice.leads);
+	state.sweep.resumeToken = slice.resumeToken;
+	return slice.resumeToken === undefined ? endSweep(state, slice) : [];
+}
+
+/**
+ * A whole sweep read: the leads it did not list again are deleted; the watermark rises to the
+ * sweep's start less the margin (a change after it is newer), below any change left; the next
+ * sweep starts at the start of the list.
+ */
+function endSweep(state: PollState, last: Slice): string[] {
+	const { sweep } = state;
+	const gone = state.presentUpTo === undefined && state.ids?.ofLastSweep ? state.ids.unseen() : [];
+	// ids too many to keep: the next sweep tries again (a portal may shrink)
+	state.ids = state.ids?.swept() ?? LeadIdsSeen.empty();
+	const rises = Math.min(sweep.startedMs - POLL_TIMING.marginMs, sweep.leftFromMs);
+	state.since = Math.max(state.since, rises);
+	state.presentUpTo = undefined;
+	state.newest = newestEndAfter(sweep.order, last.positionToken);
+	state.sweep = newSweep(0);
+	return gone;
 }
 
 function warnLeft(
@@ -176,7 +307,7 @@ function warnLeft(
 			? 'the service kept answering "too many requests" (429) while fetching full leads'
 			: "fetching full leads took the poll's time (n8n abandons a poll that runs too long)";
 	context.logger.warn(
-		`Partner Referral Service Polling Trigger: ${reason}; ${left} changes are left to the next poll`,
+		`Partner Referral Service Polling Trigger: ${reason}; ${left} changes are left to the next sweep of the list`,
 		{ node: context.getNode().name },
 	);
 }

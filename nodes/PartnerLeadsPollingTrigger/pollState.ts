@@ -1,64 +1,223 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { MAX_LEAD_ID_BYTES, packIds, packedBytes, unpackIds } from '../shared/changes/leadIds';
+import {
+	MAX_LEAD_ID_BYTES,
+	type PackedIds,
+	packIds,
+	packedBytes,
+	unpackIds,
+} from '../shared/changes/leadIds';
 import { storedNumber } from '../shared/changes/storedNumber';
 import { LeadVersions } from '../shared/changes/versions';
 import { StaticStore } from '../shared/state/nodeStore';
 
 /**
- * Polling state, written only by the poll and saved with the execution it starts. Times are the
- * service's, never n8n's clock (docs/design/polling.md).
- * - `since`: the watermark; only changes after it are judged.
+ * Polling state, written only by the poll and saved with the execution it starts. The list is
+ * read in slices, a sweep through it over several looks (docs/design/polling.md). Times are the
+ * service's, except those that space the looks (n8n's clock).
+ * - `since`: the sweep's watermark; only changes after it are judged.
+ * - `presentUpTo`: while the first sweep (the baseline) lasts, versions up to it were there at
+ *   activation and never run.
  * - `ran`: per lead, the version that ran above the watermark, so it does not run again.
- * - `ids`: the leads listed last poll, for creates and deletes.
- * - `readAtMs`, `readRequests`: the last read (n8n's clock) and its cost, to space polls.
+ * - `ids`: the leads the last whole sweep listed, for creates and deletes; `seen` marks those
+ *   this sweep listed again, `found` the leads it listed that `ids` lacks.
+ * - `sweep`: where the sweep goes on (`resumeToken`), the service's clock when it began.
+ * - `newest`: where new leads appear in the list, as the last whole sweep showed it.
+ * - `requestTokens`, `tokensAtMs`: list requests the budget allows now.
  */
 
 /** Leads whose version above the watermark is remembered; beyond it the watermark rises. */
 export const POLL_RAN_CAPACITY = 5_000;
 
-export interface PollState {
-	since: number;
-	/** undefined: not tracked (too many leads to keep their ids) */
-	ids: Set<string> | undefined;
-	ran: LeadVersions;
-	readAtMs: number;
-	readRequests: number;
+/** Where the list puts new leads: at its end, at its start, or no order shown. */
+export type NewestEnd = 'end' | 'start' | 'unknown';
+
+/** How the sweep under way saw the list's order so far (creation times in list order). */
+export interface OrderSeen {
+	firstCreatedMs: number | undefined;
+	lastCreatedMs: number | undefined;
+	ascending: boolean;
+	descending: boolean;
 }
 
-/** What a poll writes: the ids as listed. */
-export type PollStateToWrite = Omit<PollState, 'ids'> & { ids: Iterable<string> };
+export interface Sweep {
+	/** undefined: the sweep starts at the start of the list */
+	resumeToken: string | undefined;
+	/** the service's clock when the sweep began (a lower bound) */
+	startedMs: number;
+	/** the oldest change left to a later look (429s, the look's time); Infinity when none */
+	leftFromMs: number;
+	order: OrderSeen;
+}
 
-function readState(stored: IDataObject): PollState | undefined {
+export interface PollState {
+	since: number;
+	presentUpTo: number | undefined;
+	ran: LeadVersions;
+	/** undefined: not tracked (too many leads to keep their ids) */
+	ids: LeadIdsSeen | undefined;
+	sweep: Sweep;
+	newest: { end: NewestEnd; resumeToken: string | undefined; createdMs: number | undefined };
+	/** the newest version listed so far: the service's clock is at least this */
+	newestVersionMs: number;
+	requestTokens: number;
+	tokensAtMs: number;
+}
+
+/** The ids the last whole sweep listed, those this sweep listed again, and the new ones. */
+export class LeadIdsSeen {
+	private readonly index = new Map<string, number>();
+
+	private constructor(
+		/** false: no whole sweep before this one kept its ids (the baseline, or too many) */
+		readonly ofLastSweep: boolean,
+		private readonly packed: PackedIds,
+		ids: Iterable<string>,
+		private readonly seenBits: Buffer,
+		readonly found: Set<string>,
+	) {
+		let at = 0;
+		for (const id of ids) this.index.set(id, at++);
+	}
+
+	/** For a sweep after none that kept its ids: it only collects them. */
+	static empty(): LeadIdsSeen {
+		return new LeadIdsSeen(false, {}, [], Buffer.alloc(0), new Set());
+	}
+
+	static read(stored: IDataObject): LeadIdsSeen | undefined {
+		if (stored.idsTracked !== true) return undefined;
+		const ids = unpackIds(stored.ids);
+		const bits = Buffer.alloc(Math.ceil(ids.size / 8));
+		Buffer.from(String(stored.seen ?? ''), 'base64').copy(bits);
+		const packed = (stored.ids ?? {}) as PackedIds;
+		const ofLastSweep = stored.idsOfLastSweep === true;
+		return new LeadIdsSeen(ofLastSweep, packed, ids, bits, unpackIds(stored.found));
+	}
+
+	/** Whether the last whole sweep listed it. */
+	has(id: string): boolean {
+		return this.index.has(id);
+	}
+
+	/** Listed by this sweep. */
+	listed(id: string): void {
+		const at = this.index.get(id);
+		if (at === undefined) this.found.add(id);
+		else this.seenBits[at >> 3] |= 1 << (at & 7);
+	}
+
+	/** Listed by the last whole sweep and not by this one. */
+	unseen(): string[] {
+		const unseen: string[] = [];
+		for (const [id, at] of this.index)
+			if ((this.seenBits[at >> 3] & (1 << (at & 7))) === 0) unseen.push(id);
+		return unseen;
+	}
+
+	/** This sweep's ids, for the next sweep: those listed again and those found. */
+	swept(): LeadIdsSeen {
+		const ids = new Set(this.found);
+		for (const [id, at] of this.index)
+			if ((this.seenBits[at >> 3] & (1 << (at & 7))) !== 0) ids.add(id);
+		const bits = Buffer.alloc(Math.ceil(ids.size / 8));
+		return new LeadIdsSeen(true, packIds(ids), ids, bits, new Set());
+	}
+
+	/** The stored form; undefined when it is past the bound. */
+	stored(): IDataObject | undefined {
+		const found = packIds(this.found);
+		if (packedBytes(this.packed) + packedBytes(found) > MAX_LEAD_ID_BYTES) return undefined;
+		return {
+			idsOfLastSweep: this.ofLastSweep,
+			ids: this.packed,
+			seen: this.seenBits.toString('base64'),
+			found,
+		};
+	}
+}
+
+const NO_ORDER_SEEN: OrderSeen = {
+	firstCreatedMs: undefined,
+	lastCreatedMs: undefined,
+	ascending: true,
+	descending: true,
+};
+
+/** A sweep from the start of the list, begun at the service's clock `startedMs`. */
+export function newSweep(startedMs: number): Sweep {
+	return { resumeToken: undefined, startedMs, leftFromMs: Infinity, order: { ...NO_ORDER_SEEN } };
+}
+
+function orderOf(stored: unknown): OrderSeen {
+	const order = (stored ?? {}) as IDataObject;
+	const ms = (value: unknown) => (typeof value === 'number' ? value : undefined);
+	return {
+		firstCreatedMs: ms(order.firstCreatedMs),
+		lastCreatedMs: ms(order.lastCreatedMs),
+		ascending: order.ascending !== false,
+		descending: order.descending !== false,
+	};
+}
+
+const optionalNumber = (value: unknown) => (typeof value === 'number' ? value : undefined);
+const optionalToken = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+function readState(stored: IDataObject): PollState {
 	const ran = new LeadVersions();
 	ran.merge(stored.ran, undefined);
+	const sweep = (stored.sweep ?? {}) as IDataObject;
+	const newest = (stored.newest ?? {}) as IDataObject;
+	const end = newest.end === 'end' || newest.end === 'start' ? newest.end : 'unknown';
 	return {
 		since: storedNumber(stored.since),
-		ids: stored.idsTracked === true ? unpackIds(stored.ids) : undefined,
+		presentUpTo: optionalNumber(stored.presentUpTo),
 		ran,
-		readAtMs: storedNumber(stored.readAtMs),
-		readRequests: storedNumber(stored.readRequests),
+		ids: LeadIdsSeen.read(stored),
+		sweep: {
+			resumeToken: optionalToken(sweep.resumeToken),
+			startedMs: storedNumber(sweep.startedMs),
+			leftFromMs: optionalNumber(sweep.leftFromMs) ?? Infinity,
+			order: orderOf(sweep.order),
+		},
+		newest: {
+			end,
+			resumeToken: optionalToken(newest.resumeToken),
+			createdMs: optionalNumber(newest.createdMs),
+		},
+		newestVersionMs: storedNumber(stored.newestVersionMs),
+		requestTokens: storedNumber(stored.requestTokens),
+		tokensAtMs: storedNumber(stored.tokensAtMs),
 	};
 }
 
 /** `ran` forgets what the watermark covers and the oldest past capacity (the watermark rises). */
-function storedState(state: PollStateToWrite): IDataObject {
-	const packed = packIds(state.ids);
-	const idsTracked = packedBytes(packed) <= MAX_LEAD_ID_BYTES;
+function storedState(state: PollState): IDataObject {
 	state.ran.forget(state.since, POLL_RAN_CAPACITY);
+	const ids = state.ids?.stored();
+	const { sweep } = state;
 	return {
 		clock: 'service',
 		since: Math.max(state.since, state.ran.forgottenUpTo),
+		...(state.presentUpTo === undefined ? {} : { presentUpTo: state.presentUpTo }),
 		ran: state.ran.pack(),
-		idsTracked,
-		ids: idsTracked ? packed : {},
-		readAtMs: state.readAtMs,
-		readRequests: state.readRequests,
+		idsTracked: ids !== undefined,
+		...(ids ?? {}),
+		sweep: {
+			...(sweep.resumeToken === undefined ? {} : { resumeToken: sweep.resumeToken }),
+			startedMs: sweep.startedMs,
+			...(Number.isFinite(sweep.leftFromMs) ? { leftFromMs: sweep.leftFromMs } : {}),
+			order: { ...sweep.order } as IDataObject,
+		},
+		newest: { ...state.newest } as IDataObject,
+		newestVersionMs: state.newestVersionMs,
+		requestTokens: state.requestTokens,
+		tokensAtMs: state.tokensAtMs,
 	};
 }
 
 /** The poll's state; none before the first poll (the baseline). */
-export const POLL_STATE = new StaticStore<PollState, PollStateToWrite>({
+export const POLL_STATE = new StaticStore<PollState, PollState>({
 	key: 'polling',
 	name: 'pollState',
 	read: readState,

@@ -3,12 +3,19 @@ import { type INodeExecutionData, type IPollFunctions, NodeOperationError } from
 import type { ListedLead } from '../shared/changes/listedLead';
 import { outputFor } from '../shared/changes/output';
 import { fetchesFullLead } from '../shared/changes/watchedFields';
-import { listForPoll } from './pollListing';
+import { readSlice } from './pollListing';
 import { PollWatch } from './pollWatch';
 
-/** "Fetch Test Event": the newest lead, read only. The list order is unknown, so all is read. */
+/** Requests "Fetch Test Event" sends to the list: a sample, not the whole portal. */
+export const SAMPLE_LIST_REQUESTS = 2;
+
+/** "Fetch Test Event": the newest of the first leads listed, read only. */
 export async function newestLeadSample(context: IPollFunctions): Promise<INodeExecutionData[][]> {
-	const { leads } = await listForPoll(context);
+	const { leads } = await readSlice(context, {
+		resumeToken: undefined,
+		maxRequests: SAMPLE_LIST_REQUESTS,
+		endsAtMs: Infinity,
+	});
 	let newest: { listed: ListedLead; version: number } | undefined;
 	for (const listed of leads) {
 		const version = listed.version ?? 0;

@@ -81,6 +81,7 @@ describe('presets', () => {
 			retryAfter: ['seconds', 'httpDate'],
 			leadCreateStatus: [200, 201],
 			listOrder: ['oldestFirst', 'newestFirst'],
+			dateHeader: ['serviceClock', 'none'],
 		};
 		for (const [axis, values] of Object.entries(variants)) {
 			const taken = new Set(PERSONALITIES.map((p) => p[axis as keyof Personality]));

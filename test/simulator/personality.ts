@@ -62,6 +62,11 @@ export interface Personality {
 	 * with no limit: the worst burst a receiver can get).
 	 */
 	deliveriesAtOnce: number | 'all';
+	/**
+	 * Added: the Date header of the service's answers: in the service's own clock (as an HTTP
+	 * server with a clock sends it), or none (a gateway that strips it).
+	 */
+	dateHeader: 'serviceClock' | 'none';
 }
 
 /** The 'brief' retry schedule: 5 retries over about 6 seconds. */
@@ -87,6 +92,7 @@ export const DEFAULT_PERSONALITY: Personality = Object.freeze({
 	pagesSubscriptions: false,
 	deliveryRetries: 'backoff',
 	deliveriesAtOnce: 8,
+	dateHeader: 'serviceClock',
 });
 
 export const PERSONALITIES: readonly Personality[] = Object.freeze([
@@ -111,6 +117,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		pagesSubscriptions: true,
 		deliveryRetries: 'brief',
 		deliveriesAtOnce: 'all',
+		dateHeader: 'serviceClock',
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-20-hasmore-html',
@@ -132,6 +139,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		pagesSubscriptions: true,
 		deliveryRetries: 'backoff',
 		deliveriesAtOnce: 64,
+		dateHeader: 'none',
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-30-next-empty-patch',
@@ -153,6 +161,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		pagesSubscriptions: true,
 		deliveryRetries: 'backoff',
 		deliveriesAtOnce: 8,
+		dateHeader: 'serviceClock',
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-7-next-partial-uuid',
@@ -174,6 +183,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		pagesSubscriptions: true,
 		deliveryRetries: 'backoff',
 		deliveriesAtOnce: 8,
+		dateHeader: 'serviceClock',
 	}),
 ]);
 

@@ -132,6 +132,7 @@ function buildApp(
 	app.use(CONTROL_PATH, controlRouter(ctx, control, info));
 	// The control API answers in its own fixed shape; the service's routes in the personality's.
 	app.use(usePersonality(ctx.personality));
+	app.use(dateHeader(ctx));
 	app.use(trafficMiddleware(ctx.faults, ctx.stats));
 	app.use(AUTH_PATH, tokenRouter(ctx));
 	for (const [environment, path] of Object.entries(ENVIRONMENT_PATHS) as Array<
@@ -149,6 +150,15 @@ function buildApp(
 	});
 	app.use(errorHandler);
 	return app;
+}
+
+/** The Date header in the service's own clock, or none (the personality's `dateHeader`). */
+function dateHeader(ctx: SimContext): express.RequestHandler {
+	return (_req, res, next) => {
+		if (ctx.personality.dateHeader === 'none') res.sendDate = false;
+		else res.setHeader('Date', new Date(serviceNowMs(ctx)).toUTCString());
+		next();
+	};
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<AddressInfo> {

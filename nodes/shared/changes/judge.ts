@@ -13,7 +13,7 @@ export interface KnownChanges {
 	/** whether some version of the lead ran (so its creation did) */
 	knows(id: string): boolean;
 	/** the ids listed last time; undefined when they are not kept */
-	listedIds?: ReadonlySet<string>;
+	listedIds?: Pick<ReadonlySet<string>, 'has'>;
 }
 
 /** A listed lead's change that has not run: its creation or an update, at its version. */
@@ -29,8 +29,6 @@ export interface Judgement {
 	changes: LeadChange[];
 	/** the newest version listed; undefined when no lead has one */
 	newestMs: number | undefined;
-	/** listed last time and not now; none when the ids were not kept */
-	goneIds: string[];
 }
 
 export function judgeListing(listed: ListedLead[], known: KnownChanges): Judgement {
@@ -42,7 +40,6 @@ export function judgeListing(listed: ListedLead[], known: KnownChanges): Judgeme
 	return {
 		changes: changes.sort((a, b) => a.version - b.version),
 		newestMs: newestVersion(listed),
-		goneIds: goneIds(listed, known.listedIds),
 	};
 }
 
@@ -64,13 +61,6 @@ export function newestVersion(listed: ListedLead[]): number | undefined {
 	for (const { version } of listed)
 		if (version !== undefined) newest = Math.max(newest ?? version, version);
 	return newest;
-}
-
-/** Deletes found by id: the ids listed last time and not now. */
-export function goneIds(listed: ListedLead[], previous: ReadonlySet<string> | undefined): string[] {
-	if (!previous) return [];
-	const present = new Set(listed.map(({ id }) => id));
-	return [...previous].filter((id) => !present.has(id));
 }
 
 /** The margin below the newest version listed (late commits still run); never lower than before. */

@@ -50,6 +50,8 @@ export interface PagingRequest extends Omit<ApiRequest, 'method' | 'qs'> {
 	resumeToken?: string;
 	/** pages requested ahead at most; default READ_AHEAD_PAGES, 0 reads one page at a time */
 	readAhead?: number;
+	/** requests sent at most (read ahead included): past it the list pauses at `resumeToken` */
+	maxRequests?: number;
 }
 
 function lastIndexWhere<T>(items: T[], test: (item: T) => boolean): number {
@@ -77,6 +79,11 @@ export class ListReader<T> {
 	/** the largest page actually answered (a resumed reader's largestPage is a guess) */
 	private pageSize = 0;
 	private readonly ahead: ReadAhead;
+	/** requests sent so far, read ahead included */
+	requestsSent = 0;
+	private readonly maxRequests: number;
+	/** `maxRequests` were sent: the list pauses, `resumeToken` says where */
+	private outOfRequests = false;
 
 	constructor(
 		private readonly context: PartnerLeadsFunctions,
@@ -84,9 +91,16 @@ export class ListReader<T> {
 	) {
 		this.remaining =
 			request.limit === undefined ? Infinity : Math.max(0, Math.floor(request.limit));
+		this.maxRequests = Math.max(1, Math.floor(request.maxRequests ?? Infinity));
 		this.ahead = new ReadAhead(
-			(qs) =>
-				apiRequestRaw.call(context, { ...request, method: 'GET', qs: { ...request.qs, ...qs } }),
+			(qs) => {
+				this.requestsSent++;
+				return apiRequestRaw.call(context, {
+					...request,
+					method: 'GET',
+					qs: { ...request.qs, ...qs },
+				});
+			},
 			Math.max(0, Math.floor(request.readAhead ?? READ_AHEAD_PAGES)),
 		);
 		const resume = /^(\d+)(?::(.*))?$/s.exec(request.resumeToken ?? '');
@@ -100,13 +114,17 @@ export class ListReader<T> {
 
 	/** Where a later listing can carry on from; undefined once the list has ended. */
 	get resumeToken(): string | undefined {
-		if (this.ended) return undefined;
+		return this.ended ? undefined : this.positionToken;
+	}
+
+	/** Where the reader stands, at the end of the list too (to read what comes after it later). */
+	get positionToken(): string {
 		return this.anchor === undefined ? String(this.position) : `${this.position}:${this.anchor}`;
 	}
 
 	/** The next records not read before; undefined when the list has ended or enough were read. */
 	async nextPage(): Promise<T[] | undefined> {
-		while (!this.ended && this.remaining > 0) {
+		while (!this.ended && this.remaining > 0 && !this.outOfRequests) {
 			const page = await this.readPage();
 			if (page !== undefined && page.length > 0) return page;
 		}
@@ -120,6 +138,10 @@ export class ListReader<T> {
 		const skip = anchored ? Math.max(0, this.position - 1 - this.stepBack) : this.position;
 		const reread = this.position - skip;
 		const limit = Math.min(MAX_PAGE_SIZE, this.remaining + reread);
+		if (!this.ahead.has(skip, limit) && this.requestsSent >= this.maxRequests) {
+			this.outOfRequests = true;
+			return undefined;
+		}
 		const body = await this.ahead.read(skip, limit);
 		const { items, hasMore } = readListPage<T>(body);
 		this.largestPage = Math.max(this.largestPage, items.length);
@@ -140,7 +162,8 @@ export class ListReader<T> {
 		const pages: Array<{ skip: number; limit: number }> = [];
 		let skip = anchored ? this.position - 1 : this.position;
 		let remaining = this.remaining;
-		while (pages.length < this.ahead.window && remaining > 0) {
+		const room = this.maxRequests - this.requestsSent + this.ahead.pending;
+		while (pages.length < Math.min(this.ahead.window, room) && remaining > 0) {
 			const reread = anchored ? 1 : 0;
 			pages.push({ skip, limit: Math.min(MAX_PAGE_SIZE, remaining + reread) });
 			skip += size - reread;
@@ -247,6 +270,15 @@ class ReadAhead {
 		private readonly most: number,
 	) {
 		if (most === 0) this.window = 0;
+	}
+
+	/** requests sent ahead and not read yet */
+	get pending(): number {
+		return this.inFlight.size;
+	}
+
+	has(skip: number, limit: number): boolean {
+		return this.inFlight.has(`${skip}:${limit}`);
 	}
 
 	read(skip: number, limit: number): Promise<unknown> {

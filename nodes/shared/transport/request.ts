@@ -57,6 +57,8 @@ export interface ApiRequest {
 	onServerError?: () => void;
 	/** total wait allowed on 429s; default RETRY_POLICY.maxRateLimitWaitMs */
 	rateLimitBudgetMs?: number;
+	/** the service's clock from an answer's Date header (whole seconds), when it sends one */
+	onServiceTime?: (serviceMs: number) => void;
 }
 
 /** What a caller passes to all requests of one item. */
@@ -195,6 +197,28 @@ function requestOptions(request: ApiRequest, connection: ServiceConnection): IHt
 	};
 }
 
+/** One attempt; the Date header goes to `onServiceTime` when the caller asks for it. */
+async function sendOnce(
+	context: PartnerLeadsFunctions,
+	request: ApiRequest,
+	connection: ServiceConnection,
+	attempt: AttemptCredential,
+): Promise<unknown> {
+	const options = requestOptions(request, connection);
+	const send = context.helpers.httpRequestWithAuthentication;
+	if (!request.onServiceTime)
+		return await send.call(context, CREDENTIAL_TYPE, options, attempt.options);
+	const answer = (await send.call(
+		context,
+		CREDENTIAL_TYPE,
+		{ ...options, returnFullResponse: true },
+		attempt.options,
+	)) as { body?: unknown; headers?: Record<string, unknown> };
+	const serviceMs = Date.parse(String(answer.headers?.date ?? ''));
+	if (Number.isFinite(serviceMs)) request.onServiceTime(serviceMs);
+	return answer.body;
+}
+
 /** Sends one request with retries (see decideRetry); returns the body as the service sent it. */
 export async function apiRequestRaw(
 	this: PartnerLeadsFunctions,
@@ -211,12 +235,7 @@ export async function apiRequestRaw(
 		const connection = await connectionForRequest(this, request);
 		const attempt = await attemptCredential(this, state.renewToken);
 		try {
-			return await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				CREDENTIAL_TYPE,
-				requestOptions(request, connection),
-				attempt.options,
-			);
+			return await sendOnce(this, request, connection, attempt);
 		} catch (error) {
 			failure = readHttpFailure(error);
 		} finally {

@@ -2,15 +2,23 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { LEAD_TOPICS } from '../../../nodes/shared/topics';
 import type { N8nHarness } from '../../harness/harness';
-import { PollHost } from '../../harness/polls';
+import { PollHost, type PollHostOptions } from '../../harness/polls';
 import type { Lead, Simulator } from '../../simulator';
 
 /** Polling trigger: no spacing of polls by list requests, unless a test asks for it. */
 export const UNTHROTTLED = { options: { listRequestsPerMinute: 1_000_000 } };
 
 /** A polling trigger on every event, unthrottled, with the test's parameters on top. */
-export function pollingHost(harness: N8nHarness, parameters: IDataObject = {}): PollHost {
-	return new PollHost(harness, { events: [...LEAD_TOPICS], ...UNTHROTTLED, ...parameters });
+export function pollingHost(
+	harness: N8nHarness,
+	parameters: IDataObject = {},
+	options: PollHostOptions = {},
+): PollHost {
+	return new PollHost(
+		harness,
+		{ events: [...LEAD_TOPICS], ...UNTHROTTLED, ...parameters },
+		options,
+	);
 }
 
 /**

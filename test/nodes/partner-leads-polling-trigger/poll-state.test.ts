@@ -4,39 +4,68 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_LEAD_ID_BYTES, packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
 import { LEDGER_ENTRY_BYTES, LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
-import { POLL_RAN_CAPACITY, POLL_STATE } from '../../../nodes/PartnerLeadsPollingTrigger/pollState';
+import {
+	LeadIdsSeen,
+	newSweep,
+	type PollState,
+	POLL_RAN_CAPACITY,
+	POLL_STATE,
+} from '../../../nodes/PartnerLeadsPollingTrigger/pollState';
 
 /** Leads in a packed ledger as static data holds it: base64 of fixed-width binary entries. */
 function entriesIn(packed: unknown): number {
 	return Buffer.from(String(packed), 'base64').length / LEDGER_ENTRY_BYTES;
 }
 
-/** The polling trigger's state: its bounds hold. */
+function stateWith(since: number, ran: LeadVersions, listed: string[]): PollState {
+	const ids = LeadIdsSeen.empty();
+	for (const id of listed) ids.listed(id);
+	return {
+		since,
+		presentUpTo: undefined,
+		ran,
+		ids,
+		sweep: newSweep(1),
+		newest: { end: 'unknown', resumeToken: undefined, createdMs: undefined },
+		newestVersionMs: 1,
+		requestTokens: 1,
+		tokensAtMs: 1,
+	};
+}
+
+/** The polling trigger's state: its bounds hold, and a sweep's ids come back as saved. */
 
 describe('the poll state', () => {
 	it('leaves the lead ids out above their bound, and deletes are then not tracked', () => {
 		const nodeData: IDataObject = {};
 		const many = Array.from({ length: 50_000 }, () => randomUUID());
-		const saved = POLL_STATE.save(nodeData, {
-			since: 1,
-			ran: new LeadVersions(),
-			ids: many,
-			readAtMs: 1,
-			readRequests: 1,
-		});
+		const saved = POLL_STATE.save(nodeData, stateWith(1, new LeadVersions(), many));
 		expect(packedBytes(packIds(many))).toBeGreaterThan(MAX_LEAD_ID_BYTES);
 		expect(saved?.idsTracked).toBe(false);
 		expect(JSON.stringify(nodeData).length).toBeLessThan(1_000);
 		expect(POLL_STATE.read(nodeData)?.ids).toBeUndefined();
 
-		POLL_STATE.save(nodeData, {
-			since: 1,
-			ran: new LeadVersions(),
-			ids: many.slice(0, 10),
-			readAtMs: 1,
-			readRequests: 1,
-		});
-		expect(POLL_STATE.read(nodeData)?.ids?.size).toBe(10);
+		POLL_STATE.save(nodeData, stateWith(1, new LeadVersions(), many.slice(0, 10)));
+		expect(POLL_STATE.read(nodeData)?.ids?.found.size).toBe(10);
+	});
+
+	it("tells, across saves, which ids of the last whole sweep this sweep listed again, and which it found", () => {
+		const nodeData: IDataObject = {};
+		const swept = stateWith(1, new LeadVersions(), ['a1', 'b2', 'c3', 'd4']);
+		swept.ids = swept.ids?.swept();
+		POLL_STATE.save(nodeData, swept);
+		const midway = POLL_STATE.read(nodeData) as PollState;
+		expect(midway.ids?.ofLastSweep).toBe(true);
+		midway.ids?.listed('b2');
+		midway.ids?.listed('e5');
+		POLL_STATE.save(nodeData, midway);
+		const later = POLL_STATE.read(nodeData) as PollState;
+		later.ids?.listed('d4');
+		expect(later.ids?.unseen().sort()).toEqual(['a1', 'c3']);
+		expect([...(later.ids?.found ?? [])]).toEqual(['e5']);
+		const next = later.ids?.swept();
+		expect(['b2', 'd4', 'e5', 'a1'].map((id) => next?.has(id))).toEqual([true, true, true, false]);
+		expect(next?.unseen().sort()).toEqual(['b2', 'd4', 'e5']);
 	});
 
 	it('keep the ledger of changes run above the watermark bounded: the covered and the oldest beyond the capacity are forgotten, and the watermark rises over them', () => {
@@ -45,7 +74,7 @@ describe('the poll state', () => {
 		const count = POLL_RAN_CAPACITY + 500;
 		for (let at = 0; at < count; at++)
 			ran.raise(leadKey(`lead-${at}`), { ms: 1_000 + at, exact: true });
-		POLL_STATE.save(nodeData, { since: 1_100, ran, ids: [], readAtMs: 1, readRequests: 1 });
+		POLL_STATE.save(nodeData, stateWith(1_100, ran, []));
 		const state = POLL_STATE.read(nodeData);
 		// exactly the capacity is stored, and read back: the newest POLL_RAN_CAPACITY leads
 		expect(entriesIn((nodeData.polling as IDataObject).ran)).toBe(POLL_RAN_CAPACITY);

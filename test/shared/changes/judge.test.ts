@@ -1,7 +1,6 @@
 import type { KnownChanges } from '../../../nodes/shared/changes/judge';
 import {
 	baselineOf,
-	goneIds,
 	judgeListing,
 	watermarkAfter,
 } from '../../../nodes/shared/changes/judge';
@@ -100,30 +99,6 @@ describe('judgeListing: which listed lead is a change not run yet', () => {
 		expect(judgeListing(leads, known({ a: SINCE + 30 })).newestMs).toBe(SINCE + 30);
 		expect(judgeListing([listed('c')], known()).newestMs).toBeUndefined();
 		expect(judgeListing([], known()).newestMs).toBeUndefined();
-	});
-
-	it('gives the ids gone since the last listing, where they are kept', () => {
-		const leads = [listed('a', SINCE), listed('c')];
-		expect(judgeListing(leads, known({}, { listedIds: new Set(['a', 'b', 'c']) })).goneIds).toEqual(
-			['b'],
-		);
-		expect(judgeListing(leads, known()).goneIds).toEqual([]);
-	});
-});
-
-describe('goneIds: deletes found by id', () => {
-	it.each([
-		['none kept', undefined, ['a'], []],
-		['nothing gone', new Set(['a']), ['a', 'b'], []],
-		['some gone, in the order kept', new Set(['x', 'a', 'y']), ['a'], ['x', 'y']],
-		['all gone', new Set(['a']), [], ['a']],
-	])('%s', (_name, previous, now, gone) => {
-		expect(
-			goneIds(
-				now.map((id) => listed(id)),
-				previous,
-			),
-		).toEqual(gone);
 	});
 });
 
