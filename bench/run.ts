@@ -139,7 +139,9 @@ async function main(): Promise<number> {
 		if (wanted('4')) cases.push(await runCase('4', 'trigger deliveries', () => triggerCase(ctx)));
 		if (wanted('5')) cases.push(await runCase('5', '429 storm', () => stormCase(ctx)));
 		if (wanted('6'))
-			cases.push(await runCase('6', 'polling trigger: one poll', () => pollingCase(args.quick)));
+			cases.push(
+				await runCase('6', 'polling trigger: sliced sweeps', () => pollingCase(args.quick)),
+			);
 	} finally {
 		await sim.close();
 	}

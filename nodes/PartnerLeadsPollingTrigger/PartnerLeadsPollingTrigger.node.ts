@@ -13,6 +13,7 @@ import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
 import { leadEventProperties, optionsProperty } from '../shared/triggerProperties';
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
 import { DEFAULT_LIST_REQUESTS_PER_MINUTE, pollLeads } from './poll';
+import { sweepPeriods } from './sweepPeriod';
 
 /** Polls the leads, for n8n without public HTTPS; why a node of its own: docs/design/polling.md. */
 export class PartnerLeadsPollingTrigger implements INodeType {
@@ -38,8 +39,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 		credentials: [{ name: 'partnerLeadsApi', required: true, testedBy: 'partnerLeadsApiTest' }],
 		properties: [
 			{
-				displayName:
-					"Poll Times (above) say when to look; each look reads the whole list of leads, about one request per 100 leads. A Poll Time is skipped while the last look's requests are more than 'List Requests per Minute' (Options, default 30) allows, so a portal of 10,000 leads is read about every 4 minutes, not every minute. Needs no public address (works on http://localhost); for events within seconds, use the Partner Referral Service Trigger (needs n8n reachable over HTTPS).",
+				displayName: `Poll Times (above) say when to look. Each look reads part of the list of leads, at most 'List Requests per Minute' requests (Options, default ${DEFAULT_LIST_REQUESTS_PER_MINUTE}; about 100 leads a request), carrying on where the last look stopped. New leads run at the next look once the list has been read through and showed where they appear; every lead is read again, so its updates and its deletion run, within ${sweepPeriods()} (a Poll Time every minute; more requests a minute, less time). Needs no public address (works on http://localhost); for events within seconds, use the Partner Referral Service Trigger (needs n8n reachable over HTTPS).`,
 				name: 'pollingNotice',
 				type: 'notice',
 				default: '',
@@ -57,8 +57,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 					type: 'number',
 					typeOptions: { minValue: 1 },
 					default: DEFAULT_LIST_REQUESTS_PER_MINUTE,
-					description:
-						"How hard polling may use the service: at most this many list requests a minute on average. A Poll Time is skipped while the last read's requests are not yet paid for at this rate. With pages of 100, a portal of 1,000 leads is read at every 1-minute poll and one of 10,000 about every 4 minutes (pages of 7: about every hour).",
+					description: `How hard polling may use the service: at most this many list requests a minute. Each look spends what the minutes since the last one allow (a minute's worth at most) and reads on where the last stopped. With pages of 100 and a look every minute, every lead is read again within ${sweepPeriods()}; twice the requests, half the time.`,
 				},
 			]),
 		],

@@ -1,17 +1,16 @@
 import type { TriggerPanelDefinition } from 'n8n-workflow';
 
-/** What n8n's editor says about this trigger (like the webhook trigger's panelTexts.ts). */
-export const EVENT_TRIGGER_DESCRIPTION =
-	'Reading the newest lead from the Partner Referral Service';
+import { sweepMinutes } from './sweepPeriod';
 
-export const ACTIVATION_MESSAGE =
-	'Your workflow now reads the list of leads at each Poll Time and starts one execution for the leads created, updated or deleted since the last poll. The leads the portal holds now never run.';
+/** What n8n's editor says about this trigger (like the webhook trigger's panelTexts.ts). */
+export const EVENT_TRIGGER_DESCRIPTION = 'Reading a recent lead from the Partner Referral Service';
+
+export const ACTIVATION_MESSAGE = `Your workflow now reads the list of leads a part at each Poll Time and starts one execution for the leads created, updated or deleted since it last read them. The leads the portal holds now never run. Deleted leads are found once the list has been read through (about ${sweepMinutes(10_000)} minutes at 10,000 leads, ${sweepMinutes(50_000)} at 50,000).`;
 
 const TEST_EVENT =
-	"<b>While building your workflow</b>, click 'Fetch Test Event': the newest lead shows up in this editor as the workflow would get it. Nothing is changed in the portal.";
+	"<b>While building your workflow</b>, click 'Fetch Test Event': the newest of the first leads listed shows up in this editor as the workflow would get it. Nothing is changed in the portal.";
 
-const WHEN =
-	"n8n reads the list of leads at each Poll Time, as often as 'List Requests per Minute' (Options) allows, and starts one execution for the leads created, updated or deleted since the last poll.";
+const WHEN = `At each Poll Time n8n reads part of the list of leads, as much as 'List Requests per Minute' (Options) allows, and starts one execution for the leads created, updated or deleted since it last read them: new leads at the next Poll Time, updates and deletes once the list has been read through (about ${sweepMinutes(10_000)} minutes at 10,000 leads).`;
 
 export const TRIGGER_PANEL: TriggerPanelDefinition = {
 	header: 'Check the Partner Referral Service for lead changes',

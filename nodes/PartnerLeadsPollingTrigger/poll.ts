@@ -7,6 +7,7 @@ import type { ListedLead } from '../shared/changes/listedLead';
 import { deleteOutputFor, outputFor } from '../shared/changes/output';
 import { LeadVersions, leadKey } from '../shared/changes/versions';
 import { fetchesFullLead } from '../shared/changes/watchedFields';
+import { KEPT_LEAD_IDS } from '../shared/figures';
 import { nodeScope } from '../shared/state/nodeStore';
 import { type LeadTopic, selectedTopics } from '../shared/topics';
 import { httpCodeOf } from '../shared/transport/errors';
@@ -21,7 +22,7 @@ export const POLL_TIMING = {
 	marginMs: 60_000,
 	/** a look asks for no page after this (n8n's durable cursors give a poll 45 s) */
 	readingMs: 15_000,
-	/** requests a look spends on the end of the list where new leads appear */
+	/** requests a look spends at most on the end of the list where new leads appear */
 	newestEndRequests: 2,
 };
 
@@ -117,7 +118,7 @@ function baselineState(
 		ran: new LeadVersions(),
 		ids: LeadIdsSeen.empty(),
 		sweep: newSweep(0),
-		newest: { end: 'unknown', resumeToken: undefined, createdMs: undefined },
+		newest: { end: 'unknown', resumeToken: undefined },
 		newestVersionMs: 0,
 		requestTokens: rate,
 		tokensAtMs: 0,
@@ -140,7 +141,9 @@ async function readNewestEnd(
 ): Promise<Slice | undefined> {
 	const { newest } = state;
 	if (state.presentUpTo !== undefined || newest.end === 'unknown') return undefined;
-	const maxRequests = Math.min(POLL_TIMING.newestEndRequests, Math.floor(tokens));
+	// at the start one page holds the newest; at the end, the anchor's page and the one after it
+	const wanted = newest.end === 'start' ? 1 : POLL_TIMING.newestEndRequests;
+	const maxRequests = Math.min(wanted, Math.floor(tokens));
 	const slice = await readSlice(context, {
 		resumeToken: newest.end === 'end' ? newest.resumeToken : undefined,
 		maxRequests,
@@ -276,6 +279,7 @@ function takeIn(state: PollState, leads: ListedLead[], outputs: Outputs): void {
 function sweepOn(state: PollState, slice: Slice): string[] {
 	state.sweep.order = orderAfter(state.sweep.order, slice.leads);
 	state.sweep.resumeToken = slice.resumeToken;
+	state.sweep.listed += slice.leads.length;
 	return slice.resumeToken === undefined ? endSweep(state, slice) : [];
 }
 
@@ -287,8 +291,9 @@ function sweepOn(state: PollState, slice: Slice): string[] {
 function endSweep(state: PollState, last: Slice): string[] {
 	const { sweep } = state;
 	const gone = state.presentUpTo === undefined && state.ids?.ofLastSweep ? state.ids.unseen() : [];
-	// ids too many to keep: the next sweep tries again (a portal may shrink)
-	state.ids = state.ids?.swept() ?? LeadIdsSeen.empty();
+	// ids too many to keep: the next sweep keeps them again once the portal has shrunk enough
+	const fewEnough = sweep.listed <= KEPT_LEAD_IDS.hex24;
+	state.ids = state.ids?.swept() ?? (fewEnough ? LeadIdsSeen.empty() : undefined);
 	const rises = Math.min(sweep.startedMs - POLL_TIMING.marginMs, sweep.leftFromMs);
 	state.since = Math.max(state.since, rises);
 	state.presentUpTo = undefined;

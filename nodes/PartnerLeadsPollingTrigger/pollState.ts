@@ -32,12 +32,15 @@ export const POLL_RAN_CAPACITY = 5_000;
 /** Where the list puts new leads: at its end, at its start, or no order shown. */
 export type NewestEnd = 'end' | 'start' | 'unknown';
 
-/** How the sweep under way saw the list's order so far (creation times in list order). */
+/** How the sweep under way saw the list's order so far (creation times, versions in list order). */
 export interface OrderSeen {
 	firstCreatedMs: number | undefined;
 	lastCreatedMs: number | undefined;
 	ascending: boolean;
 	descending: boolean;
+	/** versions never fell: the lead changed last is listed last (updates appear at the end too) */
+	byChange: boolean;
+	lastVersionMs: number | undefined;
 }
 
 export interface Sweep {
@@ -48,6 +51,8 @@ export interface Sweep {
 	/** the oldest change left to a later look (429s, the look's time); Infinity when none */
 	leftFromMs: number;
 	order: OrderSeen;
+	/** leads the sweep listed so far */
+	listed: number;
 }
 
 export interface PollState {
@@ -57,7 +62,8 @@ export interface PollState {
 	/** undefined: not tracked (too many leads to keep their ids) */
 	ids: LeadIdsSeen | undefined;
 	sweep: Sweep;
-	newest: { end: NewestEnd; resumeToken: string | undefined; createdMs: number | undefined };
+	/** `resumeToken`: where the list ended at the last look, for `end` */
+	newest: { end: NewestEnd; resumeToken: string | undefined };
 	/** the newest version listed so far: the service's clock is at least this */
 	newestVersionMs: number;
 	requestTokens: number;
@@ -142,11 +148,19 @@ const NO_ORDER_SEEN: OrderSeen = {
 	lastCreatedMs: undefined,
 	ascending: true,
 	descending: true,
+	byChange: true,
+	lastVersionMs: undefined,
 };
 
 /** A sweep from the start of the list, begun at the service's clock `startedMs`. */
 export function newSweep(startedMs: number): Sweep {
-	return { resumeToken: undefined, startedMs, leftFromMs: Infinity, order: { ...NO_ORDER_SEEN } };
+	return {
+		resumeToken: undefined,
+		startedMs,
+		leftFromMs: Infinity,
+		order: { ...NO_ORDER_SEEN },
+		listed: 0,
+	};
 }
 
 function orderOf(stored: unknown): OrderSeen {
@@ -157,6 +171,8 @@ function orderOf(stored: unknown): OrderSeen {
 		lastCreatedMs: ms(order.lastCreatedMs),
 		ascending: order.ascending !== false,
 		descending: order.descending !== false,
+		byChange: order.byChange !== false,
+		lastVersionMs: ms(order.lastVersionMs),
 	};
 }
 
@@ -179,12 +195,9 @@ function readState(stored: IDataObject): PollState {
 			startedMs: storedNumber(sweep.startedMs),
 			leftFromMs: optionalNumber(sweep.leftFromMs) ?? Infinity,
 			order: orderOf(sweep.order),
+			listed: storedNumber(sweep.listed),
 		},
-		newest: {
-			end,
-			resumeToken: optionalToken(newest.resumeToken),
-			createdMs: optionalNumber(newest.createdMs),
-		},
+		newest: { end, resumeToken: optionalToken(newest.resumeToken) },
 		newestVersionMs: storedNumber(stored.newestVersionMs),
 		requestTokens: storedNumber(stored.requestTokens),
 		tokensAtMs: storedNumber(stored.tokensAtMs),
@@ -208,6 +221,7 @@ function storedState(state: PollState): IDataObject {
 			startedMs: sweep.startedMs,
 			...(Number.isFinite(sweep.leftFromMs) ? { leftFromMs: sweep.leftFromMs } : {}),
 			order: { ...sweep.order } as IDataObject,
+			listed: sweep.listed,
 		},
 		newest: { ...state.newest } as IDataObject,
 		newestVersionMs: state.newestVersionMs,

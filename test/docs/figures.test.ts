@@ -10,6 +10,7 @@ import { MAX_LEAD_ID_BYTES } from '../../nodes/shared/changes/leadIds';
 import { MAX_WATCHED_BYTES } from '../../nodes/shared/changes/watchedValues';
 import { PartnerLeadsPollingTrigger } from '../../nodes/PartnerLeadsPollingTrigger/PartnerLeadsPollingTrigger.node';
 import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
+import { sweepMinutes } from '../../nodes/PartnerLeadsPollingTrigger/sweepPeriod';
 import { at, readDoc, USER_DOCS } from './markdown';
 import { nodeParameters } from './node-parameters';
 
@@ -48,6 +49,21 @@ const FIGURES: Array<{ what: string; value: number; patterns: RegExp[] }> = [
 			/\| 5 \([^)]*\) \| ([\d,]+) \|/g,
 			/([\d,]+) for five fields/g,
 		],
+	},
+	{
+		what: 'minutes the Polling Trigger takes to read 10,000 leads through',
+		value: sweepMinutes(10_000),
+		patterns: [/([\d,]+) minutes at 10,000 leads/g],
+	},
+	{
+		what: 'minutes the Polling Trigger takes to read 50,000 leads through',
+		value: sweepMinutes(50_000),
+		patterns: [/(?<=minutes at 10,000 leads, )([\d,]+)(?= at 50,000)/g],
+	},
+	{
+		what: 'hours the Polling Trigger takes to read 500,000 leads through',
+		value: Math.round(sweepMinutes(500_000) / 60),
+		patterns: [/([\d,]+) hours at 500,000/g],
 	},
 ];
 

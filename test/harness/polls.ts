@@ -1,5 +1,6 @@
 /* eslint-disable @n8n/community-nodes/require-node-api-error -- test code: the harness rethrows what n8n would, never shipped */
 import type {
+	IDataObject,
 	INode,
 	INodeExecutionData,
 	INodeParameters,
@@ -233,6 +234,13 @@ export class PollHost {
 		});
 		next.executions.push(...this.database.enqueued.splice(0).map((data) => data[0] ?? []));
 		return next;
+	}
+
+	/** The node's static data as the next poll starts from it: in memory (n8n's default) or saved. */
+	nodeDataNow(): IDataObject {
+		const inMemory = this.durableCursors ? undefined : this.workflowInUse;
+		if (!inMemory) return this.store.nodeData(this.node.name);
+		return inMemory.getStaticData('node', this.node);
 	}
 
 	/** "Fetch Test Event": poll() in manual mode; returns what the editor would show. */

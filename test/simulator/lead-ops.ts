@@ -71,6 +71,7 @@ export function updateLead(ctx: SimContext, lead: Lead, write: LeadWrite): Lead 
 		lead.customFields[key] = copyValue(value);
 	for (const key of write.customUnset) delete lead.customFields[key];
 	lead.updatedAt = nextUpdatedAt(ctx, lead.updatedAt);
+	ctx.state.leads.changed(lead);
 	ctx.deliveries.emit('lead/update', lead.id);
 	return lead;
 }
@@ -111,6 +112,7 @@ export function portalUpdate(ctx: SimContext, id: string, patch: Partial<Lead>):
 	}
 	if (typeof patch.status === 'string') lead.status = patch.status;
 	lead.updatedAt = nextUpdatedAt(ctx, lead.updatedAt);
+	ctx.state.leads.changed(lead);
 	ctx.deliveries.emit('lead/update', lead.id);
 	return lead;
 }

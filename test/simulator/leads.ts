@@ -67,8 +67,10 @@ export function leadsRouter(ctx: SimContext): Router {
 
 	router.get(`${BASE}/leads`, (req, res) => {
 		const page = readPageRequest(req, ctx.personality);
-		const all = ctx.state.leads.all();
-		sendListPage(res, sliceInOrder(all, page, ctx.personality.listOrder), {
+		const order = ctx.personality.listOrder;
+		const all =
+			order === 'lastChangedLast' ? ctx.state.leads.byLastChange() : ctx.state.leads.all();
+		sendListPage(res, sliceInOrder(all, page, order), {
 			skip: page.skip,
 			total: all.length,
 		});

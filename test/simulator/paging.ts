@@ -93,7 +93,7 @@ export function sliceInOrder<T>(
 	page: PageRequest,
 	order: Personality['listOrder'],
 ): T[] {
-	if (order === 'oldestFirst') return items.slice(page.skip, page.skip + page.limit);
+	if (order !== 'newestFirst') return items.slice(page.skip, page.skip + page.limit);
 	const end = Math.max(0, items.length - page.skip);
 	return items.slice(Math.max(0, end - page.limit), end).reverse();
 }

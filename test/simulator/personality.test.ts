@@ -80,7 +80,7 @@ describe('presets', () => {
 			timestamps: ['millis', 'seconds'],
 			retryAfter: ['seconds', 'httpDate'],
 			leadCreateStatus: [200, 201],
-			listOrder: ['oldestFirst', 'newestFirst'],
+			listOrder: ['oldestFirst', 'newestFirst', 'lastChangedLast'],
 			dateHeader: ['serviceClock', 'none'],
 		};
 		for (const [axis, values] of Object.entries(variants)) {

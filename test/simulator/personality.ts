@@ -43,8 +43,8 @@ export interface Personality {
 	/** Retry-After on 429 */
 	retryAfter: 'seconds' | 'httpDate';
 	leadCreateStatus: 200 | 201;
-	/** order of GET /leads */
-	listOrder: 'oldestFirst' | 'newestFirst';
+	/** order of GET /leads: by creation, oldest or newest first; or by last change, the latest last */
+	listOrder: 'oldestFirst' | 'newestFirst' | 'lastChangedLast';
 	/**
 	 * Added: GET subscriptions pages like GET /leads (skip/limit, default limit 20, listPageCap,
 	 * listHints); false answers every subscription at once (the default, as before personalities).
@@ -166,7 +166,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 	Object.freeze<Personality>({
 		name: 'capped-7-next-partial-uuid',
 		description:
-			'Pages of at most 7 with a `next` cursor, partial PATCH answers, text/plain errors, UUIDs, Retry-After as an HTTP date',
+			'Pages of at most 7 with a `next` cursor, the lead changed last listed last, partial PATCH answers, text/plain errors, UUIDs, Retry-After as an HTTP date',
 		listPageCap: 7,
 		listHints: 'next',
 		bodies: 'wrapped',
@@ -179,7 +179,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		timestamps: 'millis',
 		retryAfter: 'httpDate',
 		leadCreateStatus: 201,
-		listOrder: 'oldestFirst',
+		listOrder: 'lastChangedLast',
 		pagesSubscriptions: true,
 		deliveryRetries: 'backoff',
 		deliveriesAtOnce: 8,

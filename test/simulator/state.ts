@@ -17,11 +17,13 @@ export interface TokenRecord {
 }
 
 /**
- * Leads in creation order plus an id index: list = slice of all() (O(page), paging.ts), get = map lookup.
- * 50,000 leads must list fast, so nothing here sorts.
+ * Leads in creation order and in the order of their last change, plus an id index: list = slice
+ * of one order (O(page), paging.ts), get = map lookup. 50,000 leads must list fast, so nothing
+ * here sorts; a change moves its lead to the end of the second order (O(n), as a delete).
  */
 export class LeadStore {
 	private readonly ordered: Lead[] = [];
+	private readonly byChange: Lead[] = [];
 	private readonly byId = new Map<string, Lead>();
 
 	get size(): number {
@@ -30,6 +32,7 @@ export class LeadStore {
 
 	insert(lead: Lead): void {
 		this.ordered.push(lead);
+		this.byChange.push(lead);
 		this.byId.set(lead.id, lead);
 	}
 
@@ -41,21 +44,37 @@ export class LeadStore {
 		return this.byId.has(id);
 	}
 
+	/** The lead changed: it moves to the end of the order by last change. */
+	changed(lead: Lead): void {
+		const at = this.byChange.lastIndexOf(lead);
+		if (at === -1) return;
+		this.byChange.splice(at, 1);
+		this.byChange.push(lead);
+	}
+
 	/** O(n), but only the portal deletes leads. */
 	remove(id: string): boolean {
 		const lead = this.byId.get(id);
 		if (!lead) return false;
 		this.byId.delete(id);
 		this.ordered.splice(this.ordered.indexOf(lead), 1);
+		this.byChange.splice(this.byChange.lastIndexOf(lead), 1);
 		return true;
 	}
 
+	/** In creation order. */
 	all(): readonly Lead[] {
 		return this.ordered;
 	}
 
+	/** The least recently changed first. */
+	byLastChange(): readonly Lead[] {
+		return this.byChange;
+	}
+
 	clear(): void {
 		this.ordered.length = 0;
+		this.byChange.length = 0;
 		this.byId.clear();
 	}
 }

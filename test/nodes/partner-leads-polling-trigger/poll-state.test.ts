@@ -26,7 +26,7 @@ function stateWith(since: number, ran: LeadVersions, listed: string[]): PollStat
 		ran,
 		ids,
 		sweep: newSweep(1),
-		newest: { end: 'unknown', resumeToken: undefined, createdMs: undefined },
+		newest: { end: 'unknown', resumeToken: undefined },
 		newestVersionMs: 1,
 		requestTokens: 1,
 		tokensAtMs: 1,
@@ -49,7 +49,7 @@ describe('the poll state', () => {
 		expect(POLL_STATE.read(nodeData)?.ids?.found.size).toBe(10);
 	});
 
-	it("tells, across saves, which ids of the last whole sweep this sweep listed again, and which it found", () => {
+	it('tells, across saves, which ids of the last whole sweep this sweep listed again, and which it found', () => {
 		const nodeData: IDataObject = {};
 		const swept = stateWith(1, new LeadVersions(), ['a1', 'b2', 'c3', 'd4']);
 		swept.ids = swept.ids?.swept();

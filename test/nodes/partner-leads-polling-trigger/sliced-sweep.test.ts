@@ -2,6 +2,7 @@ import { N8nHarness } from '../../harness/harness';
 import type { PollHost } from '../../harness/polls';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator';
+import { POLL_TIMING } from '../../../nodes/PartnerLeadsPollingTrigger/poll';
 import { pollingHost, portalLead } from './helpers';
 
 /**
@@ -10,7 +11,7 @@ import { pollingHost, portalLead } from './helpers';
  * minute per look (the simulator's clock moves with it), so the budget refills as in n8n.
  */
 
-const REQUESTS_PER_MINUTE = 3;
+const REQUESTS_PER_MINUTE = 6;
 const PORTAL = 1_000;
 
 let sim: Simulator;
@@ -38,10 +39,11 @@ async function looks(poller: PollHost, count: number): Promise<number[]> {
 	return sent;
 }
 
-/** Looks enough for two whole sweeps of the portal at this service's page size. */
+/** Looks enough for two whole sweeps at this service's page size, the newest end read first. */
 function looksForTwoSweeps(leads: number): number {
 	const pageSize = Math.min(sim.personality.listPageCap ?? 100, 100);
-	return 2 * (Math.ceil(leads / (pageSize - 1) / REQUESTS_PER_MINUTE) + 2);
+	const sweepRequests = REQUESTS_PER_MINUTE - POLL_TIMING.newestEndRequests;
+	return 2 * (Math.ceil(leads / (pageSize - 1) / sweepRequests) + 2);
 }
 
 describe('PartnerLeadsPollingTrigger on a portal larger than a look', () => {
@@ -128,6 +130,68 @@ describe('PartnerLeadsPollingTrigger on a portal larger than a look', () => {
 			expect(poller.events().slice(before)).toEqual([`lead/create ${lead.id}`]);
 		}
 	});
+
+	it('runs an update within a sweep, and at the next look where the list shows the lead changed last at its end', async () => {
+		const leads = sim.control.seedLeads(PORTAL);
+		aMinuteLater();
+		portalLead(sim, 'shows-the-order');
+		const poller = slicedHost();
+		await poller.activate();
+		const sweep = looksForTwoSweeps(PORTAL) / 2;
+		await looks(poller, sweep);
+		aMinuteLater();
+		sim.control.portalUpdateLead(leads[PORTAL / 2].id, { value: 9 });
+		let looked = 0;
+		while (poller.events().length === 0 && looked < sweep)
+			looked += (await looks(poller, 1)).length;
+		expect(poller.events()).toEqual([`lead/update ${leads[PORTAL / 2].id}`]);
+		if (sim.personality.listOrder === 'lastChangedLast') expect(looked).toBe(1);
+		await looks(poller, sweep);
+		expect(poller.events()).toHaveLength(1);
+	});
+
+	it.each([
+		['killed before its commit (durable cursors)', true, 'before-commit'],
+		['killed after its commit (durable cursors)', true, 'after-commit'],
+		['restarted mid-sweep (n8n default)', false, undefined],
+	] as const)(
+		'loses nothing and runs nothing twice when n8n is %s',
+		async (_name, durableCursors, dieAt) => {
+			const leads = sim.control.seedLeads(PORTAL);
+			let poller = slicedHost(durableCursors);
+			await poller.activate();
+			await looks(poller, looksForTwoSweeps(PORTAL) / 2);
+			aMinuteLater();
+			const early = leads[3];
+			const late = leads[PORTAL - 4];
+			sim.control.portalUpdateLead(early.id, { value: 1 });
+			sim.control.portalUpdateLead(late.id, { value: 2 });
+			sim.control.portalDeleteLead(leads[PORTAL / 4].id);
+			const fresh = portalLead(sim, 'fresh');
+			// the first look that runs something dies there; n8n's default: restarted a look later
+			poller.dieAt = dieAt;
+			const bound = looksForTwoSweeps(PORTAL);
+			let look = 0;
+			while (look++ < bound && (dieAt ? poller.dieAt !== undefined : poller.events().length === 0))
+				await looks(poller, 1);
+			if (!dieAt) await looks(poller, 1);
+			expect(poller.dieAt).toBeUndefined();
+			const before = poller.events();
+			poller = poller.restarted();
+			await poller.activate('init');
+			await looks(poller, bound);
+			const runs = [...before, ...poller.events()];
+			expect(poller.errors).toEqual([]);
+			expect(runs.sort()).toEqual(
+				[
+					`lead/create ${fresh.id}`,
+					`lead/update ${early.id}`,
+					`lead/update ${late.id}`,
+					`lead/delete ${leads[PORTAL / 4].id}`,
+				].sort(),
+			);
+		},
+	);
 
 	it.each([false, true])(
 		'starts nothing while a look is under way: two Poll Times at once run each change once (durable cursors: %s)',

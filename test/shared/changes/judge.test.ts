@@ -1,9 +1,5 @@
 import type { KnownChanges } from '../../../nodes/shared/changes/judge';
-import {
-	baselineOf,
-	judgeListing,
-	watermarkAfter,
-} from '../../../nodes/shared/changes/judge';
+import { baselineOf, judgeListing, watermarkAfter } from '../../../nodes/shared/changes/judge';
 import type { ListedLead } from '../../../nodes/shared/changes/listedLead';
 
 /** Judging a listing against what is known, case by case, without a service. */
