@@ -20,6 +20,7 @@ const MATRIX_SUITES = [
  */
 export const SERVICE_FREE_SUITES = [
 	'test/nodes/partner-leads-polling-trigger/poll-state.test.ts',
+	'test/nodes/partner-leads-polling-trigger/sweep-order.test.ts',
 	'test/nodes/partner-leads-trigger/deduplication.test.ts',
 	'test/nodes/partner-leads-trigger/recovery-ledger.test.ts',
 	'test/nodes/partner-leads-trigger/subtitle.test.ts',

@@ -35,7 +35,7 @@ const polledContexts = new WeakSet<object>();
 /** Trigger nodes with a look under way: n8n starts a poll at each Poll Time, even meanwhile. */
 const looking = new Set<string>();
 
-export function listRequestsPerMinute(context: IPollFunctions): number {
+function listRequestsPerMinute(context: IPollFunctions): number {
 	const options = context.getNodeParameter('options', {}) as { listRequestsPerMinute?: number };
 	const rate = Number(options.listRequestsPerMinute ?? DEFAULT_LIST_REQUESTS_PER_MINUTE);
 	return rate > 0 ? rate : DEFAULT_LIST_REQUESTS_PER_MINUTE;
@@ -64,7 +64,7 @@ interface Outputs {
 	items: INodeExecutionData[];
 	/** per lead handled (run, or its topic not selected), the version that ran */
 	handled: Array<{ id: string; version: number }>;
-	/** the changes left to the next sweep: rate limits or the poll's time cut fetching short */
+	/** the changes left to the next look: rate limits or the poll's time cut fetching short */
 	left: LeadChange[];
 	leftBecause?: 'rateLimited' | 'outOfTime';
 }
@@ -144,13 +144,11 @@ async function readNewestEnd(
 	// at the start one page holds the newest; at the end, the anchor's page and the one after it
 	const wanted = newest.end === 'start' ? 1 : POLL_TIMING.newestEndRequests;
 	const maxRequests = Math.min(wanted, Math.floor(tokens));
-	const slice = await readSlice(context, {
+	return await readSlice(context, {
 		resumeToken: newest.end === 'end' ? newest.resumeToken : undefined,
 		maxRequests,
 		endsAtMs,
 	});
-	if (newest.end === 'end') newest.resumeToken = slice.positionToken;
-	return slice;
 }
 
 /** One poll at a time per trigger node: a Poll Time that comes while one runs starts nothing. */
@@ -170,6 +168,7 @@ interface LookRead {
 	state: PollState;
 	/** each once, from the newest end and the sweep's slice */
 	leads: ListedLead[];
+	newestEnd: Slice | undefined;
 	sweepSlice: Slice | undefined;
 }
 
@@ -205,7 +204,7 @@ async function readLook(
 	state.newestVersionMs = Math.max(state.newestVersionMs, newestVersion(leads) ?? 0);
 	state.requestTokens = tokens;
 	state.tokensAtMs = lookAtMs;
-	return { state, leads, sweepSlice };
+	return { state, leads, newestEnd, sweepSlice };
 }
 
 /**
@@ -222,7 +221,7 @@ async function look(context: IPollFunctions): Promise<INodeExecutionData[][] | n
 	const lookAtMs = Date.now();
 	const read = await readLook(context, stored, lookAtMs);
 	if (!read) return null;
-	const { state, leads, sweepSlice } = read;
+	const { state, leads, newestEnd, sweepSlice } = read;
 
 	// a new activation starts the values anew too (what the portal holds now)
 	const watch = PollWatch.read(context, stored ? nodeData : {});
@@ -235,7 +234,11 @@ async function look(context: IPollFunctions): Promise<INodeExecutionData[][] | n
 	const outputs = await outputsOf(context, changes, topics, deadline, watch);
 	if (outputs.leftBecause) warnLeft(context, outputs.left.length, outputs.leftBecause);
 	takeIn(state, leads, outputs);
-	const gone = sweepSlice ? sweepOn(state, sweepSlice) : [];
+	// changes left: the next look reads the same parts again (what ran does not run again)
+	const readOn = outputs.left.length === 0;
+	if (readOn && newestEnd && state.newest.end === 'end')
+		state.newest.resumeToken = newestEnd.positionToken;
+	const gone = readOn && sweepSlice ? sweepOn(state, sweepSlice) : [];
 
 	watch.drop(gone);
 	watch.keepFirstSeen(leads, new Set(changes.map(({ id }) => id)));
@@ -265,12 +268,10 @@ function keepPresent(state: PollState, leads: ListedLead[]): void {
 			state.ran.raise(leadKey(id), { ms: version, exact: true });
 }
 
-/** What ran, and the leads listed; a new lead left to a later sweep stays unknown (a create then). */
+/** What ran, and the leads listed; a new lead left to the next look stays unknown (a create then). */
 function takeIn(state: PollState, leads: ListedLead[], outputs: Outputs): void {
 	for (const { id, version } of outputs.handled)
 		state.ran.raise(leadKey(id), { ms: version, exact: true });
-	if (outputs.left.length > 0)
-		state.sweep.leftFromMs = Math.min(state.sweep.leftFromMs, outputs.left[0].version - 1);
 	const leftNew = new Set(outputs.left.filter((c) => c.topic === 'lead/create').map((c) => c.id));
 	for (const { id } of leads) if (!leftNew.has(id)) state.ids?.listed(id);
 }
@@ -285,8 +286,8 @@ function sweepOn(state: PollState, slice: Slice): string[] {
 
 /**
  * A whole sweep read: the leads it did not list again are deleted; the watermark rises to the
- * sweep's start less the margin (a change after it is newer), below any change left; the next
- * sweep starts at the start of the list.
+ * sweep's start less the margin (a change after it is newer); the next sweep starts at the start
+ * of the list.
  */
 function endSweep(state: PollState, last: Slice): string[] {
 	const { sweep } = state;
@@ -294,8 +295,7 @@ function endSweep(state: PollState, last: Slice): string[] {
 	// ids too many to keep: the next sweep keeps them again once the portal has shrunk enough
 	const fewEnough = sweep.listed <= KEPT_LEAD_IDS.hex24;
 	state.ids = state.ids?.swept() ?? (fewEnough ? LeadIdsSeen.empty() : undefined);
-	const rises = Math.min(sweep.startedMs - POLL_TIMING.marginMs, sweep.leftFromMs);
-	state.since = Math.max(state.since, rises);
+	state.since = Math.max(state.since, sweep.startedMs - POLL_TIMING.marginMs);
 	state.presentUpTo = undefined;
 	state.newest = newestEndAfter(sweep.order, last.positionToken);
 	state.sweep = newSweep(0);
@@ -312,7 +312,7 @@ function warnLeft(
 			? 'the service kept answering "too many requests" (429) while fetching full leads'
 			: "fetching full leads took the poll's time (n8n abandons a poll that runs too long)";
 	context.logger.warn(
-		`Partner Referral Service Polling Trigger: ${reason}; ${left} changes are left to the next sweep of the list`,
+		`Partner Referral Service Polling Trigger: ${reason}; ${left} changes are left to the next poll`,
 		{ node: context.getNode().name },
 	);
 }

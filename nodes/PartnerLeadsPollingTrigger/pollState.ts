@@ -48,8 +48,6 @@ export interface Sweep {
 	resumeToken: string | undefined;
 	/** the service's clock when the sweep began (a lower bound) */
 	startedMs: number;
-	/** the oldest change left to a later look (429s, the look's time); Infinity when none */
-	leftFromMs: number;
 	order: OrderSeen;
 	/** leads the sweep listed so far */
 	listed: number;
@@ -157,7 +155,6 @@ export function newSweep(startedMs: number): Sweep {
 	return {
 		resumeToken: undefined,
 		startedMs,
-		leftFromMs: Infinity,
 		order: { ...NO_ORDER_SEEN },
 		listed: 0,
 	};
@@ -193,7 +190,6 @@ function readState(stored: IDataObject): PollState {
 		sweep: {
 			resumeToken: optionalToken(sweep.resumeToken),
 			startedMs: storedNumber(sweep.startedMs),
-			leftFromMs: optionalNumber(sweep.leftFromMs) ?? Infinity,
 			order: orderOf(sweep.order),
 			listed: storedNumber(sweep.listed),
 		},
@@ -219,7 +215,6 @@ function storedState(state: PollState): IDataObject {
 		sweep: {
 			...(sweep.resumeToken === undefined ? {} : { resumeToken: sweep.resumeToken }),
 			startedMs: sweep.startedMs,
-			...(Number.isFinite(sweep.leftFromMs) ? { leftFromMs: sweep.leftFromMs } : {}),
 			order: { ...sweep.order } as IDataObject,
 			listed: sweep.listed,
 		},

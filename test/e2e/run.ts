@@ -35,6 +35,7 @@ import { examplesRun } from './scenarios/examples';
 import { agentTool } from './scenarios/agent-tool';
 import { watchedFields } from './scenarios/watched-fields';
 import { burstScenario, sharedExecutionsBurstScenario } from './scenarios/burst';
+import { pollingAtScale, pollingAtScaleWithDurableCursors } from './scenarios/polling-at-scale';
 import { publishedAgainDuringBurst } from './scenarios/published-again';
 import { newKeySaved, subscriptionDeleted, unpublishedDuringImport } from './scenarios/day-200';
 import { plannedChecks, runVersion } from './version-session';
@@ -79,7 +80,13 @@ const ALL_SCENARIOS = [
  * trigger's subscription check (every 5 minutes, n8n's defaults kept), 6 to 12 minutes each, too
  * long for CI; their figures are in bench/README.md. The jest suites prove the same in n8n-core.
  */
-const SCENARIOS_BY_NAME_ONLY = [newKeySaved, subscriptionDeleted];
+const SCENARIOS_BY_NAME_ONLY = [
+	newKeySaved,
+	subscriptionDeleted,
+	// about 25 minutes each: a portal of 50,000 leads read through (issue 65)
+	pollingAtScale,
+	pollingAtScaleWithDurableCursors,
+];
 /** N8N_E2E_SCENARIOS=word,word runs only the scenarios whose name contains one of the words (while iterating). */
 const SCENARIOS = process.env.N8N_E2E_SCENARIOS
 	? filterByName([...ALL_SCENARIOS, ...SCENARIOS_BY_NAME_ONLY], process.env.N8N_E2E_SCENARIOS)

@@ -193,6 +193,28 @@ describe('PartnerLeadsPollingTrigger on a portal larger than a look', () => {
 		},
 	);
 
+	it('leaves the full leads it has no time to fetch to the next look, which reads the same part again, not to the next sweep', async () => {
+		const leads = sim.control.seedLeads(PORTAL);
+		const poller = pollingHost(
+			harness,
+			{ options: { listRequestsPerMinute: REQUESTS_PER_MINUTE } },
+			{ durableCursors: true, pollBudgetMs: 1 },
+		);
+		await poller.activate();
+		await looks(poller, looksForTwoSweeps(PORTAL) / 2);
+		aMinuteLater();
+		const changed = [leads[0], leads[1], leads[2]];
+		for (const lead of changed) sim.control.portalUpdateLead(lead.id, { value: 5 });
+		let looked = 0;
+		while (poller.executions.length === 0 && looked < looksForTwoSweeps(PORTAL))
+			looked += (await looks(poller, 1)).length;
+		await looks(poller, 2);
+		expect(poller.errors).toEqual([]);
+		// one full lead a look (the poll's time is spent), in three looks in a row
+		expect(poller.executions.map((items) => items.length)).toEqual([1, 1, 1]);
+		expect(poller.events().sort()).toEqual(changed.map((lead) => `lead/update ${lead.id}`).sort());
+	});
+
 	it.each([false, true])(
 		'starts nothing while a look is under way: two Poll Times at once run each change once (durable cursors: %s)',
 		async (durableCursors) => {

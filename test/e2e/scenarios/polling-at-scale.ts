@@ -1,0 +1,131 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
+/**
+ * Issue 65's proof in the real app: a portal of 50,000 leads, the service 1.5 s away per list
+ * request, List Requests per Minute 60, Poll Times every minute. Once the first read-through
+ * (the baseline) has ended, 10 creates, 10 updates and 3 deletes over 6 minutes: each runs once,
+ * a create within a Poll Time and a look, an update or a delete within the read-through the
+ * editor states (`sweepMinutes`), no look over its budget (list requests per clock minute: the
+ * looks start at second 0). Run only by name (about 25 minutes): `N8N_E2E_SCENARIOS="at scale"`.
+ */
+import assert from 'node:assert/strict';
+
+import { sweepMinutes } from '../../../nodes/PartnerLeadsPollingTrigger/sweepPeriod';
+import { pollUntil, sleep } from '../lib/wait';
+import type { Scenario, ScenarioContext } from './context';
+import { DURABLE_POLL_CURSORS } from './polling-durable-cursors';
+import { pollingWorkflow, polledEvents } from './polling';
+
+const PORTAL = 50_000;
+const RATE = 60;
+const LATENCY_MS = 1_500;
+const CHANGES_OVER_MS = 6 * 60_000;
+const MINUTE = 60_000;
+
+/** GET /leads requests per clock minute, sampled every second until stopped. */
+function listRequestsPerMinute(context: ScenarioContext): { stop: () => number[] } {
+	const counts = new Map<number, number>();
+	let last = context.sim.control.stats().byRoute['GET /leads'] ?? 0;
+	const timer = setInterval(() => {
+		const now = context.sim.control.stats().byRoute['GET /leads'] ?? 0;
+		const minute = Math.floor(Date.now() / MINUTE);
+		counts.set(minute, (counts.get(minute) ?? 0) + now - last);
+		last = now;
+	}, 1_000);
+	return {
+		stop: () => {
+			clearInterval(timer);
+			return [...counts.values()];
+		},
+	};
+}
+
+async function atScale(context: ScenarioContext, durable: boolean): Promise<void> {
+	const { n8n, rest, sim, credential } = context;
+	if (durable) await n8n.restart({ environment: DURABLE_POLL_CURSORS });
+	const leads = sim.control.seedLeads(PORTAL);
+	await sleep(1_500);
+	sim.control.portalCreateLead({ firstName: 'Shows', lastName: 'Order' });
+	sim.control.setFaults('GET /leads', { latencyMs: LATENCY_MS });
+	const workflow = await rest.createWorkflow(
+		pollingWorkflow(credential, {
+			events: ['lead/create', 'lead/update', 'lead/delete'],
+			fetchFullLead: false,
+			options: { listRequestsPerMinute: RATE },
+		}),
+	);
+	const requests = listRequestsPerMinute(context);
+	const activating = Date.now();
+	await rest.activateWorkflow(workflow);
+	const activationMs = Date.now() - activating;
+	const sweepMs = sweepMinutes(PORTAL, RATE) * MINUTE;
+	// the baseline's read-through, and a minute more
+	await sleep(sweepMs + MINUTE);
+
+	const changedAt = new Map<string, number>();
+	const pick = (at: number) => leads[Math.floor((at * PORTAL) / 23) % PORTAL]!;
+	for (let change = 0; change < 23; change++) {
+		let event: string;
+		if (change % 7 === 6) {
+			const lead = pick(change);
+			sim.control.portalDeleteLead(lead.id);
+			event = `lead/delete ${lead.id}`;
+		} else if (change % 2 === 0) {
+			event = `lead/create ${sim.control.portalCreateLead({ firstName: 'Scale', lastName: `C${change}` }).id}`;
+		} else {
+			const lead = pick(change);
+			sim.control.portalUpdateLead(lead.id, { value: change });
+			event = `lead/update ${lead.id}`;
+		}
+		changedAt.set(event, Date.now());
+		await sleep(CHANGES_OVER_MS / 23);
+	}
+
+	const ranAt = new Map<string, number>();
+	await pollUntil(
+		async () => {
+			for (const event of (await polledEvents(rest, workflow.id)).flat())
+				if (!ranAt.has(event)) ranAt.set(event, Date.now());
+			return [...changedAt.keys()].every((event) => ranAt.has(event)) ? 1 : undefined;
+		},
+		{ timeoutMs: sweepMs + 3 * MINUTE, intervalMs: 5_000, what: 'every change to run' },
+	);
+	await sleep(2 * MINUTE);
+	const perMinute = requests.stop();
+	await rest.deactivateWorkflow(workflow);
+
+	const ran = (await polledEvents(rest, workflow.id)).flat();
+	assert.deepEqual([...ran].sort(), [...changedAt.keys()].sort(), 'each change runs once');
+	const seconds = (topic: string) =>
+		[...changedAt]
+			.filter(([event]) => event.startsWith(topic))
+			.map(([event, at]) => Math.round(((ranAt.get(event) ?? 0) - at) / 1000));
+	const creates = seconds('lead/create');
+	const later = [...seconds('lead/update'), ...seconds('lead/delete')];
+	// a Poll Time, the look's reading (15 s at most), the execution, the 5 s between checks here
+	assert.ok(Math.max(...creates) <= 60 + 30, `a create ran ${Math.max(...creates)} s after`);
+	assert.ok(
+		Math.max(...later) <= sweepMs / 1000 + 90,
+		`an update or delete ran ${Math.max(...later)} s after, past the ${sweepMs / MINUTE} minutes stated`,
+	);
+	assert.ok(Math.max(...perMinute) <= RATE, `${Math.max(...perMinute)} list requests in a minute`);
+	const sorted = (values: number[]) => [...values].sort((a, b) => a - b).join(', ');
+	process.stdout.write(
+		`      n8n ${n8n.version}${durable ? ' (durable cursors)' : ''}: publishing answered in ${activationMs} ms; seconds to a run: creates ${sorted(creates)}; updates and deletes ${sorted(later)} (stated: ${sweepMs / 1000} s); list requests per minute, most ${Math.max(...perMinute)}\n`,
+	);
+}
+
+export const pollingAtScale: Scenario = {
+	name: 'polling trigger at scale: 50,000 leads 1.5 s away, each change once, creates within a Poll Time',
+	async run(context) {
+		await atScale(context, false);
+	},
+};
+
+export const pollingAtScaleWithDurableCursors: Scenario = {
+	name: 'polling trigger at scale with durable poll cursors: 50,000 leads 1.5 s away, each change once',
+	appliesTo: (major) => major >= 2,
+	ownN8n: true,
+	async run(context) {
+		await atScale(context, true);
+	},
+};
