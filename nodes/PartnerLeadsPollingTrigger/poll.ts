@@ -21,7 +21,7 @@ export const POLL_TIMING = {
 	/** the watermark trails the sweep's start (service time), so late commits still run */
 	marginMs: 60_000,
 	/** a look asks for no page after this (n8n's durable cursors give a poll 45 s) */
-	readingMs: 15_000,
+	readingMs: 20_000,
 	/** requests a look spends at most on the end of the list where new leads appear */
 	newestEndRequests: 2,
 };
