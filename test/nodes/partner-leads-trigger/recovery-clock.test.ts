@@ -7,7 +7,7 @@ import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, redeliver, setUp } from './helpers';
-import { quickTimings } from './recovery-helpers';
+import { eventually, quickTimings } from './recovery-helpers';
 
 /**
  * Recovery of missed events when the service's clock and n8n's differ (the spec does not say
@@ -17,14 +17,6 @@ import { quickTimings } from './recovery-helpers';
  */
 
 const TEN_MINUTES = 10 * 60_000;
-
-async function eventually(condition: () => boolean, what: () => string): Promise<void> {
-	const deadline = Date.now() + 20_000;
-	while (!condition()) {
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
-		await sleep(20);
-	}
-}
 
 function listRequests(setup: Setup): number {
 	return setup.sim.control.stats().byRoute['GET /leads'] ?? 0;

@@ -206,5 +206,5 @@ describe('PartnerLeadsTrigger recovery of deletes by lead id', () => {
 		capture.stop();
 		const warnings = capture.records.filter((record) => record.channel === 'n8n logger.warn');
 		expect(warnings).toEqual([]);
-	}, 120_000);
+	}, 300_000);
 });

@@ -10,11 +10,15 @@ import type { Setup } from './helpers';
 
 /** What recovery and restart tests share: n8n stopped and started, and what ran. */
 
-/** Bounded wait for a condition the trigger brings about in the background. */
+/**
+ * Bounded wait for a condition the trigger brings about in the background. The bound is only
+ * how long a failing test takes to say so: a busy machine lists a 16,000-lead portal in well
+ * over 15 s, so it is set far above what any wait needs here.
+ */
 export async function eventually(
 	condition: () => boolean,
 	what: string | (() => string),
-	timeoutMs = 15_000,
+	timeoutMs = 90_000,
 ): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!condition()) {

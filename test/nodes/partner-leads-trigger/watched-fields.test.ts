@@ -7,7 +7,7 @@ import { leadKey } from '../../../nodes/shared/changes/versions';
 import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp, subscriptionsAt } from './helpers';
-import { quickTimings, startN8n, stopN8n } from './recovery-helpers';
+import { eventually, quickTimings, startN8n, stopN8n } from './recovery-helpers';
 
 /**
  * Fields to Watch on the webhook trigger, through n8n-core's engine and the simulator's signed
@@ -28,14 +28,6 @@ type Output = {
 
 function outputs(host: TriggerHost): Output[] {
 	return host.executions.map((execution) => execution.items[0].json as unknown as Output);
-}
-
-async function eventually(condition: () => boolean, what: string, timeoutMs = 15_000) {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition()) {
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await sleep(20);
-	}
 }
 
 /**
@@ -351,7 +343,7 @@ describe('PartnerLeadsTrigger with Fields to Watch, across stops of n8n', () => 
 		setup.host.executionMs = 2_000;
 		await eventually(() => setup.host.concurrency.now === 1, 'the recovered run under way');
 		await update(setup, lead, { status: 'won' });
-		await eventually(() => setup.host.executions.length === 2, 'both runs', 20_000);
+		await eventually(() => setup.host.executions.length === 2, 'both runs');
 		await delivered(setup);
 
 		expect(setup.host.concurrency.max).toBe(1);
