@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 
 import { MAIN_CONNECTION } from '../shared/connectionTypes';
-import { figure, KEPT_LEAD_IDS, watchedValuesCost } from '../shared/figures';
+import { SKETCH_NAMES_UP_TO } from '../shared/changes/idSketch';
+import { figure, PACKED_LEAD_IDS, watchedValuesCost } from '../shared/figures';
 import { TOPIC_NAMES_EXPRESSION } from '../shared/topics';
 import { WATCHED_FIELD_LOAD_OPTIONS } from '../shared/changes/watchedFieldOptions';
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
@@ -45,7 +46,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 				default: '',
 			},
 			...leadEventProperties({
-				events: `The lead changes that start the workflow. Deleted leads are found by comparing the IDs listed with those of the last poll, for up to ${figure(KEPT_LEAD_IDS.hex24)} leads with 24-character IDs (${figure(KEPT_LEAD_IDS.uuid)} with 36-character IDs like 123e4567-e89b-12d3-a456-426614174000).`,
+				events: `The lead changes that start the workflow. Deleted leads are found when a read-through of the list ends, by comparing the IDs listed with those of the last read-through: one by one up to ${figure(PACKED_LEAD_IDS.hex24)} leads with 24-character IDs (${figure(PACKED_LEAD_IDS.uuid)} with 36-character IDs like 123e4567-e89b-12d3-a456-426614174000); in a larger portal, in a compact form that stays the same size and tells apart up to ${figure(SKETCH_NAMES_UP_TO)} leads deleted or created in one read-through, each asked for before its delete runs.`,
 				fetchFullLead:
 					'Whether to fetch the whole lead for created and updated leads (one request per lead). Deleted leads cannot be fetched.',
 				watchCost: `${watchedValuesCost('at every poll that starts an execution')} Each changed lead is fetched to compare its values.`,

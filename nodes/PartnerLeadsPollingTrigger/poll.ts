@@ -7,10 +7,12 @@ import type { ListedLead } from '../shared/changes/listedLead';
 import { deleteOutputFor, outputFor } from '../shared/changes/output';
 import { LeadVersions, leadKey } from '../shared/changes/versions';
 import { fetchesFullLead } from '../shared/changes/watchedFields';
-import { KEPT_LEAD_IDS } from '../shared/figures';
+import { SKETCH_NAMES_UP_TO } from '../shared/changes/idSketch';
+import { figure } from '../shared/figures';
 import { nodeScope } from '../shared/state/nodeStore';
 import { type LeadTopic, selectedTopics } from '../shared/topics';
 import { httpCodeOf } from '../shared/transport/errors';
+import { confirmGone } from './confirmGone';
 import { cutShort, readSlice, type Slice } from './pollListing';
 import { LeadIdsSeen, newSweep, type PollState, POLL_STATE } from './pollState';
 import { PollWatch } from './pollWatch';
@@ -117,6 +119,8 @@ function baselineState(
 		presentUpTo: (serviceMs ?? Math.max(lookAtMs, newestListedMs)) + 1_000,
 		ran: new LeadVersions(),
 		ids: LeadIdsSeen.empty(),
+		sketches: undefined,
+		maybeGone: [],
 		sweep: newSweep(0),
 		newest: { end: 'unknown', resumeToken: undefined },
 		newestVersionMs: 0,
@@ -170,6 +174,8 @@ interface LookRead {
 	leads: ListedLead[];
 	newestEnd: Slice | undefined;
 	sweepSlice: Slice | undefined;
+	/** leads the service said are gone (asked for: a sketched sweep did not list them again) */
+	gone: string[];
 }
 
 /** The reads of a look within the request budget; undefined when the budget allows none. */
@@ -184,6 +190,11 @@ async function readLook(
 	const readsUntilMs = lookAtMs + POLL_TIMING.readingMs;
 	const newestEnd = stored && (await readNewestEnd(context, stored, tokens, readsUntilMs));
 	tokens -= newestEnd?.requests ?? 0;
+	const confirmed = stored?.maybeGone.length
+		? await confirmGone(context, stored.maybeGone, Math.floor(tokens), readsUntilMs)
+		: { gone: [], settled: 0, requests: 0 };
+	tokens -= confirmed.requests;
+	if (stored) stored.maybeGone = stored.maybeGone.slice(confirmed.settled);
 	const sweepSlice =
 		tokens >= 1
 			? await readSlice(context, {
@@ -204,7 +215,7 @@ async function readLook(
 	state.newestVersionMs = Math.max(state.newestVersionMs, newestVersion(leads) ?? 0);
 	state.requestTokens = tokens;
 	state.tokensAtMs = lookAtMs;
-	return { state, leads, newestEnd, sweepSlice };
+	return { state, leads, newestEnd, sweepSlice, gone: confirmed.gone };
 }
 
 /**
@@ -238,7 +249,8 @@ async function look(context: IPollFunctions): Promise<INodeExecutionData[][] | n
 	const readOn = outputs.left.length === 0;
 	if (readOn && newestEnd && state.newest.end === 'end')
 		state.newest.resumeToken = newestEnd.positionToken;
-	const gone = readOn && sweepSlice ? sweepOn(state, sweepSlice) : [];
+	const gone = [...read.gone, ...(readOn && sweepSlice ? sweepOn(context, state, sweepSlice) : [])];
+	if (state.ids?.tooManyToPack) [state.sketches, state.ids] = [state.ids.sketched(), undefined];
 
 	watch.drop(gone);
 	watch.keepFirstSeen(leads, new Set(changes.map(({ id }) => id)));
@@ -249,7 +261,7 @@ async function look(context: IPollFunctions): Promise<INodeExecutionData[][] | n
 			items.push({ json: deleteOutputFor(id, new Date(lookAtMs).toISOString(), 'polled') });
 	// n8n saves this with the execution it starts (2.x with durable cursors: a null too)
 	const saved = POLL_STATE.save(nodeData, state);
-	if (saved?.idsTracked === false && topics.includes('lead/delete'))
+	if (saved?.idsTracked === false && !state.sketches && topics.includes('lead/delete'))
 		context.logger.warn(
 			'Partner Referral Service Polling Trigger: too many leads to keep their IDs, deleted leads are not reported',
 			{ node: context.getNode().name },
@@ -277,11 +289,14 @@ function takeIn(state: PollState, leads: ListedLead[], outputs: Outputs): void {
 }
 
 /** The sweep goes on past the slice; at the list's end, it ends: the ids gone are returned. */
-function sweepOn(state: PollState, slice: Slice): string[] {
+function sweepOn(context: IPollFunctions, state: PollState, slice: Slice): string[] {
+	// an id too long for a sketch: deletes are not found (logged when saved)
+	if (state.sketches && !state.sketches.listed(slice.leads.map(({ id }) => id)))
+		state.sketches = undefined;
 	state.sweep.order = orderAfter(state.sweep.order, slice.leads);
 	state.sweep.resumeToken = slice.resumeToken;
 	state.sweep.listed += slice.leads.length;
-	return slice.resumeToken === undefined ? endSweep(state, slice) : [];
+	return slice.resumeToken === undefined ? endSweep(context, state, slice) : [];
 }
 
 /**
@@ -289,17 +304,32 @@ function sweepOn(state: PollState, slice: Slice): string[] {
  * sweep's start less the margin (a change after it is newer); the next sweep starts at the start
  * of the list.
  */
-function endSweep(state: PollState, last: Slice): string[] {
+function endSweep(context: IPollFunctions, state: PollState, last: Slice): string[] {
 	const { sweep } = state;
-	const gone = state.presentUpTo === undefined && state.ids?.ofLastSweep ? state.ids.unseen() : [];
-	// ids too many to keep: the next sweep keeps them again once the portal has shrunk enough
-	const fewEnough = sweep.listed <= KEPT_LEAD_IDS.hex24;
-	state.ids = state.ids?.swept() ?? (fewEnough ? LeadIdsSeen.empty() : undefined);
+	const judged = state.presentUpTo === undefined;
+	const gone = judged && state.ids?.ofLastSweep ? state.ids.unseen() : [];
+	if (state.sketches) {
+		const { maybeGone, next } = state.sketches.swept();
+		state.sketches = next;
+		if (judged && maybeGone) {
+			state.maybeGone = [...new Set([...state.maybeGone, ...maybeGone.ids])];
+			if (!maybeGone.complete) warnUnnamed(context, maybeGone.unnamed);
+		}
+	}
+	// neither kept (an id too long for a sketch): the next sweep tries again
+	state.ids = state.ids?.swept() ?? (state.sketches ? undefined : LeadIdsSeen.empty());
 	state.since = Math.max(state.since, sweep.startedMs - POLL_TIMING.marginMs);
 	state.presentUpTo = undefined;
 	state.newest = newestEndAfter(sweep.order, last.positionToken);
 	state.sweep = newSweep(0);
 	return gone;
+}
+
+function warnUnnamed(context: IPollFunctions, unnamed: number): void {
+	context.logger.warn(
+		`Partner Referral Service Polling Trigger: ${unnamed > 0 ? `about ${figure(unnamed)}` : 'some'} leads deleted during the last read-through of the list could not be identified (in a large portal it tells apart up to ${figure(SKETCH_NAMES_UP_TO)} leads deleted or created in one read-through), so their deletes do not run. Raise List Requests per Minute if the service allows it, so that a read-through takes less time`,
+		{ node: context.getNode().name },
+	);
 }
 
 function warnLeft(

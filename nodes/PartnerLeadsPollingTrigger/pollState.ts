@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import {
 	MAX_LEAD_ID_BYTES,
+	PACKED_LISTING_UP_TO_BYTES,
 	type PackedIds,
 	packIds,
 	packedBytes,
@@ -10,6 +11,7 @@ import {
 import { storedNumber } from '../shared/changes/storedNumber';
 import { LeadVersions } from '../shared/changes/versions';
 import { StaticStore } from '../shared/state/nodeStore';
+import { SweepSketches } from './sweepSketches';
 
 /**
  * Polling state, written only by the poll and saved with the execution it starts. The list is
@@ -20,7 +22,8 @@ import { StaticStore } from '../shared/state/nodeStore';
  *   activation and never run.
  * - `ran`: per lead, the version that ran above the watermark, so it does not run again.
  * - `ids`: the leads the last whole sweep listed, for creates and deletes; `seen` marks those
- *   this sweep listed again, `found` the leads it listed that `ids` lacks.
+ *   this sweep listed again, `found` the leads it listed that `ids` lacks. Past
+ *   PACKED_LISTING_UP_TO_BYTES, `sketches` instead, and `maybeGone`: leads to ask for (deletes?).
  * - `sweep`: where the sweep goes on (`resumeToken`), the service's clock when it began.
  * - `newest`: where new leads appear in the list, as the last whole sweep showed it.
  * - `requestTokens`, `tokensAtMs`: list requests the budget allows now.
@@ -59,6 +62,10 @@ export interface PollState {
 	ran: LeadVersions;
 	/** undefined: not tracked (too many leads to keep their ids) */
 	ids: LeadIdsSeen | undefined;
+	/** a portal too large to keep its ids packed: the sweeps' ids sketched */
+	sketches: SweepSketches | undefined;
+	/** listed by the last whole sweep and not by the next, so maybe deleted: asked for first */
+	maybeGone: string[];
 	sweep: Sweep;
 	/** `resumeToken`: where the list ended at the last look, for `end` */
 	newest: { end: NewestEnd; resumeToken: string | undefined };
@@ -121,11 +128,26 @@ export class LeadIdsSeen {
 
 	/** This sweep's ids, for the next sweep: those listed again and those found. */
 	swept(): LeadIdsSeen {
+		const ids = this.ofThisSweep();
+		const bits = Buffer.alloc(Math.ceil(ids.size / 8));
+		return new LeadIdsSeen(true, packIds(ids), ids, bits, new Set());
+	}
+
+	/** Kept as sketches from now on: too many to keep packed (undefined: an id too long for one). */
+	sketched(): SweepSketches | undefined {
+		return SweepSketches.of(this.ofLastSweep ? this.index.keys() : undefined, this.ofThisSweep());
+	}
+
+	/** Whether the ids take more than PACKED_LISTING_UP_TO_BYTES packed. */
+	get tooManyToPack(): boolean {
+		return packedBytes(this.packed) + packedBytes(packIds(this.found)) > PACKED_LISTING_UP_TO_BYTES;
+	}
+
+	private ofThisSweep(): Set<string> {
 		const ids = new Set(this.found);
 		for (const [id, at] of this.index)
 			if ((this.seenBits[at >> 3] & (1 << (at & 7))) !== 0) ids.add(id);
-		const bits = Buffer.alloc(Math.ceil(ids.size / 8));
-		return new LeadIdsSeen(true, packIds(ids), ids, bits, new Set());
+		return ids;
 	}
 
 	/** The stored form; undefined when it is past the bound. */
@@ -187,6 +209,8 @@ function readState(stored: IDataObject): PollState {
 		presentUpTo: optionalNumber(stored.presentUpTo),
 		ran,
 		ids: LeadIdsSeen.read(stored),
+		sketches: SweepSketches.read(stored),
+		maybeGone: Array.isArray(stored.maybeGone) ? stored.maybeGone.map(String) : [],
 		sweep: {
 			resumeToken: optionalToken(sweep.resumeToken),
 			startedMs: storedNumber(sweep.startedMs),
@@ -212,6 +236,8 @@ function storedState(state: PollState): IDataObject {
 		ran: state.ran.pack(),
 		idsTracked: ids !== undefined,
 		...(ids ?? {}),
+		...(state.sketches?.stored() ?? {}),
+		...(state.maybeGone.length > 0 ? { maybeGone: state.maybeGone } : {}),
 		sweep: {
 			...(sweep.resumeToken === undefined ? {} : { resumeToken: sweep.resumeToken }),
 			startedMs: sweep.startedMs,

@@ -1,7 +1,7 @@
 /** Figures the editor and docs state, kept once; test/docs/figures.test.ts checks them. */
 
-/** Lead IDs that fit in MAX_LEAD_ID_BYTES: a 24-hex ID packs to 16 bytes, a UUID to 21.3. */
-export const KEPT_LEAD_IDS = { hex24: 62_500, uuid: 46_875 } as const;
+/** Lead IDs kept packed (PACKED_LISTING_UP_TO_BYTES): a 24-hex ID packs to 16 bytes, a UUID to 21.3. */
+export const PACKED_LEAD_IDS = { hex24: 6_250, uuid: 4_687 } as const;
 
 /** Fields to Watch bytes per lead (status; five fields), as watched-values.test.ts measures. */
 export const WATCHED_BYTES_PER_LEAD = { oneField: 37, fiveFields: 82 } as const;

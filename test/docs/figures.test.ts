@@ -2,11 +2,11 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import {
 	figure,
-	KEPT_LEAD_IDS,
+	PACKED_LEAD_IDS,
 	WATCHED_BYTES_PER_LEAD,
 	WATCHED_VALUES_MAX_MB,
 } from '../../nodes/shared/figures';
-import { MAX_LEAD_ID_BYTES } from '../../nodes/shared/changes/leadIds';
+import { PACKED_LISTING_UP_TO_BYTES } from '../../nodes/shared/changes/leadIds';
 import { MAX_WATCHED_BYTES } from '../../nodes/shared/changes/watchedValues';
 import { PartnerLeadsPollingTrigger } from '../../nodes/PartnerLeadsPollingTrigger/PartnerLeadsPollingTrigger.node';
 import { PartnerLeadsTrigger } from '../../nodes/PartnerLeadsTrigger/PartnerLeadsTrigger.node';
@@ -23,13 +23,13 @@ import { nodeParameters } from './node-parameters';
 
 const FIGURES: Array<{ what: string; value: number; patterns: RegExp[] }> = [
 	{
-		what: 'lead IDs kept, 24-character IDs',
-		value: KEPT_LEAD_IDS.hex24,
+		what: 'lead IDs kept packed, 24-character IDs',
+		value: PACKED_LEAD_IDS.hex24,
 		patterns: [/(?:about )?([\d,]+) leads with 24-character IDs/g],
 	},
 	{
-		what: 'lead IDs kept, 36-character IDs',
-		value: KEPT_LEAD_IDS.uuid,
+		what: 'lead IDs kept packed, 36-character IDs',
+		value: PACKED_LEAD_IDS.uuid,
 		patterns: [/(?:about )?([\d,]+) (?:leads )?with (?:UUIDs|36-character IDs)/g],
 	},
 	{
@@ -90,8 +90,8 @@ describe('figures the editor and the documents both give come from one constant'
 	it('the constants follow from the bounds in the code', () => {
 		// a 24-character hex ID packs to 12 bytes, a UUID to 16, both as base64 (4 characters per 3 bytes)
 		// (one bound for both triggers)
-		expect(Math.floor((MAX_LEAD_ID_BYTES * 3) / 4 / 12)).toBe(KEPT_LEAD_IDS.hex24);
-		expect(Math.floor((MAX_LEAD_ID_BYTES * 3) / 4 / 16)).toBe(KEPT_LEAD_IDS.uuid);
+		expect(Math.floor((PACKED_LISTING_UP_TO_BYTES * 3) / 4 / 12)).toBe(PACKED_LEAD_IDS.hex24);
+		expect(Math.floor((PACKED_LISTING_UP_TO_BYTES * 3) / 4 / 16)).toBe(PACKED_LEAD_IDS.uuid);
 		expect(MAX_WATCHED_BYTES).toBe(WATCHED_VALUES_MAX_MB * 1_000_000);
 	});
 

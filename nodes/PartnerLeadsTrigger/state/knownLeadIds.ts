@@ -4,6 +4,7 @@ import { type LeftOver, IdSketch } from '../../shared/changes/idSketch';
 import type { PackedIds } from '../../shared/changes/leadIds';
 import {
 	MAX_LEAD_ID_BYTES,
+	PACKED_LISTING_UP_TO_BYTES,
 	PackedIdsBuilder,
 	packIds,
 	packedBytes,
@@ -25,9 +26,6 @@ import { storedNumber } from '../../shared/changes/storedNumber';
  * listing is); deletes since a sketched listing likewise.
  */
 export const MAX_IDS_RUN_SINCE_LISTING = 10_000;
-
-/** A listing up to this many bytes packed is kept packed, a larger one as a sketch. */
-export const PACKED_LISTING_UP_TO_BYTES = 100_000;
 
 /** A listing's ids, and the newest createdAt among them (service time; undefined: none has one). */
 export interface KeptListing {

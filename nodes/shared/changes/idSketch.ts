@@ -80,17 +80,50 @@ export class IdSketch {
 
 	/** A sketch of these ids; undefined when one of them is too long to go in. */
 	static of(ids: Iterable<string>): IdSketch | undefined {
+		return new IdSketch(2, Buffer.alloc(SKETCH_CELLS * (HEADER_BYTES + 2))).with(ids);
+	}
+
+	/** These ids added (a sweep read over several looks); undefined when one is too long to go in. */
+	with(ids: Iterable<string>): IdSketch | undefined {
 		const encoded: Array<[string, Buffer]> = [];
-		let width = 2;
+		let width = this.width;
 		for (const id of ids) {
 			const bytes = encodedId(id);
 			if (!bytes) return undefined;
 			encoded.push([id, bytes]);
 			width = Math.max(width, bytes.length);
 		}
-		const sketch = new IdSketch(width, Buffer.alloc(SKETCH_CELLS * (HEADER_BYTES + width)));
+		const sketch = this.widened(width);
 		for (const [id, bytes] of encoded) sketch.toggle(id, bytes, 1);
 		return sketch;
+	}
+
+	/** The ids of this sketch's set not in `other`'s (an id listed twice in `other` only uses up room). */
+	without(other: IdSketch): LeftOver {
+		const width = Math.max(this.width, other.width);
+		const work = this.widened(width);
+		const taken = other.widened(width);
+		for (let cell = 0; cell < SKETCH_CELLS; cell++) {
+			const at = cell * work.cellBytes;
+			work.cells.writeInt16LE(wrap(work.cells.readInt16LE(at) - taken.cells.readInt16LE(at)), at);
+			for (let byte = 2; byte < work.cellBytes; byte++)
+				work.cells[at + byte] ^= taken.cells[at + byte];
+		}
+		return work.peel();
+	}
+
+	/** A copy whose cells hold ids up to `width` bytes (shorter ones end in zeros: the same XOR). */
+	private widened(width: number): IdSketch {
+		if (width === this.width) return new IdSketch(width, Buffer.from(this.cells));
+		const wide = new IdSketch(width, Buffer.alloc(SKETCH_CELLS * (HEADER_BYTES + width)));
+		for (let cell = 0; cell < SKETCH_CELLS; cell++)
+			this.cells.copy(
+				wide.cells,
+				cell * wide.cellBytes,
+				cell * this.cellBytes,
+				(cell + 1) * this.cellBytes,
+			);
+		return wide;
 	}
 
 	/** The stored form back; undefined when it is not one. */

@@ -3,6 +3,9 @@
 /** Bound on packed ids (every save carries them); the webhook trigger uses idSketch.ts instead. */
 export const MAX_LEAD_ID_BYTES = 1_000_000;
 
+/** Ids up to this many bytes packed are kept packed, more as fixed-size sketches (idSketch.ts). */
+export const PACKED_LISTING_UP_TO_BYTES = 100_000;
+
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX = /^(?:[0-9a-f]{2}){1,64}$/;
 const TEXT_SEPARATOR = '\n';

@@ -5,6 +5,22 @@ import type { N8nHarness } from '../../harness/harness';
 import { PollHost, type PollHostOptions } from '../../harness/polls';
 import type { Lead, Simulator } from '../../simulator';
 
+const realNow = Date.now.bind(Date);
+
+/**
+ * n8n's clock moved ahead by the test (the simulator's with it: one process), so minutes of
+ * looks take moments; back to the machine's after each test.
+ */
+export function movableClock(): { later(ms: number): void } {
+	let aheadMs = 0;
+	beforeEach(() => {
+		aheadMs = 0;
+		jest.spyOn(Date, 'now').mockImplementation(() => realNow() + aheadMs);
+	});
+	afterEach(() => jest.restoreAllMocks());
+	return { later: (ms) => void (aheadMs += ms) };
+}
+
 /** Polling trigger: no spacing of polls by list requests, unless a test asks for it. */
 export const UNTHROTTLED = { options: { listRequestsPerMinute: 1_000_000 } };
 

@@ -25,6 +25,8 @@ function stateWith(since: number, ran: LeadVersions, listed: string[]): PollStat
 		presentUpTo: undefined,
 		ran,
 		ids,
+		sketches: undefined,
+		maybeGone: [],
 		sweep: newSweep(1),
 		newest: { end: 'unknown', resumeToken: undefined },
 		newestVersionMs: 1,

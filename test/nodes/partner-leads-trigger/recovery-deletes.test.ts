@@ -1,8 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { PACKED_LISTING_UP_TO_BYTES } from '../../../nodes/PartnerLeadsTrigger/state/knownLeadIds';
 import { IdSketch, MAX_SKETCH_ID_BYTES } from '../../../nodes/shared/changes/idSketch';
-import { packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
+import {
+	PACKED_LISTING_UP_TO_BYTES,
+	packedBytes,
+	packIds,
+} from '../../../nodes/shared/changes/leadIds';
 import { LogCapture } from '../../security/capture';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, post, setUp, signed, storedSecret } from './helpers';

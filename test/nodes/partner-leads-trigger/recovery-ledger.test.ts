@@ -4,10 +4,8 @@ import {
 	LEDGER_CAPACITY,
 	RecoveryLedger,
 } from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
-import {
-	MAX_IDS_RUN_SINCE_LISTING,
-	PACKED_LISTING_UP_TO_BYTES,
-} from '../../../nodes/PartnerLeadsTrigger/state/knownLeadIds';
+import { MAX_IDS_RUN_SINCE_LISTING } from '../../../nodes/PartnerLeadsTrigger/state/knownLeadIds';
+import { PACKED_LISTING_UP_TO_BYTES } from '../../../nodes/shared/changes/leadIds';
 import { listingOf } from '../../../nodes/PartnerLeadsTrigger/recovery/deletes';
 import { IdSketch } from '../../../nodes/shared/changes/idSketch';
 import { LEDGER_ENTRY_BYTES, LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';

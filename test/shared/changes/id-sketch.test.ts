@@ -110,4 +110,35 @@ describe('IdSketch', () => {
 		const sketch = IdSketch.of(ids) as IdSketch;
 		expect(sketch.leftOver([]).ids.sort()).toEqual([...ids].sort());
 	});
+	it('compares two sketches built a slice at a time: the ids of the first not in the second, ids of every width, an id added twice only using up room', () => {
+		for (const form of Object.keys(FORMS)) {
+			const all = idsOf(FORMS[form], 20_300, 21);
+			const last = all.slice(0, 20_000);
+			// this sweep: the last less 100 gone, 300 new, 50 listed twice, added in slices
+			const gone = last.slice(5_000, 5_100);
+			const listedAgain = [...last.slice(0, 5_000), ...last.slice(5_100), ...all.slice(20_000)];
+			let current = IdSketch.of([]) as IdSketch;
+			for (let at = 0; at < listedAgain.length; at += 700)
+				current = current.with(listedAgain.slice(at, at + 700)) as IdSketch;
+			current = current.with(last.slice(0, 50)) as IdSketch;
+			const lastSketch = IdSketch.from(IdSketch.of(last)?.stored()) as IdSketch;
+			const left = lastSketch.without(IdSketch.from(current.stored()) as IdSketch);
+			expect({ form, complete: left.complete, ids: left.ids.sort() }).toEqual({
+				form,
+				complete: true,
+				ids: [...gone].sort(),
+			});
+		}
+	});
+
+	it('widens a sketch for a longer id and compares it with a narrower one', () => {
+		const short = ['a1', 'b2', 'c3'];
+		const long = '123e4567-e89b-12d3-a456-426614174000';
+		const narrow = IdSketch.of(short) as IdSketch;
+		const wide = narrow.with([long]) as IdSketch;
+		expect(wide.width).toBeGreaterThan(narrow.width);
+		expect(wide.without(narrow).ids).toEqual([long]);
+		expect(narrow.without(IdSketch.of(['b2']) as IdSketch).ids.sort()).toEqual(['a1', 'c3']);
+		expect(narrow.with(['x'.repeat(MAX_SKETCH_ID_BYTES)])).toBeUndefined();
+	});
 });
