@@ -20,7 +20,7 @@
 import './env';
 import type { IDataObject } from 'n8n-workflow';
 
-import { DEFAULT_LIST_REQUESTS_PER_MINUTE } from '../nodes/PartnerLeadsPollingTrigger/poll';
+import { DEFAULT_LIST_REQUESTS_PER_MINUTE } from '../nodes/PartnerLeadsPollingTrigger/pollTiming';
 import { N8nHarness } from '../test/harness/harness';
 import { PollHost } from '../test/harness/polls';
 import { startSimulator } from '../test/simulator';

@@ -20,7 +20,7 @@
 import assert from 'node:assert/strict';
 import os from 'node:os';
 
-import { DEFAULT_LIST_REQUESTS_PER_MINUTE } from '../../nodes/PartnerLeadsPollingTrigger/poll';
+import { DEFAULT_LIST_REQUESTS_PER_MINUTE } from '../../nodes/PartnerLeadsPollingTrigger/pollTiming';
 import { nodeOutput } from '../../test/e2e/lib/execution-data';
 import type { N8nRest } from '../../test/e2e/lib/n8n-rest';
 import { pollUntil, sleep } from '../../test/e2e/lib/wait';

@@ -13,7 +13,8 @@ import { WATCHED_FIELD_LOAD_OPTIONS } from '../shared/changes/watchedFieldOption
 import { partnerLeadsApiTest } from '../shared/credential/credentialTest';
 import { leadEventProperties, optionsProperty } from '../shared/triggerProperties';
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
-import { DEFAULT_LIST_REQUESTS_PER_MINUTE, pollLeads } from './poll';
+import { pollLeads } from './poll';
+import { DEFAULT_LIST_REQUESTS_PER_MINUTE } from './pollTiming';
 import { sweepPeriods } from './sweepPeriod';
 
 /** Polls the leads, for n8n without public HTTPS; why a node of its own: docs/design/polling.md. */

@@ -2,34 +2,23 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { isNewActivation } from '../shared/changes/activation';
 import type { KnownChanges, LeadChange } from '../shared/changes/judge';
-import { judgeListing, newestVersion } from '../shared/changes/judge';
+import { judgeListing } from '../shared/changes/judge';
 import type { ListedLead } from '../shared/changes/listedLead';
 import { deleteOutputFor, outputFor } from '../shared/changes/output';
-import { LeadVersions, leadKey } from '../shared/changes/versions';
+import { leadKey } from '../shared/changes/versions';
 import { fetchesFullLead } from '../shared/changes/watchedFields';
-import { SKETCH_NAMES_UP_TO } from '../shared/changes/idSketch';
+import { type LeftOver, SKETCH_NAMES_UP_TO } from '../shared/changes/idSketch';
 import { figure } from '../shared/figures';
 import { nodeScope } from '../shared/state/nodeStore';
 import { type LeadTopic, selectedTopics } from '../shared/topics';
 import { httpCodeOf } from '../shared/transport/errors';
-import { confirmGone } from './confirmGone';
-import { cutShort, readSlice, type Slice } from './pollListing';
+import { leadsOf, readLook } from './lookReads';
+import { cutShort, type Slice } from './pollListing';
 import { LeadIdsSeen, newSweep, type PollState, POLL_STATE } from './pollState';
+import { POLL_TIMING } from './pollTiming';
 import { PollWatch } from './pollWatch';
 import { newestLeadSample } from './sample';
 import { newestEndAfter, orderAfter } from './sweepOrder';
-
-export const POLL_TIMING = {
-	/** the watermark trails the sweep's start (service time), so late commits still run */
-	marginMs: 60_000,
-	/** a look asks for no page after this (n8n's durable cursors give a poll 45 s) */
-	readingMs: 20_000,
-	/** requests a look spends at most on the end of the list where new leads appear */
-	newestEndRequests: 2,
-};
-
-/** Default "List Requests per Minute": the looks keep list reads at this average. */
-export const DEFAULT_LIST_REQUESTS_PER_MINUTE = 30;
 
 /** Poll contexts that polled already: n8n keeps one per activation and reuses it for every poll. */
 const polledContexts = new WeakSet<object>();
@@ -37,28 +26,20 @@ const polledContexts = new WeakSet<object>();
 /** Trigger nodes with a look under way: n8n starts a poll at each Poll Time, even meanwhile. */
 const looking = new Set<string>();
 
-function listRequestsPerMinute(context: IPollFunctions): number {
-	const options = context.getNodeParameter('options', {}) as { listRequestsPerMinute?: number };
-	const rate = Number(options.listRequestsPerMinute ?? DEFAULT_LIST_REQUESTS_PER_MINUTE);
-	return rate > 0 ? rate : DEFAULT_LIST_REQUESTS_PER_MINUTE;
-}
-
-/** List requests the budget allows now: one minute's worth at most, refilled as time passes. */
-function requestTokens(state: PollState | undefined, rate: number, nowMs: number): number {
-	if (!state || state.tokensAtMs > nowMs) return rate;
-	return Math.min(rate, state.requestTokens + ((nowMs - state.tokensAtMs) / 60_000) * rate);
-}
-
-/** Changes above the watermark run unless their version ran; a lead is new only if none ran. */
-function knownTo(state: PollState): KnownChanges {
+/**
+ * Changes above the watermark run unless their version ran; a lead is new only if none ran and
+ * no sweep listed it (`stillThere`: asked for, as a sweep before listed it).
+ */
+function knownTo(state: PollState, stillThere: ReadonlySet<string>): KnownChanges {
 	const present = state.presentUpTo;
 	return {
 		// while the baseline lasts, what was there at activation is no change and not new
 		sinceMs: present ?? state.since,
 		judgedUpToMs: Math.max(state.since, present ?? -Infinity),
 		hasRun: (id, version) => (state.ran.get(leadKey(id))?.ms ?? -Infinity) >= version,
-		knows: (id) => state.ran.get(leadKey(id)) !== undefined,
+		knows: (id) => stillThere.has(id) || state.ran.get(leadKey(id)) !== undefined,
 		listedIds: present === undefined && state.ids?.ofLastSweep ? state.ids : undefined,
+		thereUpToMs: state.thereUpToMs,
 	};
 }
 
@@ -102,59 +83,6 @@ async function outputsOf(
 	return outputs;
 }
 
-/**
- * A first look starts the baseline: a sweep during which what the portal held never runs. The
- * service's Date header dates the activation; without one, the watermark starts at the newest
- * version listed (the service's clock is past it) and n8n's clock bounds what was there.
- */
-function baselineState(
-	serviceMs: number | undefined,
-	newestListedMs: number,
-	lookAtMs: number,
-	rate: number,
-): PollState {
-	return {
-		since: (serviceMs ?? newestListedMs) - POLL_TIMING.marginMs,
-		// the Date header counts whole seconds
-		presentUpTo: (serviceMs ?? Math.max(lookAtMs, newestListedMs)) + 1_000,
-		ran: new LeadVersions(),
-		ids: LeadIdsSeen.empty(),
-		sketches: undefined,
-		maybeGone: [],
-		sweep: newSweep(0),
-		newest: { end: 'unknown', resumeToken: undefined },
-		newestVersionMs: 0,
-		requestTokens: rate,
-		tokensAtMs: 0,
-	};
-}
-
-/** The leads of a look, each once: the sweep's copy where both parts listed one. */
-function leadsOf(parts: Array<Slice | undefined>): ListedLead[] {
-	const byId = new Map<string, ListedLead>();
-	for (const part of parts) for (const lead of part?.leads ?? []) byId.set(lead.id, lead);
-	return [...byId.values()];
-}
-
-/** The end where new leads appear, read at every look once a whole sweep has shown it. */
-async function readNewestEnd(
-	context: IPollFunctions,
-	state: PollState,
-	tokens: number,
-	endsAtMs: number,
-): Promise<Slice | undefined> {
-	const { newest } = state;
-	if (state.presentUpTo !== undefined || newest.end === 'unknown') return undefined;
-	// at the start one page holds the newest; at the end, the anchor's page and the one after it
-	const wanted = newest.end === 'start' ? 1 : POLL_TIMING.newestEndRequests;
-	const maxRequests = Math.min(wanted, Math.floor(tokens));
-	return await readSlice(context, {
-		resumeToken: newest.end === 'end' ? newest.resumeToken : undefined,
-		maxRequests,
-		endsAtMs,
-	});
-}
-
 /** One poll at a time per trigger node: a Poll Time that comes while one runs starts nothing. */
 export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	if (this.getMode() === 'manual') return await newestLeadSample(this);
@@ -166,56 +94,6 @@ export async function pollLeads(this: IPollFunctions): Promise<INodeExecutionDat
 	} finally {
 		looking.delete(key);
 	}
-}
-
-interface LookRead {
-	state: PollState;
-	/** each once, from the newest end and the sweep's slice */
-	leads: ListedLead[];
-	newestEnd: Slice | undefined;
-	sweepSlice: Slice | undefined;
-	/** leads the service said are gone (asked for: a sketched sweep did not list them again) */
-	gone: string[];
-}
-
-/** The reads of a look within the request budget; undefined when the budget allows none. */
-async function readLook(
-	context: IPollFunctions,
-	stored: PollState | undefined,
-	lookAtMs: number,
-): Promise<LookRead | undefined> {
-	const rate = listRequestsPerMinute(context);
-	let tokens = requestTokens(stored, rate, lookAtMs);
-	if (tokens < 1) return undefined;
-	const readsUntilMs = lookAtMs + POLL_TIMING.readingMs;
-	const newestEnd = stored && (await readNewestEnd(context, stored, tokens, readsUntilMs));
-	tokens -= newestEnd?.requests ?? 0;
-	const confirmed = stored?.maybeGone.length
-		? await confirmGone(context, stored.maybeGone, Math.floor(tokens), readsUntilMs)
-		: { gone: [], settled: 0, requests: 0 };
-	tokens -= confirmed.requests;
-	if (stored) stored.maybeGone = stored.maybeGone.slice(confirmed.settled);
-	const sweepSlice =
-		tokens >= 1
-			? await readSlice(context, {
-					resumeToken: stored?.sweep.resumeToken,
-					maxRequests: Math.floor(tokens),
-					endsAtMs: readsUntilMs,
-				})
-			: undefined;
-	tokens -= sweepSlice?.requests ?? 0;
-	const serviceMs = newestEnd?.serviceMs ?? sweepSlice?.serviceMs;
-	const leads = leadsOf([newestEnd, sweepSlice]);
-	const state = stored ?? baselineState(serviceMs, newestVersion(leads) ?? 0, lookAtMs, rate);
-	if (sweepSlice && state.sweep.resumeToken === undefined)
-		// a lower bound of the service's clock when the sweep began: every later change is newer
-		state.sweep = newSweep(
-			serviceMs ?? Math.max(state.newestVersionMs, newestVersion(sweepSlice.leads) ?? 0),
-		);
-	state.newestVersionMs = Math.max(state.newestVersionMs, newestVersion(leads) ?? 0);
-	state.requestTokens = tokens;
-	state.tokensAtMs = lookAtMs;
-	return { state, leads, newestEnd, sweepSlice, gone: confirmed.gone };
 }
 
 /**
@@ -232,11 +110,14 @@ async function look(context: IPollFunctions): Promise<INodeExecutionData[][] | n
 	const lookAtMs = Date.now();
 	const read = await readLook(context, stored, lookAtMs);
 	if (!read) return null;
-	const { state, leads, newestEnd, sweepSlice } = read;
+	const { state, newestEnd, sweepSlice, asked } = read;
+	// a lead asked for and still there is judged as if listed
+	const leads = leadsOf([asked.present, read.leads]);
 
 	// a new activation starts the values anew too (what the portal holds now)
 	const watch = PollWatch.read(context, stored ? nodeData : {});
-	const { changes } = judgeListing(leads, knownTo(state));
+	const stillThere = new Set(asked.present.map(({ id }) => id));
+	const { changes } = judgeListing(leads, knownTo(state, stillThere));
 	if (state.presentUpTo !== undefined) keepPresent(state, leads);
 	const topics = selectedTopics(context.getNodeParameter('events', []));
 	// n8n 2.41+ drops a poll that runs past its timeout (45 s): full leads are fetched until then
@@ -245,11 +126,15 @@ async function look(context: IPollFunctions): Promise<INodeExecutionData[][] | n
 	const outputs = await outputsOf(context, changes, topics, deadline, watch);
 	if (outputs.leftBecause) warnLeft(context, outputs.left.length, outputs.leftBecause);
 	takeIn(state, leads, outputs);
-	// changes left: the next look reads the same parts again (what ran does not run again)
+	// changes left: the next look reads the same parts and asks for the same leads again (what
+	// ran does not run again)
 	const readOn = outputs.left.length === 0;
 	if (readOn && newestEnd && state.newest.end === 'end')
 		state.newest.resumeToken = newestEnd.positionToken;
-	const gone = [...read.gone, ...(readOn && sweepSlice ? sweepOn(context, state, sweepSlice) : [])];
+	if (!readOn) state.maybeGone = read.maybeGoneBefore;
+	const gone = readOn ? asked.gone : [];
+	if (readOn && state.sketches && stillThere.size > 0) keepSketched(state, [...stillThere]);
+	if (readOn && sweepSlice) sweepOn(context, state, sweepSlice, read.endOfSweep);
 	if (state.ids?.tooManyToPack) [state.sketches, state.ids] = [state.ids.sketched(), undefined];
 
 	watch.drop(gone);
@@ -288,41 +173,52 @@ function takeIn(state: PollState, leads: ListedLead[], outputs: Outputs): void {
 	for (const { id } of leads) if (!leftNew.has(id)) state.ids?.listed(id);
 }
 
-/** The sweep goes on past the slice; at the list's end, it ends: the ids gone are returned. */
-function sweepOn(context: IPollFunctions, state: PollState, slice: Slice): string[] {
+/** Leads listed outside the sweep's slices go into its sketch too (an id too long: none kept). */
+function keepSketched(state: PollState, ids: string[]): void {
 	// an id too long for a sketch: deletes are not found (logged when saved)
-	if (state.sketches && !state.sketches.listed(slice.leads.map(({ id }) => id)))
-		state.sketches = undefined;
+	if (state.sketches && !state.sketches.listed(ids)) state.sketches = undefined;
+}
+
+/** The sweep goes on past the slice; at the list's end, it ends (`notListed`: still to ask for). */
+function sweepOn(
+	context: IPollFunctions,
+	state: PollState,
+	slice: Slice,
+	notListed: LeftOver | undefined,
+): void {
+	keepSketched(
+		state,
+		slice.leads.map(({ id }) => id),
+	);
 	state.sweep.order = orderAfter(state.sweep.order, slice.leads);
 	state.sweep.resumeToken = slice.resumeToken;
 	state.sweep.listed += slice.leads.length;
-	return slice.resumeToken === undefined ? endSweep(context, state, slice) : [];
+	if (slice.resumeToken === undefined) endSweep(context, state, slice, notListed);
 }
 
 /**
- * A whole sweep read: the leads it did not list again are deleted; the watermark rises to the
- * sweep's start less the margin (a change after it is newer); the next sweep starts at the start
- * of the list.
+ * A whole sweep read: the leads it did not list again and not yet asked for are asked for at
+ * the next looks; the watermark rises to the sweep's start less the margin (a change after it is
+ * newer); the next sweep starts at the start of the list.
  */
-function endSweep(context: IPollFunctions, state: PollState, last: Slice): string[] {
+function endSweep(
+	context: IPollFunctions,
+	state: PollState,
+	last: Slice,
+	notListed: LeftOver | undefined,
+): void {
 	const { sweep } = state;
-	const judged = state.presentUpTo === undefined;
-	const gone = judged && state.ids?.ofLastSweep ? state.ids.unseen() : [];
-	if (state.sketches) {
-		const { maybeGone, next } = state.sketches.swept();
-		state.sketches = next;
-		if (judged && maybeGone) {
-			state.maybeGone = [...new Set([...state.maybeGone, ...maybeGone.ids])];
-			if (!maybeGone.complete) warnUnnamed(context, maybeGone.unnamed);
-		}
+	if (notListed) {
+		state.maybeGone = [...new Set([...state.maybeGone, ...notListed.ids])];
+		if (!notListed.complete) warnUnnamed(context, notListed.unnamed);
 	}
+	state.sketches = state.sketches?.next();
 	// neither kept (an id too long for a sketch): the next sweep tries again
 	state.ids = state.ids?.swept() ?? (state.sketches ? undefined : LeadIdsSeen.empty());
 	state.since = Math.max(state.since, sweep.startedMs - POLL_TIMING.marginMs);
 	state.presentUpTo = undefined;
 	state.newest = newestEndAfter(sweep.order, last.positionToken);
 	state.sweep = newSweep(0);
-	return gone;
 }
 
 function warnUnnamed(context: IPollFunctions, unnamed: number): void {

@@ -8,6 +8,7 @@ import {
 	packedBytes,
 	unpackIds,
 } from '../shared/changes/leadIds';
+import type { LeftOver } from '../shared/changes/idSketch';
 import { storedNumber } from '../shared/changes/storedNumber';
 import { LeadVersions } from '../shared/changes/versions';
 import { StaticStore } from '../shared/state/nodeStore';
@@ -19,11 +20,14 @@ import { SweepSketches } from './sweepSketches';
  * service's, except those that space the looks (n8n's clock).
  * - `since`: the sweep's watermark; only changes after it are judged.
  * - `presentUpTo`: while the first sweep (the baseline) lasts, versions up to it were there at
- *   activation and never run.
+ *   activation and never run; a lead created up to `thereUpToMs` (a lower bound of it) is
+ *   never new, even if the baseline missed it (a list whose order moved while it was read).
  * - `ran`: per lead, the version that ran above the watermark, so it does not run again.
  * - `ids`: the leads the last whole sweep listed, for creates and deletes; `seen` marks those
  *   this sweep listed again, `found` the leads it listed that `ids` lacks. Past
- *   PACKED_LISTING_UP_TO_BYTES, `sketches` instead, and `maybeGone`: leads to ask for (deletes?).
+ *   PACKED_LISTING_UP_TO_BYTES, `sketches` instead.
+ * - `maybeGone`: leads the last whole sweep listed and the one after did not, left to ask for
+ *   (deleted, or moved in the list while it was read).
  * - `sweep`: where the sweep goes on (`resumeToken`), the service's clock when it began.
  * - `newest`: where new leads appear in the list, as the last whole sweep showed it.
  * - `requestTokens`, `tokensAtMs`: list requests the budget allows now.
@@ -59,6 +63,8 @@ export interface Sweep {
 export interface PollState {
 	since: number;
 	presentUpTo: number | undefined;
+	/** leads created up to it were there at activation: never new (service time, a lower bound) */
+	thereUpToMs: number;
 	ran: LeadVersions;
 	/** undefined: not tracked (too many leads to keep their ids) */
 	ids: LeadIdsSeen | undefined;
@@ -163,6 +169,23 @@ export class LeadIdsSeen {
 	}
 }
 
+/**
+ * The leads the last whole sweep listed and this one did not, when it ends with these leads
+ * listed (`sweepIds` by its last slice, `alsoIds` by the same look elsewhere); undefined when the
+ * ids are not kept, or no whole sweep before this one kept them.
+ */
+export function notListedAgain(
+	state: PollState,
+	sweepIds: string[],
+	alsoIds: string[],
+): LeftOver | undefined {
+	if (state.sketches) return state.sketches.unlistedAfter(sweepIds);
+	if (!state.ids?.ofLastSweep) return undefined;
+	const listedNow = new Set([...sweepIds, ...alsoIds]);
+	const ids = state.ids.unseen().filter((id) => !listedNow.has(id));
+	return { ids, complete: true, unnamed: 0 };
+}
+
 const NO_ORDER_SEEN: OrderSeen = {
 	firstCreatedMs: undefined,
 	lastCreatedMs: undefined,
@@ -207,6 +230,7 @@ function readState(stored: IDataObject): PollState {
 	return {
 		since: storedNumber(stored.since),
 		presentUpTo: optionalNumber(stored.presentUpTo),
+		thereUpToMs: storedNumber(stored.thereUpToMs),
 		ran,
 		ids: LeadIdsSeen.read(stored),
 		sketches: SweepSketches.read(stored),
@@ -233,6 +257,7 @@ function storedState(state: PollState): IDataObject {
 		clock: 'service',
 		since: Math.max(state.since, state.ran.forgottenUpTo),
 		...(state.presentUpTo === undefined ? {} : { presentUpTo: state.presentUpTo }),
+		thereUpToMs: state.thereUpToMs,
 		ran: state.ran.pack(),
 		idsTracked: ids !== undefined,
 		...(ids ?? {}),

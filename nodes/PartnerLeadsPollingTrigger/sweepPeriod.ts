@@ -1,5 +1,5 @@
 import { MAX_PAGE_SIZE } from '../shared/transport/paging';
-import { DEFAULT_LIST_REQUESTS_PER_MINUTE, POLL_TIMING } from './poll';
+import { DEFAULT_LIST_REQUESTS_PER_MINUTE, POLL_TIMING } from './pollTiming';
 
 /**
  * Minutes until every lead is read again (a sweep), a look a minute: each look reads the newest

@@ -6,8 +6,7 @@ import { IdSketch, type LeftOver } from '../shared/changes/idSketch';
  * A portal whose ids packed pass PACKED_LISTING_UP_TO_BYTES keeps the sweeps' ids as two sketches
  * of a fixed size (the webhook trigger's, nodes/shared/changes/idSketch.ts): the last whole
  * sweep's and this one's so far. When a sweep ends, the ids of the last not in this one are the
- * leads that may be gone. A sweep is read over minutes, so a lead that moved in the list may be
- * listed twice or not at all: each is asked for (GET) before its delete runs.
+ * leads that may be gone (confirmGone.ts asks for each).
  */
 export class SweepSketches {
 	private constructor(
@@ -36,10 +35,18 @@ export class SweepSketches {
 		return current !== undefined;
 	}
 
-	/** The sweep ended: the leads the last listed and this one did not; this one becomes the last. */
-	swept(): { maybeGone: LeftOver | undefined; next: SweepSketches } {
-		const maybeGone = this.last?.without(this.current);
-		return { maybeGone, next: new SweepSketches(this.current, IdSketch.of([]) as IdSketch) };
+	/**
+	 * The leads the last sweep listed and this one did not, once it has listed these too
+	 * (undefined: no whole sweep before this one was sketched).
+	 */
+	unlistedAfter(ids: string[]): LeftOver | undefined {
+		const current = this.current.with(ids);
+		return current && this.last?.without(current);
+	}
+
+	/** The sweep ended: it becomes the last, and the next starts empty. */
+	next(): SweepSketches {
+		return new SweepSketches(this.current, IdSketch.of([]) as IdSketch);
 	}
 
 	stored(): IDataObject {

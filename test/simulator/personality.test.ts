@@ -82,6 +82,7 @@ describe('presets', () => {
 			leadCreateStatus: [200, 201],
 			listOrder: ['oldestFirst', 'newestFirst', 'lastChangedLast'],
 			dateHeader: ['serviceClock', 'none'],
+			tieOrder: ['creation', 'lastChange'],
 		};
 		for (const [axis, values] of Object.entries(variants)) {
 			const taken = new Set(PERSONALITIES.map((p) => p[axis as keyof Personality]));
@@ -195,6 +196,21 @@ describe('listPageCap and listHints', () => {
 		expect((await client.api('GET', '/leads?limit=3')).body).toHaveLength(3);
 		expect((await client.api('GET', '/leads?limit=101')).status).toBe(400);
 		expect((await client.api('GET', '/leads?limit=0')).status).toBe(400);
+	});
+
+	it('tieOrder lastChange: an update moves its lead to the end of its createdAt ties (first, newest first), not past them', async () => {
+		for (const listOrder of ['oldestFirst', 'newestFirst'] as const) {
+			const { sim, client } = await simWith({ listOrder, tieOrder: 'lastChange' });
+			const ties = sim.control.seedLeads(5).map((lead) => lead.id);
+			const later = sim.control.seedLeads([{ createdAt: '2099-01-01T00:00:00.000Z' }])[0].id;
+			sim.control.portalUpdateLead(ties[1], { value: 1 });
+			const inCreationOrder = [ties[0], ties[2], ties[3], ties[4], ties[1], later];
+			const walk = await walkWithSkip(client, 100, 'wrapped');
+			expect({ listOrder, ids: walk.ids }).toEqual({
+				listOrder,
+				ids: listOrder === 'oldestFirst' ? inCreationOrder : [...inCreationOrder].reverse(),
+			});
+		}
 	});
 
 	it('newestFirst: the same walk, newest lead first', async () => {

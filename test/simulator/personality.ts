@@ -67,6 +67,13 @@ export interface Personality {
 	 * server with a clock sends it), or none (a gateway that strips it).
 	 */
 	dateHeader: 'serviceClock' | 'none';
+	/**
+	 * Added: leads created at the same moment (a bulk import; the same second with timestamps in
+	 * seconds) listed in the order they were created, or the one changed last last among them
+	 * (a database sorting by createdAt alone returns ties in storage order, which a write
+	 * changes): the list's order then moves under a reader that pages through it.
+	 */
+	tieOrder: 'creation' | 'lastChange';
 }
 
 /** The 'brief' retry schedule: 5 retries over about 6 seconds. */
@@ -93,6 +100,7 @@ export const DEFAULT_PERSONALITY: Personality = Object.freeze({
 	deliveryRetries: 'backoff',
 	deliveriesAtOnce: 8,
 	dateHeader: 'serviceClock',
+	tieOrder: 'creation',
 });
 
 export const PERSONALITIES: readonly Personality[] = Object.freeze([
@@ -118,6 +126,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		deliveryRetries: 'brief',
 		deliveriesAtOnce: 'all',
 		dateHeader: 'serviceClock',
+		tieOrder: 'creation',
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-20-hasmore-html',
@@ -140,11 +149,12 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		deliveryRetries: 'backoff',
 		deliveriesAtOnce: 64,
 		dateHeader: 'none',
+		tieOrder: 'creation',
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-30-next-empty-patch',
 		description:
-			'Pages of at most 30 with a `next` cursor, newest first, PATCH answers 200 with an empty body, DELETE 204, 403, timestamps without milliseconds',
+			'Pages of at most 30 with a `next` cursor, newest first, the lead changed last first among leads created at the same moment (the order moves under a reader), PATCH answers 200 with an empty body, DELETE 204, 403, timestamps without milliseconds',
 		listPageCap: 30,
 		listHints: 'next',
 		bodies: 'wrapped',
@@ -162,6 +172,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		deliveryRetries: 'backoff',
 		deliveriesAtOnce: 8,
 		dateHeader: 'serviceClock',
+		tieOrder: 'lastChange',
 	}),
 	Object.freeze<Personality>({
 		name: 'capped-7-next-partial-uuid',
@@ -184,6 +195,7 @@ export const PERSONALITIES: readonly Personality[] = Object.freeze([
 		deliveryRetries: 'backoff',
 		deliveriesAtOnce: 8,
 		dateHeader: 'serviceClock',
+		tieOrder: 'creation',
 	}),
 ]);
 

@@ -183,7 +183,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	if (!HEX24.test(companyId))
 		throw new Error(`companyId must be 24 lowercase hex characters (got "${companyId}")`);
 
-	const state = new SimState(companyId, resolved.schema);
+	const state = new SimState(companyId, resolved.schema, personality.tieOrder);
 	const urls: SimUrls = { origin: '', url: '', devUrl: '', authUrl: '', controlUrl: '' };
 	const clock = { offsetMs: resolved.clockOffsetMs };
 	const ctx: SimContext = {

@@ -1,3 +1,4 @@
+import type { Personality } from './personality';
 import { cloneSchema } from './schema';
 import type {
 	Agent,
@@ -19,12 +20,15 @@ export interface TokenRecord {
 /**
  * Leads in creation order and in the order of their last change, plus an id index: list = slice
  * of one order (O(page), paging.ts), get = map lookup. 50,000 leads must list fast, so nothing
- * here sorts; a change moves its lead to the end of the second order (O(n), as a delete).
+ * here sorts; a change moves its lead to the end of the second order (O(n), as a delete), and
+ * with `tieOrder` 'lastChange' to the end of its createdAt ties in the first.
  */
 export class LeadStore {
 	private readonly ordered: Lead[] = [];
 	private readonly byChange: Lead[] = [];
 	private readonly byId = new Map<string, Lead>();
+
+	constructor(private readonly tieOrder: Personality['tieOrder'] = 'creation') {}
 
 	get size(): number {
 		return this.ordered.length;
@@ -44,12 +48,22 @@ export class LeadStore {
 		return this.byId.has(id);
 	}
 
-	/** The lead changed: it moves to the end of the order by last change. */
+	/** The lead changed: it moves to the end of the order by last change (and of its ties). */
 	changed(lead: Lead): void {
 		const at = this.byChange.lastIndexOf(lead);
 		if (at === -1) return;
 		this.byChange.splice(at, 1);
 		this.byChange.push(lead);
+		if (this.tieOrder === 'lastChange') this.toEndOfTies(lead);
+	}
+
+	/** As a database sorting by createdAt alone lists ties: in storage order, which a write changes. */
+	private toEndOfTies(lead: Lead): void {
+		const from = this.ordered.indexOf(lead);
+		let to = from;
+		while (to + 1 < this.ordered.length && this.ordered[to + 1].createdAt === lead.createdAt) to++;
+		this.ordered.splice(from, 1);
+		this.ordered.splice(to, 0, lead);
 	}
 
 	/** O(n), but only the portal deletes leads. */
@@ -101,14 +115,16 @@ export class SimState {
 	readonly tokens = new Map<string, TokenRecord>();
 	readonly organizations = new Map<string, PartnerOrganization>();
 	readonly agents = new Map<string, Agent>();
-	readonly leads = new LeadStore();
+	readonly leads: LeadStore;
 	readonly subscriptions = new Map<string, Subscription>();
 
 	constructor(
 		readonly companyId: string,
 		schema: readonly SchemaField[],
+		tieOrder: Personality['tieOrder'] = 'creation',
 	) {
 		this.schema = cloneSchema(schema);
+		this.leads = new LeadStore(tieOrder);
 	}
 
 	addKey(key: ApiKey): void {

@@ -14,6 +14,11 @@ export interface KnownChanges {
 	knows(id: string): boolean;
 	/** the ids listed last time; undefined when they are not kept */
 	listedIds?: Pick<ReadonlySet<string>, 'has'>;
+	/**
+	 * with `listedIds`: leads created up to this (service time) were there when listening began,
+	 * so never new, even if the last listing missed them (a list whose order moved under it)
+	 */
+	thereUpToMs?: number;
 }
 
 /** A listed lead's change that has not run: its creation or an update, at its version. */
@@ -47,13 +52,15 @@ function changeOf(listed: ListedLead, known: KnownChanges): LeadChange | undefin
 	const { id, version, createdMs, lead } = listed;
 	if (version === undefined || version <= known.judgedUpToMs || known.hasRun(id, version))
 		return undefined;
-	// Unknown and not listed last time (or, without ids, created while listening): a creation.
-	const isNew =
-		!known.knows(id) &&
-		(known.listedIds
-			? !known.listedIds.has(id)
-			: createdMs !== undefined && createdMs > known.sinceMs);
+	const isNew = !known.knows(id) && isNewLead(id, createdMs, known);
 	return { lead, id, topic: isNew ? 'lead/create' : 'lead/update', version };
+}
+
+/** Not listed last time and not there when listening began (or, without ids, created since). */
+function isNewLead(id: string, createdMs: number | undefined, known: KnownChanges): boolean {
+	if (!known.listedIds) return createdMs !== undefined && createdMs > known.sinceMs;
+	const wasThere = createdMs !== undefined && createdMs <= (known.thereUpToMs ?? -Infinity);
+	return !known.listedIds.has(id) && !wasThere;
 }
 
 export function newestVersion(listed: ListedLead[]): number | undefined {

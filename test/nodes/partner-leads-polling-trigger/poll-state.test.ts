@@ -23,6 +23,7 @@ function stateWith(since: number, ran: LeadVersions, listed: string[]): PollStat
 	return {
 		since,
 		presentUpTo: undefined,
+		thereUpToMs: 0,
 		ran,
 		ids,
 		sketches: undefined,

@@ -1,8 +1,10 @@
+import type { IDataObject } from 'n8n-workflow';
+
 import { N8nHarness } from '../../harness/harness';
 import type { PollHost } from '../../harness/polls';
 import { startSimulator } from '../../simulator';
 import type { Simulator } from '../../simulator';
-import { POLL_TIMING } from '../../../nodes/PartnerLeadsPollingTrigger/poll';
+import { POLL_TIMING } from '../../../nodes/PartnerLeadsPollingTrigger/pollTiming';
 import { movableClock, pollingHost, portalLead } from './helpers';
 
 /**
@@ -69,10 +71,13 @@ describe('PartnerLeadsPollingTrigger on a portal larger than a look', () => {
 		'reads the list a slice a look within List Requests per Minute and runs each change once, deletes when a sweep ends (durable cursors: %s)',
 		async (durableCursors) => {
 			const leads = sim.control.seedLeads(PORTAL);
+			// a portal's leads are older than the publishing (a lead of the same second may be new)
+			aMinuteLater();
 			const poller = slicedHost(durableCursors);
 			await poller.activate();
 			expect(listRequests()).toBeLessThanOrEqual(REQUESTS_PER_MINUTE);
 			// changes while the first sweep (the baseline) reads on: one in a slice read, one not yet
+			// (with ties ordered by last change, newest first, moved behind the reader: not listed)
 			aMinuteLater();
 			sim.control.portalUpdateLead(leads[1].id, { value: 5 });
 			sim.control.portalUpdateLead(leads[PORTAL - 2].id, { value: 6 });
@@ -146,6 +151,33 @@ describe('PartnerLeadsPollingTrigger on a portal larger than a look', () => {
 		if (sim.personality.listOrder === 'lastChangedLast') expect(looked).toBe(1);
 		await looks(poller, sweep);
 		expect(poller.events()).toHaveLength(1);
+	});
+
+	it('runs a lead that moves in the list while a sweep reads it once, as an update, never as a delete', async () => {
+		const leads = sim.control.seedLeads(PORTAL);
+		aMinuteLater();
+		const poller = slicedHost();
+		await poller.activate();
+		const sweep = looksForTwoSweeps(PORTAL) / 2;
+		const sweepState = () => (poller.nodeDataNow().polling as IDataObject).sweep as IDataObject;
+		// the first look of a sweep after the baseline's
+		for (let look = 0; sweepState().listed !== 0 || look === 0; look++) {
+			if (look > sweep) throw new Error(`the baseline did not end in ${sweep} looks`);
+			await looks(poller, 1);
+		}
+		await looks(poller, 1);
+		// the first and last of the seeded leads: one is ahead of the reader, whichever way it reads
+		aMinuteLater();
+		const moved = [leads[0], leads[PORTAL - 1]];
+		for (const lead of moved) sim.control.portalUpdateLead(lead.id, { value: 4 });
+		const askedBefore = sim.control.stats().byRoute['GET /leads/:id'] ?? 0;
+		await looks(poller, 2 * sweep);
+		expect(poller.errors).toEqual([]);
+		expect(poller.events().sort()).toEqual(moved.map((lead) => `lead/update ${lead.id}`).sort());
+		const { listOrder, tieOrder } = sim.personality;
+		if (listOrder === 'newestFirst' && tieOrder === 'lastChange')
+			// the one ahead moved to the newest end of its ties, behind the reader: asked for
+			expect(sim.control.stats().byRoute['GET /leads/:id'] ?? 0).toBeGreaterThan(askedBefore);
 	});
 
 	it.each([
