@@ -41,7 +41,7 @@ export class PartnerLeadsPollingTrigger implements INodeType {
 		credentials: [{ name: 'partnerLeadsApi', required: true, testedBy: 'partnerLeadsApiTest' }],
 		properties: [
 			{
-				displayName: `Poll Times (above) say when to look. Each look reads part of the list of leads, at most 'List Requests per Minute' requests (Options, default ${DEFAULT_LIST_REQUESTS_PER_MINUTE}; about 100 leads a request), carrying on where the last look stopped. New leads run at the next look once the list has been read through and showed where they appear; every lead is read again, so its updates and its deletion run, within ${sweepPeriods()} (a Poll Time every minute; more requests a minute, less time). Needs no public address (works on http://localhost); for events within seconds, use the Partner Referral Service Trigger (needs n8n reachable over HTTPS).`,
+				displayName: `Poll Times (above) say when to look. Each look reads part of the list of leads, at most 'List Requests per Minute' requests (Options, default ${DEFAULT_LIST_REQUESTS_PER_MINUTE}; about 100 leads a request), carrying on where the last look stopped. New leads run at the next look once the list has been read through and showed where they appear; every lead is read again within ${sweepPeriods()} (a Poll Time every minute; more requests a minute, less time), so its updates run within that, and its deletion within twice that (when the first read-through that no longer lists it ends). Needs no public address (works on http://localhost); for events within seconds, use the Partner Referral Service Trigger (needs n8n reachable over HTTPS).`,
 				name: 'pollingNotice',
 				type: 'notice',
 				default: '',

@@ -5,6 +5,7 @@
  *   npm run crash                              5 kills on 2.41.1 and on 1.123.81
  *   npm run crash -- --kills 10 --version 2.41.1
  *   npm run crash -- --kills 6 --queue          # also queue mode: a webhook process and the main killed in turn
+ *   npm run crash -- --only polling             # the Polling Trigger's kills only (--only burst: the trigger's)
  *
  * For each kill: a fresh trigger workflow (lead/create and lead/update, Fetch Full Lead) on a
  * portal of 60 leads, 40 creates 120 ms apart with 5 updates among them, SIGKILL after the k-th
@@ -12,6 +13,10 @@
  * retries, then n8n started again (test/e2e/crash/burst.ts). Prints per kill the lost, doubled and
  * re-run counts and the totals; exits non-zero when an event was lost, ran twice unmarked, or a
  * lead that did not change ran.
+ *
+ * Then the Polling Trigger (test/e2e/crash/polling.ts): n8n killed while a look reads a slice of a
+ * portal larger than a look, and while it fetches full leads, with n8n's default and, on 2.x,
+ * with durable poll cursors: each change once, none lost.
  */
 import { buildPackage } from '../../test/e2e/lib/build-package';
 import {
@@ -23,7 +28,13 @@ import {
 	killPoints,
 	type BurstOutcome,
 } from '../../test/e2e/crash/burst';
+import {
+	crashesDuringPolling,
+	describePollingOutcome,
+	type PollingCrashOutcome,
+} from '../../test/e2e/crash/polling';
 import { killAllNow } from '../../test/e2e/lib/processes';
+import { DURABLE_POLL_CURSORS } from '../../test/e2e/scenarios/polling-durable-cursors';
 import { provideRuntimes, type N8nRuntime } from '../../test/e2e/lib/provision';
 import { killedQueueProcess } from '../../test/e2e/queue/crash';
 import { runQueueMode } from '../../test/e2e/queue/session';
@@ -44,6 +55,7 @@ function option(name: string): string | undefined {
 }
 
 type Outcomes = Map<string, BurstOutcome[]>;
+type PollingOutcomes = Map<string, PollingCrashOutcome[]>;
 
 /** One n8n process per version: the answer window, then the kills. */
 async function singleProcess(
@@ -76,6 +88,47 @@ async function singleProcess(
 		],
 		report,
 	);
+}
+
+/**
+ * The Polling Trigger: kills while a look reads a slice and while it fetches full leads, with
+ * n8n's default and (2.x) with durable poll cursors, each in a workflow of its own.
+ */
+async function pollingKills(runtime: N8nRuntime, report: Report, results: PollingOutcomes) {
+	const modes = runtime.version.startsWith('1.') ? [false] : [false, true];
+	await runVersion(
+		runtime,
+		[
+			{
+				name: "hard kills during the Polling Trigger's looks",
+				async run(context) {
+					for (const durable of modes) {
+						if (durable) await context.n8n.restart({ environment: DURABLE_POLL_CURSORS });
+						const label = `n8n ${runtime.version} Polling Trigger${durable ? ', durable poll cursors' : ''}`;
+						const outcomes = await crashesDuringPolling(context, ['reading', 'fetching']);
+						results.set(label, outcomes);
+						for (const outcome of outcomes)
+							console.log(`  ${label}: ${describePollingOutcome(outcome)}`);
+					}
+				},
+			},
+		],
+		report,
+	);
+}
+
+function printPollingTotals(results: PollingOutcomes): number {
+	let bad = 0;
+	for (const [label, outcomes] of results) {
+		const sum = (pick: (outcome: PollingCrashOutcome) => string[]) =>
+			outcomes.reduce((total, outcome) => total + pick(outcome).length, 0);
+		const wrong = sum((o) => o.lost) + sum((o) => o.doubled) + sum((o) => o.unexpected);
+		bad += wrong + outcomes.filter((outcome) => outcome.settledAfterMs === undefined).length;
+		console.log(
+			`  ${label}: ${outcomes.length} kills, ${sum((o) => o.expected)} changes; lost ${sum((o) => o.lost)}, doubled ${sum((o) => o.doubled)}, other leads run ${sum((o) => o.unexpected)}`,
+		);
+	}
+	return bad;
 }
 
 /** Queue mode: a webhook process and the main process (leader) killed in turn. */
@@ -150,12 +203,17 @@ async function main(): Promise<number> {
 	const report = new Report();
 	const outcomes: Outcomes = new Map();
 	const windows = new Map<string, number[]>();
-	for (const version of versions)
-		await singleProcess(runtimes.get(version)!, kills, report, outcomes, windows);
+	const polling: PollingOutcomes = new Map();
+	const only = option('only');
+	for (const version of versions) {
+		const runtime = runtimes.get(version)!;
+		if (only !== 'polling') await singleProcess(runtime, kills, report, outcomes, windows);
+		if (only !== 'burst') await pollingKills(runtime, report, polling);
+	}
 	if (process.argv.includes('--queue'))
 		for (const version of versions)
 			await queueMode(runtimes.get(version)!, kills, report, outcomes);
-	const bad = report.failed + printTotals(outcomes, windows);
+	const bad = report.failed + printTotals(outcomes, windows) + printPollingTotals(polling);
 	console.log(report.summary());
 	return bad > 0 ? 1 : 0;
 }
