@@ -44,12 +44,18 @@ interface Point {
 /**
  * One trigger's stream: 6 in 10 events create a lead, the others update one. Each delivery
  * records as the trigger does (its event seen, its version delivered, the lead run since the
- * listing) and saves; a check listens up to its time and keeps the listing.
+ * listing) and saves; a check listens up to its time and keeps the listing. The last `timed`
+ * deliveries are timed; the stream ends now.
  */
-function stream(portal: number, events: number, gapMs: number): Point {
+function stream(
+	portal: number,
+	events: number,
+	gapMs: number,
+	timed = TIMED,
+): { nodeData: IDataObject; msPerDelivery: number } {
 	const realNow = Date.now;
 	const ids = Array.from({ length: portal }, hexId);
-	let now = realNow() - (events + TIMED) * gapMs;
+	let now = realNow() - (events + timed) * gapMs;
 	Date.now = () => now;
 	try {
 		const nodeData: IDataObject = {};
@@ -79,19 +85,31 @@ function stream(portal: number, events: number, gapMs: number): Point {
 		for (let index = 0; index < events; index++) deliver(index);
 		// the deliveries timed: their records and the JSON n8n makes of the static data to save it
 		const started = performance.now();
-		for (let index = events; index < events + TIMED; index++) {
+		for (let index = events; index < events + timed; index++) {
 			deliver(index);
 			JSON.stringify(nodeData);
 		}
-		const msPerDelivery = (performance.now() - started) / TIMED;
-		const stores: Record<string, number> = {};
-		for (const [store, value] of Object.entries(nodeData))
-			for (const [field, stored] of Object.entries((value as IDataObject) ?? {}))
-				stores[`${store}.${field}`] = JSON.stringify(stored).length;
-		return { bytes: JSON.stringify(nodeData).length, stores, msPerDelivery };
+		return { nodeData, msPerDelivery: (performance.now() - started) / Math.max(1, timed) };
 	} finally {
 		Date.now = realNow;
 	}
+}
+
+/**
+ * What the trigger node keeps after a stream of `events` deliveries at a bulk import's rate,
+ * ending now: the real app's history seed (n8n-app/history.ts).
+ */
+export function historyOf(events: number): IDataObject {
+	return stream(200, events, RATES[0].gapMs, 0).nodeData;
+}
+
+function pointOf(portal: number, events: number, gapMs: number): Point {
+	const { nodeData, msPerDelivery } = stream(portal, events, gapMs);
+	const stores: Record<string, number> = {};
+	for (const [store, value] of Object.entries(nodeData))
+		for (const [field, stored] of Object.entries((value as IDataObject) ?? {}))
+			stores[`${store}.${field}`] = JSON.stringify(stored).length;
+	return { bytes: JSON.stringify(nodeData).length, stores, msPerDelivery };
 }
 
 const spread = (values: number[]) => {
@@ -111,7 +129,7 @@ async function main(): Promise<void> {
 				const points: Point[] = [];
 				// rounds of one point after another would see the machine's load move: alternate
 				for (let round = 0; round < ROUNDS; round++)
-					points.push(stream(portal, events, rate.gapMs));
+					points.push(pointOf(portal, events, rate.gapMs));
 				const last = points[points.length - 1];
 				const largest = Object.entries(last.stores)
 					.filter(([, bytes]) => bytes >= 1_000)
@@ -124,4 +142,4 @@ async function main(): Promise<void> {
 			}
 }
 
-runMain(main);
+if (require.main === module) runMain(main);

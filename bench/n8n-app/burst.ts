@@ -14,7 +14,9 @@
  *    the service gave up on, seconds until every event ran, n8n's peak RSS above its start, its
  *    readiness endpoint probed every second, and the static data after it.
  *
- * Both at each portal size (the trigger's static data grows with it: ids kept for deletes).
+ * Both at each portal size (the trigger's static data grows with it: ids kept for deletes), and
+ * with `--history 3000,20000` ours again as if it had seen that many events first (history.ts):
+ * the bytes n8n writes per delivery and the deliveries a second as the trigger's history grows.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -27,6 +29,7 @@ import { pollUntil, sleep } from '../../test/e2e/lib/wait';
 import { getWithOurCredential, type CredentialRef } from '../../test/e2e/workflows';
 import { BRIEF_DELIVERY_RETRY_DELAYS_MS } from '../../test/simulator/personality';
 import { RemoteSimulator } from '../sim';
+import { seedHistory } from './history';
 import { postSigned } from './signed-deliveries';
 import { staticDataBytes } from './trigger-state';
 import { MEASURED, triggerOnly, webhook, type BenchWorkflow } from './workflows';
@@ -36,6 +39,8 @@ export const BURST_SIZES = [0, 50_000];
 export interface BurstOptions {
 	/** leads in the portal besides the ones the deliveries name */
 	sizes: number[];
+	/** events our trigger has seen before it is measured (history.ts): one side of ours per number */
+	histories: number[];
 	/** leads the bulk import creates */
 	burst: number;
 	/** deliveries per side and round of the side-by-side part */
@@ -48,6 +53,8 @@ export interface BurstSetting {
 	baseUrl: string;
 	rest: N8nRest;
 	pid: number;
+	/** n8n's user folder (its SQLite database: history.ts) */
+	userFolder: string;
 	credentialFor(sim: RemoteSimulator): Promise<CredentialRef>;
 	log(message: string): void;
 	/** `--profile burst`: n8n's CPU profile over each side's first measured round */
@@ -74,7 +81,7 @@ const IN_FLIGHT = 16;
  * on and off, and with 10 Leads per Execution Under Load chosen (under a backlog up to 10 events
  * share an execution).
  */
-const OURS: Array<{ fetchFullLead: boolean; leadsPerExecution?: number }> = [
+const OURS: Array<{ fetchFullLead: boolean; leadsPerExecution?: number; seen?: number }> = [
 	{ fetchFullLead: true },
 	{ fetchFullLead: false },
 	{ fetchFullLead: true, leadsPerExecution: 10 },
@@ -127,6 +134,17 @@ async function eventsRun(rest: N8nRest, side: Side): Promise<number> {
 async function publish(rest: N8nRest, workflow: BenchWorkflow): Promise<string> {
 	const created = await rest.createWorkflow(workflow);
 	await rest.activateWorkflow(created);
+	return created.id;
+}
+
+/** Ours, as if it had seen `events` events (history.ts), then published. */
+async function publishWithHistory(setting: BurstSetting, workflow: BenchWorkflow, events: number) {
+	const created = await setting.rest.createWorkflow(workflow);
+	const bytes = seedHistory(setting.userFolder, created.id, MEASURED, events);
+	await setting.rest.activateWorkflow(created);
+	const kept = await staticDataBytes(setting.rest, created.id);
+	setting.log(`history of ${events} events: ${bytes} bytes seeded, ${kept} after publishing`);
+	if (kept < bytes / 2) throw new Error('publishing did not keep the history seeded');
 	return created.id;
 }
 
@@ -278,13 +296,19 @@ export async function burstCase(
 				await sim.seedLeads(Math.min(5_000, missing - seeded));
 			const where = size === 0 ? '200 leads' : `${size.toLocaleString('en')} leads`;
 			const sides: Side[] = [];
-			for (const { fetchFullLead, leadsPerExecution } of OURS) {
+			const withHistory = options.histories.filter((events) => events > 0);
+			for (const { fetchFullLead, leadsPerExecution, seen } of [
+				...OURS,
+				...withHistory.map((events) => ({ ...OURS[0], seen: events })),
+			]) {
 				const { workflow, webhookId } = triggerOnly('ours', credential, '', {
 					events: ['lead/create', 'lead/update', 'lead/delete'],
 					fetchFullLead,
 					options: leadsPerExecution === undefined ? {} : { leadsPerExecution },
 				});
-				const id = await publish(rest, workflow);
+				const id = seen
+					? await publishWithHistory(setting, workflow, seen)
+					: await publish(rest, workflow);
 				const url = `${setting.baseUrl}/webhook/${webhookId}/webhook`;
 				const secret = await pollUntil(() => sim.signingSecret(url, 'lead/update'), {
 					timeoutMs: 300_000,
@@ -294,7 +318,8 @@ export async function burstCase(
 				const together = leadsPerExecution
 					? `, ${leadsPerExecution} Leads per Execution Under Load`
 					: '';
-				const label = `ours, Fetch Full Lead ${fetchFullLead ? 'on' : 'off'}${together}`;
+				const history = seen ? `, after ${seen.toLocaleString('en')} events` : '';
+				const label = `ours, Fetch Full Lead ${fetchFullLead ? 'on' : 'off'}${together}${history}`;
 				sides.push({
 					label,
 					id,
@@ -333,7 +358,7 @@ export async function burstCase(
 					);
 				}
 			}
-			const webhookAfterLastNode = sides[OURS.length];
+			const webhookAfterLastNode = sides[OURS.length + withHistory.length];
 			const baseline = ran.get(webhookAfterLastNode.label) ?? [];
 			for (const side of sides) {
 				const values = ran.get(side.label) ?? [];
@@ -352,6 +377,12 @@ export async function burstCase(
 					'bytes',
 					written.get(side.label) ?? [],
 				);
+				if (side.id !== sides[0].id && side.label.includes(', after '))
+					row(
+						`${where}: ${side.label}: static data after the runs (each save writes it whole)`,
+						'bytes',
+						[await staticDataBytes(rest, side.id)],
+					);
 				if (side !== webhookAfterLastNode)
 					row(
 						`${where}: ${side.label} / Webhook node answering after the last node`,
@@ -362,7 +393,7 @@ export async function burstCase(
 			// the bulk import, to each of our triggers that runs it differently, one at a time
 			for (const side of sides) await rest.deactivateWorkflow({ id: side.id, active: true });
 			// `--burst-leads 0`: the side-by-side rounds only
-			const imported = options.burst > 0 ? sides : [];
+			const imported = options.burst > 0 ? sides.slice(0, OURS.length) : [];
 			for (const ours of imported.filter((_, index) => OURS[index]?.fetchFullLead)) {
 				await rest.activateWorkflow(await rest.getWorkflow(ours.id));
 				await sleep(5_000);

@@ -14,6 +14,7 @@
  *   npm run bench:n8n -- --only polling --polls 3  # measured polls per size and cap (default 2)
  *   npm run bench:n8n -- --only watched        # the trigger with 5 Fields to Watch at 10,000 leads, and without (about 10 minutes)
  *   npm run bench:n8n -- --only burst          # the trigger against n8n's Webhook node, and a 1,000-lead bulk import, at 0 and 50,000 leads
+ *   npm run bench:n8n -- --only burst --history 0,3000,20000 --burst-leads 0  # also ours after 3,000 and 20,000 events (bytes written per delivery)
  *   npm run bench:n8n -- --version 2.41.1 --only rate-limited --runs 3
  *   npm run bench:n8n -- --profile create      # CPU profile of n8n during one case (create | get-many | trigger)
  *   npm run bench:n8n -- --profile burst --only burst --burst-sizes 0  # one profile per side's first round
@@ -82,8 +83,8 @@ interface Options {
 	polling: PollingOptions;
 	/** the trigger-state case: portal sizes whose static data each delivery carries */
 	stateSizes: number[];
-	/** the burst case: portal sizes, and the leads of the bulk import */
-	burst: { sizes: number[]; leads: number };
+	/** the burst case: portal sizes, the leads of the bulk import, the histories of ours */
+	burst: { sizes: number[]; leads: number; histories: number[] };
 	profile?: CaseName;
 	/** the cases to run; default all */
 	only: CaseName[];
@@ -130,6 +131,7 @@ function parseOptions(argv: string[]): Options {
 		burst: {
 			sizes: value('--burst-sizes')?.split(',').map(Number) ?? (quick ? [0] : BURST_SIZES),
 			leads: Number(value('--burst-leads') ?? (quick ? 200 : 1_000)),
+			histories: value('--history')?.split(',').map(Number) ?? [0],
 		},
 		profile,
 		only,
@@ -692,6 +694,7 @@ async function burstCaseIn(setting: Setting, rows: Row[]): Promise<void> {
 	await burstCase(
 		{
 			...{ version: n8n.version, baseUrl: n8n.baseUrl, rest, pid, credentialFor, log },
+			userFolder: n8n.userFolder,
 			profiled: setting.profiled,
 		},
 		{

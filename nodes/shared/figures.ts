@@ -4,7 +4,7 @@
 export const PACKED_LEAD_IDS = { hex24: 6_250, uuid: 4_687 } as const;
 
 /** Fields to Watch bytes per lead (status; five fields), as watched-values.test.ts measures. */
-export const WATCHED_BYTES_PER_LEAD = { oneField: 37, fiveFields: 82 } as const;
+export const WATCHED_BYTES_PER_LEAD = { oneField: 17, fiveFields: 24 } as const;
 export const WATCHED_VALUES_MAX_MB = 2;
 
 /** A figure as the documents write it: 62,500. */

@@ -4,6 +4,7 @@ import { sleep } from 'n8n-workflow';
 import { TriggerHost } from '../../harness/webhooks';
 import type { Lead } from '../../simulator';
 import { leadKey } from '../../../nodes/shared/changes/versions';
+import { WatchedValues } from '../../../nodes/shared/changes/watchedValues';
 import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp, subscriptionsAt } from './helpers';
@@ -51,12 +52,13 @@ function watching(fields: string[], extra: INodeParameters = {}): INodeParameter
 	return { events: ALL_TOPICS, watchedFields: fields, ...extra };
 }
 
-/** The watched values static data holds for a lead (the stored form: watchedValues.ts). */
+/** The watched values static data holds for a lead, read back as a fresh process would. */
 function storedEntryOf(setup: Setup, leadId: string): string | undefined {
 	const watched = setup.host.store.nodeData(setup.host.node.name).watched as IDataObject;
-	return String(watched?.leads ?? '')
-		.split('\n')
-		.find((entry) => entry.startsWith(leadKey(leadId)));
+	const values = new WatchedValues((watched?.fields ?? []) as string[]);
+	values.merge(watched);
+	const kept = values.get(leadKey(leadId));
+	return kept && JSON.stringify(kept.row);
 }
 
 describe('PartnerLeadsTrigger with Fields to Watch', () => {

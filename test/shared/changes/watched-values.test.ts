@@ -66,18 +66,19 @@ function filled(fields: string[], leads: number): WatchedValues {
 /** The bytes of the state as n8n stores it (the node's static data as JSON), bound off. */
 function storedBytes(fields: string[], leads: number): number {
 	const values = filled(fields, leads);
-	return JSON.stringify({ [WATCHED_KEY]: { fields, complete: true, leads: values.pack() } }).length;
+	return JSON.stringify({ [WATCHED_KEY]: { fields, complete: true, ...values.pack() } }).length;
 }
 
-/** The bytes of the leads alone as n8n stores them: their packed form as a JSON string. */
+/** The bytes of the leads alone as n8n stores them: their packed form as JSON. */
 function packedBytes(values: WatchedValues): number {
 	return JSON.stringify(values.pack()).length;
 }
 
-/** The leads kept, read from their packed form: a line per lead (JSON escapes line breaks). */
+/** The leads kept, read back from their packed form by a fresh copy. */
 function keptCount(values: WatchedValues): number {
-	const packed = values.pack();
-	return packed === '' ? 0 : packed.split('\n').length;
+	const copy = new WatchedValues(values.fields);
+	copy.merge(values.pack());
+	return copy.size;
 }
 
 /**
@@ -115,26 +116,26 @@ describe('WatchedValues: what the state costs', () => {
 	});
 
 	it(`is bounded: beyond ${MAX_WATCHED_BYTES.toLocaleString('en')} bytes the leads changed longest ago are forgotten`, () => {
-		const values = filled(FIVE_FIELDS, 50_000);
+		const values = filled(FIVE_FIELDS, 100_000);
 		const state = { values, complete: true };
 		const nodeData: IDataObject = {};
 		writeWatchedValues(nodeData, state);
 		expect(JSON.stringify(nodeData).length).toBeLessThanOrEqual(MAX_WATCHED_BYTES + 1_000);
 		// the newest are kept, the oldest went
-		expect(values.get(leadKey(leadNumber(49_999).id as string))).toBeDefined();
+		expect(values.get(leadKey(leadNumber(99_999).id as string))).toBeDefined();
 		expect(values.get(leadKey(leadNumber(0).id as string))).toBeUndefined();
 		const kept = keptCount(values);
-		expect(kept).toBeLessThan(50_000);
-		expect(String((nodeData[WATCHED_KEY] as IDataObject).leads).split('\n')).toHaveLength(kept);
-		figures.push(`  5 fields, 50,000 leads: ${kept.toLocaleString('en')} kept within the bound`);
+		expect(kept).toBeLessThan(100_000);
+		expect(readWatchedValues(nodeData, FIVE_FIELDS).values.size).toBe(kept);
+		figures.push(`  5 fields, 100,000 leads: ${kept.toLocaleString('en')} kept within the bound`);
 	});
 
-	it('10,000 leads with 5 fields fit in the bound without forgetting any', () => {
-		const values = filled(FIVE_FIELDS, 10_000);
+	it('50,000 leads with 5 fields fit in the bound without forgetting any', () => {
+		const values = filled(FIVE_FIELDS, 50_000);
 		const nodeData: IDataObject = {};
 		writeWatchedValues(nodeData, { values, complete: true });
-		expect(keptCount(values)).toBe(10_000);
-		expect(keptCount(readWatchedValues(nodeData, FIVE_FIELDS).values)).toBe(10_000);
+		expect(keptCount(values)).toBe(50_000);
+		expect(keptCount(readWatchedValues(nodeData, FIVE_FIELDS).values)).toBe(50_000);
 		expect(values.get(leadKey(leadNumber(0).id as string))).toBeDefined();
 	});
 });
@@ -211,5 +212,38 @@ describe('WatchedValues: versions and copies', () => {
 		writeWatchedValues(nodeData, { values, complete: false });
 		const back = readWatchedValues(JSON.parse(JSON.stringify(nodeData)) as IDataObject, ['notes']);
 		expect(back.values.get(key)).toEqual({ ms: 7, row: [odd] });
+	});
+
+	it('keeps each distinct value once: values no lead holds any more leave the stored form', () => {
+		const values = new WatchedValues(['value']);
+		const keys = Array.from({ length: 1_000 }, (_, n) => leadKey(`lead-${n}`));
+		keys.forEach((leadKey, n) => values.record(leadKey, { ms: n, row: [n * 100] }));
+		expect(values.pack().values[0]).toHaveLength(1_000);
+		keys.forEach((leadKey, n) => values.record(leadKey, { ms: 2_000 + n, row: [(n % 3) * 100] }));
+		values.forgetBeyond(MAX_WATCHED_BYTES);
+		expect([...values.pack().values[0]].sort()).toEqual([0, 100, 200]);
+		const back = new WatchedValues(['value']);
+		back.merge(JSON.parse(JSON.stringify(values.pack())));
+		expect(keys.map((leadKey) => back.get(leadKey)?.row[0])).toEqual(
+			keys.map((_, n) => (n % 3) * 100),
+		);
+	});
+
+	it('takes in a damaged copy up to where it stops reading, and nothing of one of another form', () => {
+		const source = filled(ONE_FIELD, 10);
+		const { leads, values } = source.pack();
+		const cut = new WatchedValues(ONE_FIELD);
+		// 13 bytes a lead: key, version, one value; cut in the middle of the fifth
+		cut.merge({
+			leads: Buffer.from(leads, 'base64')
+				.subarray(0, 13 * 4 + 7)
+				.toString('base64'),
+			values,
+		});
+		expect(cut.size).toBe(4);
+		const other = new WatchedValues(ONE_FIELD);
+		other.merge({ leads, values: [] });
+		other.merge('key and values as text');
+		expect(other.size).toBe(0);
 	});
 });
