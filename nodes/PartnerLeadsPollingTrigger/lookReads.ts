@@ -118,11 +118,14 @@ export async function readLook(
 	const maybeGoneBefore = stored?.maybeGone ?? [];
 	const earlier = await ask(maybeGoneBefore);
 	if (stored) stored.maybeGone = maybeGoneBefore.slice(earlier.settled);
+	const sliceRequests = Math.floor(
+		stored ? tokens : Math.min(tokens, POLL_TIMING.publishingRequests),
+	);
 	const sweepSlice =
-		tokens >= 1
+		sliceRequests >= 1
 			? await readSlice(context, {
 					resumeToken: stored?.sweep.resumeToken,
-					maxRequests: Math.floor(tokens),
+					maxRequests: sliceRequests,
 					endsAtMs: readsUntilMs,
 				})
 			: undefined;

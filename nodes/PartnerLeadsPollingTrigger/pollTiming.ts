@@ -7,6 +7,11 @@ export const POLL_TIMING = {
 	readingMs: 20_000,
 	/** requests a look spends at most on the end of the list where new leads appear */
 	newestEndRequests: 2,
+	/**
+	 * requests the first look of a publish spends at most: publishing waits for it (1.x's
+	 * activate request, 2.x's publication status), the baseline reads on at the Poll Times
+	 */
+	publishingRequests: 16,
 };
 
 /** Default "List Requests per Minute": the looks keep list reads at this average. */

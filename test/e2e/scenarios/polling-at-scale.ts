@@ -16,8 +16,9 @@ import type { Scenario, ScenarioContext } from './context';
 import { DURABLE_POLL_CURSORS } from './polling-durable-cursors';
 import { pollingWorkflow, polledEvents } from './polling';
 
-const PORTAL = 50_000;
-const RATE = 60;
+/** the portal's leads and List Requests per Minute (N8N_E2E_AT_SCALE_LEADS, ..._RATE for others) */
+const PORTAL = Number(process.env.N8N_E2E_AT_SCALE_LEADS) || 50_000;
+const RATE = Number(process.env.N8N_E2E_AT_SCALE_RATE) || 60;
 const LATENCY_MS = 1_500;
 const CHANGES_OVER_MS = 6 * 60_000;
 const MINUTE = 60_000;
@@ -26,9 +27,10 @@ const MINUTE = 60_000;
 const BETWEEN_LOOKS_S = 15;
 
 /**
- * GET /leads requests per look, sampled every second until stopped: n8n starts each minute's
- * poll at a second of its own choosing, so clock minutes would split looks; a look is the
- * requests up to a pause of BETWEEN_LOOKS_S.
+ * GET /leads requests per look of the Poll Times, sampled every second until stopped: n8n starts
+ * each minute's poll at a second of its own choosing, so clock minutes would split looks; a look
+ * is the requests up to a pause of BETWEEN_LOOKS_S (the Poll Times' looks are a minute apart and
+ * read for 20 s at most; publishing's look is counted apart).
  */
 function listRequestsPerLook(context: ScenarioContext): { stop: () => number[] } {
 	const looks: number[] = [];
@@ -63,12 +65,14 @@ async function atScale(context: ScenarioContext, durable: boolean): Promise<void
 			options: { listRequestsPerMinute: RATE },
 		}),
 	);
-	const requests = listRequestsPerLook(context);
 	const listed = () => sim.control.stats().byRoute['GET /leads'] ?? 0;
 	const before = listed();
 	const activating = Date.now();
+	// publishing waits for the activation's look; the Poll Times' looks come after it
 	await rest.activateWorkflow(workflow);
 	const activationMs = Date.now() - activating;
+	const publishingRequests = listed() - before;
+	const requests = listRequestsPerLook(context);
 	const sweepMs = sweepMinutes(PORTAL, RATE) * MINUTE;
 	// the baseline's read-through: every page asked for (each re-reads one lead), then a look more
 	const pages = Math.ceil(PORTAL / 99) + POLL_READ_AHEAD_PAGES;
@@ -136,7 +140,7 @@ async function atScale(context: ScenarioContext, durable: boolean): Promise<void
 	);
 	const sorted = (values: number[]) => [...values].sort((a, b) => a - b).join(', ');
 	process.stdout.write(
-		`      n8n ${n8n.version}${durable ? ' (durable cursors)' : ''}: publishing answered in ${activationMs} ms; the first read-through in ${Math.round(baselineMs / 1000)} s; seconds to a run: creates ${sorted(creates)}; updates ${sorted(updates)}; deletes ${sorted(deletes)} (a read-through stated: ${sweepMs / 1000} s); ${perLook.length} looks, list requests per look most ${Math.max(...perLook)}, in all ${perLook.reduce((sum, count) => sum + count, 0)}\n`,
+		`      n8n ${n8n.version}${durable ? ' (durable cursors)' : ''}: publishing answered in ${activationMs} ms (${publishingRequests} list requests); the first read-through in ${Math.round(baselineMs / 1000)} s; seconds to a run: creates ${sorted(creates)}; updates ${sorted(updates)}; deletes ${sorted(deletes)} (a read-through stated: ${sweepMs / 1000} s); ${perLook.length} looks, list requests per look most ${Math.max(...perLook)}, in all ${perLook.reduce((sum, count) => sum + count, 0)}\n`,
 	);
 	assert.deepEqual([...ran].sort(), [...changedAt.keys()].sort(), 'each change runs once');
 	// a Poll Time, the look's reading (20 s at most), the execution, the 5 s between checks here
@@ -149,18 +153,21 @@ async function atScale(context: ScenarioContext, durable: boolean): Promise<void
 		Math.max(...deletes) <= (2 * sweepMs) / 1000 + 90,
 		`a delete ran ${Math.max(...deletes)} s after, past twice the ${sweepMs / MINUTE} minutes stated`,
 	);
-	assert.ok(Math.max(...perLook) <= RATE, `${Math.max(...perLook)} list requests in one look`);
+	assert.ok(
+		Math.max(publishingRequests, ...perLook) <= RATE,
+		`${Math.max(publishingRequests, ...perLook)} list requests in one look`,
+	);
 }
 
 export const pollingAtScale: Scenario = {
-	name: 'polling trigger at scale: 50,000 leads 1.5 s away, each change once, creates within a Poll Time',
+	name: `polling trigger at scale: ${PORTAL.toLocaleString('en')} leads 1.5 s away, each change once, creates within a Poll Time`,
 	async run(context) {
 		await atScale(context, false);
 	},
 };
 
 export const pollingAtScaleWithDurableCursors: Scenario = {
-	name: 'polling trigger at scale with durable poll cursors: 50,000 leads 1.5 s away, each change once',
+	name: `polling trigger at scale with durable poll cursors: ${PORTAL.toLocaleString('en')} leads 1.5 s away, each change once`,
 	appliesTo: (major) => major >= 2,
 	ownN8n: true,
 	async run(context) {
