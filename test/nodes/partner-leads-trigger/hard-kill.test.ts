@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
@@ -5,6 +7,8 @@ import { TriggerHost } from '../../harness/webhooks';
 import { LogCapture } from '../../security/capture';
 import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import { MAX_RUN_ATTEMPTS } from '../../../nodes/PartnerLeadsTrigger/runs/queue';
+import { eventMark, SeenEvents } from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
+import type { LeadEvent } from '../../../nodes/shared/leadItem';
 import type { Setup } from './helpers';
 import { redeliver, setUp } from './helpers';
 import { created, eventually, outputs, quickTimings, restartAfterKill } from './recovery-helpers';
@@ -24,9 +28,23 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 	it('a delivery is answered 200 only once its execution finished, and that is saved before the answer', async () => {
 		setup = await setUp({ events: ['lead/create'], fetchFullLead: true });
 		await setup.host.activate();
+		// what the database holds as the 200 goes out, read as a process started anew reads it
+		const atAnswer: Array<{ finished: number; seen: string; inFlight: boolean }> = [];
+		setup.host.onAnswer = (body, status) => {
+			if (status !== 200) return;
+			const mark = eventMark(body as LeadEvent, 0);
+			const stored = structuredClone(setup.host.store.nodeData(setup.host.node.name));
+			const seen = new SeenEvents(stored, randomUUID(), { maxAgeSeconds: 72 * 3600 });
+			atAnswer.push({
+				finished: setup.host.executions.length,
+				seen: seen.recall(mark),
+				inFlight: JSON.stringify(stored.inFlight ?? {}).includes(mark.key),
+			});
+		};
 		const lead = created(setup, 'answered');
 		await setup.sim.control.waitForDeliveries(10_000);
 		await setup.host.settle();
+		expect(atAnswer).toEqual([{ finished: 1, seen: 'seen', inFlight: false }]);
 		expect(outputs(setup.host).map((output) => output.event.id)).toEqual([lead.id]);
 		expect(setup.host.executions[0].mode).toBe('trigger');
 		const [delivery] = setup.sim.control.deliveries();
