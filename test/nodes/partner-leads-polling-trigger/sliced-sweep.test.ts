@@ -18,7 +18,9 @@ const REQUESTS_PER_MINUTE = 6;
 // Dozens of looks a test: a busy machine (every suite at once) takes far longer than jest's
 // default, and a test cut off leaves its look running into the next test's.
 jest.setTimeout(180_000);
-const PORTAL = 1_000;
+/** Pages a portal of these tests fills (about 3 looks a sweep), whatever the service's page size. */
+const PAGES = 12;
+let PORTAL = 0;
 
 let sim: Simulator;
 let harness: N8nHarness;
@@ -55,6 +57,7 @@ describe('PartnerLeadsPollingTrigger on a portal larger than a look', () => {
 	beforeEach(async () => {
 		sim = await startSimulator({ seed: 65 });
 		harness = new N8nHarness(sim);
+		PORTAL = PAGES * Math.min(sim.personality.listPageCap ?? 100, 100);
 	});
 
 	afterEach(async () => await sim.close());
@@ -238,9 +241,11 @@ describe('PartnerLeadsPollingTrigger on a portal larger than a look', () => {
 		let looked = 0;
 		while (poller.executions.length === 0 && looked < looksForTwoSweeps(PORTAL))
 			looked += (await looks(poller, 1)).length;
-		await looks(poller, 2);
+		// the rest at the next looks, not a sweep later (a lead that moved behind the reader, as
+		// ties ordered by last change move it, is asked for by the look that ends the sweep)
+		for (let next = 0; poller.executions.length < 3 && next < 4; next++) await looks(poller, 1);
 		expect(poller.errors).toEqual([]);
-		// one full lead a look (the poll's time is spent), in three looks in a row
+		// one full lead a look (the poll's time is spent)
 		expect(poller.executions.map((items) => items.length)).toEqual([1, 1, 1]);
 		expect(poller.events().sort()).toEqual(changed.map((lead) => `lead/update ${lead.id}`).sort());
 	});
