@@ -149,8 +149,17 @@ export class RemoteSimulator {
 		await this.call('DELETE', '/stats');
 	}
 
-	async seedLeads(count: number): Promise<string[]> {
-		return (await this.call<{ ids: string[] }>('POST', '/leads/seed', { count, summary: true }))
+	/** `count` leads, created and last changed now or at `changedAt` (an ISO time). */
+	async seedLeads(count: number, changedAt?: string): Promise<string[]> {
+		const leads = changedAt
+			? {
+					leads: Array.from({ length: count }, () => ({
+						createdAt: changedAt,
+						updatedAt: changedAt,
+					})),
+				}
+			: { count };
+		return (await this.call<{ ids: string[] }>('POST', '/leads/seed', { ...leads, summary: true }))
 			.ids;
 	}
 
