@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- bench code: runs in Node next to n8n, never inside it, never shipped */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- bench code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * The burst case's history axis (issue 68): a trigger that has seen thousands of events before
  * it is measured. Sending them takes half an hour per point, and n8n's REST API takes no static

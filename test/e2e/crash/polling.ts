@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * Hard kills of n8n while the Polling Trigger looks at a portal larger than one look: a sweep of
  * the list takes several Poll Times (List Requests per Minute 10, 1,500 leads, pages of 100).
