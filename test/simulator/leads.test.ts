@@ -1,5 +1,13 @@
 import { startSimulator } from './index';
-import { apiClient, detail, detailFields, expectError, tokenFor, validLead } from './test-helpers';
+import {
+	apiClient,
+	detail,
+	detailFields,
+	expectError,
+	sleep,
+	tokenFor,
+	validLead,
+} from './test-helpers';
 import type { Simulator } from './types';
 
 /** Spec section 4: get, update (PATCH) and list leads; paging by skip/limit, where a short page is not the end. */
@@ -157,7 +165,7 @@ describe('list leads', () => {
 		const seeded: Array<{ id: string }> = [];
 		for (let part = 0; part < 20; part++) {
 			seeded.push(...sim.control.seedLeads(25_000));
-			await new Promise((resolve) => setImmediate(resolve));
+			await sleep(0);
 		}
 		const last = await client.api('GET', '/leads?skip=499990&limit=100');
 		expect(last.body.data).toHaveLength(10);
