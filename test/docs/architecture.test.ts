@@ -189,6 +189,35 @@ function stateTableProblems(doc: Doc): string[] {
 	return problems;
 }
 
+/** The shipped folders: every folder of nodes/ and credentials/ that holds a source file. */
+function shippedFolders(): string[] {
+	const files = [...sources(NODES), ...sources(join(ROOT, 'credentials'))];
+	return [...new Set(files.map((path) => relative(ROOT, path).replace(/[^/]*$/, '')))].sort();
+}
+
+/** What the test map gets wrong: a shipped folder without its row, a row for no such folder, a row naming no test. */
+function testMapProblems(doc: Doc): string[] {
+	const table = tables(doc).find((candidate) => /shipped folder/i.test(candidate.header[0]));
+	if (!table) return [`${doc.file}: no table with a column "Shipped folder"`];
+	const rows = table.rows.map((row) => ({
+		line: row.line,
+		folder: firstSpan(row.cells[0]),
+		tests: codeSpans(row.cells[1]).filter((span) => span.startsWith('test/')),
+	}));
+	const folders = shippedFolders();
+	return [
+		...folders
+			.filter((folder) => !rows.some((row) => row.folder === folder))
+			.map((folder) => `${doc.file}: no row for \`${folder}\``),
+		...rows
+			.filter((row) => !folders.includes(row.folder))
+			.map((row) => `${at(doc, row.line)}: \`${row.folder}\` is no shipped folder`),
+		...rows
+			.filter((row) => row.tests.length === 0)
+			.map((row) => `${at(doc, row.line)}: \`${row.folder}\` names no test`),
+	];
+}
+
 describe('docs/ARCHITECTURE.md against the code', () => {
 	it.each([ARCHITECTURE, ...DESIGN_DOCS].map((doc) => [doc.file, doc] as const))(
 		'every path %s names exists',
@@ -232,6 +261,16 @@ describe('docs/ARCHITECTURE.md against the code', () => {
 		);
 		expect(stateTableProblems(parseDoc('planted.md', wrongKind))).toEqual([
 			expect.stringContaining('`runsInFlight` is a StoreKind, the table says StaticStore'),
+		]);
+	});
+
+	it('the test map has a row for each shipped folder, naming its tests', () => {
+		expect(shippedFolders()).toHaveLength(21);
+		expect(testMapProblems(ARCHITECTURE)).toEqual([]);
+		const text = ARCHITECTURE.lines.join('\n');
+		const withoutRow = text.replace(/^\| `nodes\/shared\/state\/` .*\n/m, '');
+		expect(testMapProblems(parseDoc('planted.md', withoutRow))).toEqual([
+			'planted.md: no row for `nodes/shared/state/`',
 		]);
 	});
 

@@ -29,6 +29,9 @@ const state = (changes: Partial<RetryState> = {}): RetryState => ({
 	...NO_RETRIES_YET,
 	...changes,
 });
+/** The state after a first 429 retried after waitMs. */
+const waited = (waitMs: number): RetryState =>
+	state({ rateLimitRetries: 1, rateLimitWaitedMs: waitMs });
 
 type Expected = Pick<RetryDecision, 'next' | 'waitMs'> & Partial<RetryDecision>;
 const rows: Array<[string, RetryFailure, RetryState, Partial<RetrySettings>, Expected]> = [
@@ -44,7 +47,12 @@ const rows: Array<[string, RetryFailure, RetryState, Partial<RetrySettings>, Exp
 		{ status: 500 },
 		state({ serverErrorRetries: 2 }),
 		{},
-		{ next: 'retry', waitMs: 1200, serverError: true },
+		{
+			next: 'retry',
+			waitMs: 1200,
+			serverError: true,
+			state: state({ serverErrorRetries: 3 }),
+		},
 	],
 	[
 		'a 502 after 3 retries: give up',
@@ -65,7 +73,7 @@ const rows: Array<[string, RetryFailure, RetryState, Partial<RetrySettings>, Exp
 		{},
 		state(),
 		{},
-		{ next: 'retry', waitMs: 300, serverError: false },
+		{ next: 'retry', waitMs: 300, state: state({ serverErrorRetries: 1 }) },
 	],
 	[
 		'a lost connection on a POST: give up',
@@ -172,28 +180,33 @@ const rows: Array<[string, RetryFailure, RetryState, Partial<RetrySettings>, Exp
 		{ status: 429, retryAfter: '0' },
 		state(),
 		{},
-		{ next: 'retry', waitMs: 0, rateLimitedMs: 0 },
+		{ next: 'retry', waitMs: 0, rateLimitedMs: 0, state: waited(0) },
 	],
 	[
 		'a 429 with an HTTP date 5 s ahead: wait 5 s',
 		{ status: 429, retryAfter: new Date(Date.UTC(2026, 0, 1, 0, 0, 5)).toUTCString() },
 		state(),
 		{},
-		{ next: 'retry', waitMs: 5000 },
+		{ next: 'retry', waitMs: 5000, rateLimitedMs: 5000, state: waited(5000) },
 	],
 	[
 		'a 429 without Retry-After, third time: back off 500 * 2^2',
 		{ status: 429 },
 		state({ rateLimitRetries: 2 }),
 		{},
-		{ next: 'retry', waitMs: 2000 },
+		{
+			next: 'retry',
+			waitMs: 2000,
+			rateLimitedMs: 2000,
+			state: state({ rateLimitRetries: 3, rateLimitWaitedMs: 2000 }),
+		},
 	],
 	[
 		'a 429 asking for 10 minutes: wait the longest single wait, 60 s',
 		{ status: 429, retryAfter: '600' },
 		state(),
 		{},
-		{ next: 'retry', waitMs: 60_000, rateLimitedMs: 60_000 },
+		{ next: 'retry', waitMs: 60_000, rateLimitedMs: 60_000, state: waited(60_000) },
 	],
 	[
 		'a 429 past the budget: give up, the wait still told',
@@ -207,7 +220,12 @@ const rows: Array<[string, RetryFailure, RetryState, Partial<RetrySettings>, Exp
 		{ status: 429, retryAfter: '20' },
 		state({ rateLimitWaitedMs: 100_000 }),
 		{},
-		{ next: 'retry', waitMs: 20_000 },
+		{
+			next: 'retry',
+			waitMs: 20_000,
+			rateLimitedMs: 20_000,
+			state: state({ rateLimitRetries: 1, rateLimitWaitedMs: 120_000 }),
+		},
 	],
 	[
 		'a 429 after 12 retries: give up',
@@ -221,21 +239,21 @@ const rows: Array<[string, RetryFailure, RetryState, Partial<RetrySettings>, Exp
 		{ status: 429, retryAfter: '1' },
 		state(),
 		{ rateLimitBudgetMs: 1000 },
-		{ next: 'retry', waitMs: 1000 },
+		{ next: 'retry', waitMs: 1000, rateLimitedMs: 1000, state: waited(1000) },
 	],
 	[
 		"a 429 past a caller's smaller budget: give up",
 		{ status: 429, retryAfter: '2' },
 		state(),
 		{ rateLimitBudgetMs: 1000 },
-		{ next: 'giveUp', waitMs: 0 },
+		{ next: 'giveUp', waitMs: 0, rateLimitedMs: 2000 },
 	],
 	[
 		'a 429 on a POST: retried (nothing was applied)',
 		{ status: 429, retryAfter: '1' },
 		state(),
 		{ repeatable: false },
-		{ next: 'retry', waitMs: 1000 },
+		{ next: 'retry', waitMs: 1000, rateLimitedMs: 1000, state: waited(1000) },
 	],
 	[
 		'a 5xx after a renewal keeps renewing',
@@ -245,6 +263,7 @@ const rows: Array<[string, RetryFailure, RetryState, Partial<RetrySettings>, Exp
 		{
 			next: 'retry',
 			waitMs: 300,
+			serverError: true,
 			state: state({ renewToken: true, credentialReadAgain: true, serverErrorRetries: 1 }),
 		},
 	],
@@ -252,13 +271,25 @@ const rows: Array<[string, RetryFailure, RetryState, Partial<RetrySettings>, Exp
 
 describe('the retry decision', () => {
 	it.each(rows)('%s', (_title, failure, before, changes, expected) => {
-		expect(decideRetry(failure, before, { ...settings, ...changes })).toMatchObject(expected);
+		// every field: what a row leaves out is the decision's default (no wait told, state unchanged)
+		expect(decideRetry(failure, before, { ...settings, ...changes })).toEqual({
+			serverError: false,
+			freshTokenRefused: false,
+			state: before,
+			...expected,
+		});
 	});
 
 	it('backs off a random time up to the ceiling (full jitter)', () => {
 		jest.spyOn(Math, 'random').mockReturnValue(0.25);
 		const decision = decideRetry({ status: 503 }, state({ serverErrorRetries: 1 }), settings);
-		expect(decision).toMatchObject({ next: 'retry', waitMs: 150 });
+		expect(decision).toEqual({
+			next: 'retry',
+			waitMs: 150,
+			serverError: true,
+			freshTokenRefused: false,
+			state: state({ serverErrorRetries: 2 }),
+		});
 	});
 
 	it('does not change the state it was given', () => {

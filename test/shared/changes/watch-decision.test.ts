@@ -1,6 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { keptRowOf } from '../../../nodes/shared/changes/fieldChanges';
 import { decideWatched } from '../../../nodes/shared/changes/watchDecision';
 import type { KeptLead } from '../../../nodes/shared/changes/watchVerdict';
 
@@ -14,8 +13,9 @@ const T2 = '2026-01-01T00:00:02.000Z';
 function lead(status: string, updatedAt: string): IDataObject {
 	return { id: 'L1', status, updatedAt };
 }
+/** The values kept for the lead, written out: the status, the one field watched. */
 function kept(status: string, at: string): KeptLead {
-	return { ms: Date.parse(at), row: keptRowOf({ status }, ['status'], 64) };
+	return { ms: Date.parse(at), row: [status] };
 }
 
 describe('decideWatched', () => {

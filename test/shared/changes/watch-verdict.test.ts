@@ -98,7 +98,17 @@ describe('judgeWatchedUpdate', () => {
 	});
 
 	it('an unknown lead runs when a watched field has a chosen value (without `from`)', () => {
-		const verdict = judgeWatchedUpdate(undefined, { status: 'won' }, 2_000, settings, OPTIONS);
-		expect(verdict.runs).toBe(true);
+		expect(judgeWatchedUpdate(undefined, { status: 'won' }, 2_000, settings, OPTIONS)).toEqual({
+			runs: true,
+			changes: { changes: { status: { to: 'won' } }, changedFields: ['status'] },
+			keep: { ms: 2_000, row: ['won'] },
+		});
+	});
+
+	it('an unknown lead with another value is kept, without a run', () => {
+		expect(judgeWatchedUpdate(undefined, { status: 'lost' }, 2_000, settings, OPTIONS)).toEqual({
+			runs: false,
+			keep: { ms: 2_000, row: ['lost'] },
+		});
 	});
 });
