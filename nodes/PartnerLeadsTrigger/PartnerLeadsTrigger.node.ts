@@ -21,7 +21,7 @@ import { SHARED_EXECUTION_FAILED_MARK } from './runs/executor';
 import { DEFAULT_MAX_EVENT_AGE_HOURS } from './state/seenEvents';
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
 import { DEFAULT_CHECK_INTERVAL_MINUTES, watchForMissedEvents } from './trigger';
-import { createSubscriptions, deleteSubscriptions, subscriptionsExist } from './subscriptions';
+import { createSubscriptions, deleteSubscriptions, subscriptionsExist } from './webhookMethods';
 
 export class PartnerLeadsTrigger implements INodeType {
 	description: INodeTypeDescription = {

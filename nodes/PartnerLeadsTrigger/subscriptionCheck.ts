@@ -5,14 +5,14 @@ import { refusesCredential } from '../shared/transport/errors';
 import { type LeadTopic, topicName } from '../shared/topics';
 import { nodeScope } from '../shared/state/nodeStore';
 import { askedToPublishAgain } from './state/republishing';
-import { createSubscription, deleteQuietly, listSubscriptions } from './subscriptions';
+import { createSubscription, deleteQuietly, listSubscriptions } from './webhookMethods';
 import {
 	type SecretBox,
 	type StoredSubscriptions,
 	freshSecretBox,
 	subscribedIds,
 	SUBSCRIPTIONS,
-} from './state/subscriptions';
+} from './state/sealedSubscriptions';
 import { waitUntil } from './recovery/timing';
 
 /**

@@ -10,7 +10,7 @@ import {
 	storedEntries,
 	SUBSCRIPTIONS,
 	unreadableIds,
-} from '../state/subscriptions';
+} from '../state/sealedSubscriptions';
 import { ignoredAsMalformed, type MalformedReason, type Rejection, rejected } from './answers';
 
 /** Verify: only a delivery signed by a subscription of this trigger goes any further. */

@@ -7,7 +7,7 @@ import { forgetTriggerNode } from '../../shared/state/processMemory';
 import { nodeScope, ProductionNodeMemories, scopeOf } from '../../shared/state/nodeStore';
 import { type InFlightRun, eventVersion } from '../state/runsInFlight';
 import { RunRecords } from './records';
-import { subscribedIds } from '../state/subscriptions';
+import { subscribedIds } from '../state/sealedSubscriptions';
 import { watchedFieldIds } from '../../shared/changes/watchedFields';
 import type { PreparedRun } from './prepare';
 import { RunQueue } from './queue';
@@ -61,7 +61,7 @@ export class RunExecutor {
 	/** this trigger's records, on the static data n8n saves with each emit */
 	private readonly ownRecords: RunRecords;
 
-	/** the production webhook URL it was subscribed with (state/subscriptions.ts) */
+	/** the production webhook URL it was subscribed with (state/sealedSubscriptions.ts) */
 	readonly webhookUrl?: string;
 
 	constructor(private readonly context: ITriggerFunctions) {

@@ -1,4 +1,7 @@
-import { SecretBox, SUBSCRIPTIONS } from '../../../nodes/PartnerLeadsTrigger/state/subscriptions';
+import {
+	SecretBox,
+	SUBSCRIPTIONS,
+} from '../../../nodes/PartnerLeadsTrigger/state/sealedSubscriptions';
 import { simulatorCredentialData } from '../../harness/simulator-credential';
 import { StaticDataStore, TriggerHost } from '../../harness/webhooks';
 import type { Setup } from './helpers';

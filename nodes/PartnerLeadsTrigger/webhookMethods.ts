@@ -12,8 +12,13 @@ import { forgetWhenDone, runsSettled, stopRunsForUnpublish } from './runs/execut
 import { openRunRecords } from './runs/records';
 import { nodeScope } from '../shared/state/nodeStore';
 import { republishPending } from './state/republishing';
-import type { StoredSubscription, StoredSubscriptions } from './state/subscriptions';
-import { freshSecretBox, storedEntries, SUBSCRIPTIONS, unreadableIds } from './state/subscriptions';
+import type { StoredSubscription, StoredSubscriptions } from './state/sealedSubscriptions';
+import {
+	freshSecretBox,
+	storedEntries,
+	SUBSCRIPTIONS,
+	unreadableIds,
+} from './state/sealedSubscriptions';
 
 /**
  * Subscription lifecycle n8n drives (checkExists, then create if false; delete on deactivation).
