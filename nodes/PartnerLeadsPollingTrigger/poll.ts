@@ -125,7 +125,7 @@ async function look(context: IPollFunctions): Promise<INodeExecutionData[][] | n
 	const deadline = typeof budgetMs === 'number' && budgetMs > 0 ? lookAtMs + budgetMs : Infinity;
 	const outputs = await outputsOf(context, changes, topics, deadline, watch);
 	if (outputs.leftBecause) warnLeft(context, outputs.left.length, outputs.leftBecause);
-	takeIn(state, leads, outputs);
+	recordLook(state, leads, outputs);
 	// changes left: the next look reads the same parts and asks for the same leads again (what
 	// ran does not run again)
 	const readOn = outputs.left.length === 0;
@@ -166,7 +166,7 @@ function keepPresent(state: PollState, leads: ListedLead[]): void {
 }
 
 /** What ran, and the leads listed; a new lead left to the next look stays unknown (a create then). */
-function takeIn(state: PollState, leads: ListedLead[], outputs: Outputs): void {
+function recordLook(state: PollState, leads: ListedLead[], outputs: Outputs): void {
 	for (const { id, version } of outputs.handled)
 		state.ran.raise(leadKey(id), { ms: version, exact: true });
 	const leftNew = new Set(outputs.left.filter((c) => c.topic === 'lead/create').map((c) => c.id));

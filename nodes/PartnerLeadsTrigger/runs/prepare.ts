@@ -52,7 +52,8 @@ export async function prepareRun(
 	run: InFlightRun,
 	preparedFor: PreparedFor,
 ): Promise<PreparedRun> {
-	const decided = run.attempts > 0;
+	// a run started before (a kill, a shared execution that failed): it runs again as it was judged
+	const runAgain = run.attempts > 0;
 	const event = { id: run.leadId, topic: run.topic, timestamp: run.timestamp };
 	const { json, lead, updatedMs } = await readEventItem(context, event, {
 		fetchFullLead: fetchesFullLead(context),
@@ -65,22 +66,22 @@ export async function prepareRun(
 	const prepared: PreparedRun = { run, start: false, json, version };
 	// The service's late retry of a change a recovery ran meanwhile: the lead says exactly.
 	const ledger = preparedFor.records?.ledger;
-	const delivered = !decided && run.origin === 'delivered';
+	const delivered = !runAgain && run.origin === 'delivered';
 	if (delivered && updatedMs !== undefined && ledger?.mayBeRecovered(run.leadId, eventMs)) {
 		if (ledger.hasRun(run.leadId, updatedMs)) return prepared;
 	}
 	const test = preparedFor.records === undefined;
 	const selected = selectedTopics(context.getNodeParameter('events', [])).includes(run.topic);
-	prepared.start = selected || test || decided;
+	prepared.start = selected || test || runAgain;
 	const settings = watchSettingsOf(context);
 	// the editor's test event reads a copy of what production kept
 	const watched =
 		preparedFor.records?.watched ??
 		new WatchedLeads(context.getWorkflowStaticData('node'), undefined, settings.fields);
 	if (!watched.watching) return { ...prepared, drop: !test };
-	const known = decided ? unpackKeptLead(run.watchedBefore) : watched.kept(run.leadId);
+	const known = runAgain ? unpackKeptLead(run.watchedBefore) : watched.kept(run.leadId);
 	const decision = await decideWatched(
-		{ topic: run.topic, lead, known, fallbackMs: eventMs, replay: test || decided },
+		{ topic: run.topic, lead, known, fallbackMs: eventMs, replay: test || runAgain },
 		settings,
 		() => compareOptionsFor(context, settings.fields),
 	);
@@ -90,7 +91,7 @@ export async function prepareRun(
 	if (test) return prepared;
 	if (decision.keep) {
 		prepared.keep = { leadId: run.leadId, kept: decision.keep, before: known };
-		if (!decided) prepared.run = { ...run, watchedBefore: packKeptLead(known) };
+		if (!runAgain) prepared.run = { ...run, watchedBefore: packKeptLead(known) };
 	}
 	if (decision.drop) prepared.drop = true;
 	return prepared;

@@ -50,7 +50,8 @@ export interface StoreRules<M> {
 	stored(memory: M): IDataObject;
 }
 
-class Held<M> {
+/** One scope's memory in this process, with the writer stamp of its saves. */
+class StampedMemory<M> {
 	readonly id = randomUUID();
 
 	saves = 0;
@@ -74,13 +75,18 @@ class Held<M> {
 	}
 }
 
+/** Deletes a store's key only when present: any delete marks static data changed, to be saved. */
+function removeStored(nodeData: IDataObject, key: string): void {
+	if (nodeData[key] !== undefined) delete nodeData[key];
+}
+
 function storedObject(raw: unknown): IDataObject | undefined {
 	return raw !== null && typeof raw === 'object' && !Array.isArray(raw)
 		? (raw as IDataObject)
 		: undefined;
 }
 
-/** A memory made for a node's settings, and whether a memory held fits them still. */
+/** A memory made for a node's settings, and whether a memory kept fits them still. */
 export interface MemoryShape<M> {
 	create(): M;
 	fits(memory: M): boolean;
@@ -90,36 +96,36 @@ export interface MemoryShape<M> {
 export class NodeStore<M> {
 	constructor(
 		private readonly rules: StoreRules<M>,
-		private readonly held: Held<M>,
+		private readonly stamped: StampedMemory<M>,
 		private readonly nodeData: IDataObject,
 	) {
 		const stored = storedObject(nodeData[rules.key]);
 		const writer = typeof stored?.writer === 'string' ? stored.writer : '';
-		if (stored && held.takesIn(writer)) rules.takeIn(held.memory, stored);
+		if (stored && stamped.takesIn(writer)) rules.takeIn(stamped.memory, stored);
 	}
 
 	get memory(): M {
-		return this.held.memory;
+		return this.stamped.memory;
 	}
 
 	/** Writes the memory into static data, to be saved whole by n8n. */
 	save(): void {
 		this.nodeData[this.rules.key] = {
-			...this.rules.stored(this.held.memory),
-			writer: this.held.nextWriter(),
+			...this.rules.stored(this.stamped.memory),
+			writer: this.stamped.nextWriter(),
 		};
 	}
 
 	/** Whether the stored copy is this memory's last save (nothing changed since). */
 	get storedIsCurrent(): boolean {
 		const stored = storedObject(this.nodeData[this.rules.key]);
-		return stored?.writer === `${this.held.id}:${this.held.saves}`;
+		return stored?.writer === `${this.stamped.id}:${this.stamped.saves}`;
 	}
 }
 
 /** A kind of store: its rules, and the memories of every node scope that uses it. */
 export class StoreKind<M> {
-	private readonly memories = new Map<string, Held<M>>();
+	private readonly memories = new Map<string, StampedMemory<M>>();
 
 	constructor(private readonly rules: StoreRules<M>) {
 		const modes = rules.modes ?? ['production'];
@@ -136,23 +142,23 @@ export class StoreKind<M> {
 
 	/** The store of this scope; a memory that no longer `fits` the node's `shape` starts anew. */
 	open(nodeData: IDataObject, scope: string, shape?: MemoryShape<M>): NodeStore<M> {
-		let held = this.memories.get(scope);
-		if (!held || (shape && !shape.fits(held.memory))) {
-			held = new Held(shape ? shape.create() : this.rules.create());
-			this.memories.set(scope, held);
+		let stamped = this.memories.get(scope);
+		if (!stamped || (shape && !shape.fits(stamped.memory))) {
+			stamped = new StampedMemory(shape ? shape.create() : this.rules.create());
+			this.memories.set(scope, stamped);
 		}
-		return new NodeStore(this.rules, held, nodeData);
+		return new NodeStore(this.rules, stamped, nodeData);
 	}
 
 	/** A copy of what static data holds, apart from process memory (the editor's test event). */
 	read(nodeData: IDataObject, shape?: MemoryShape<M>): M {
 		const memory = shape ? shape.create() : this.rules.create();
-		return new NodeStore(this.rules, new Held(memory), nodeData).memory;
+		return new NodeStore(this.rules, new StampedMemory(memory), nodeData).memory;
 	}
 
 	/** Removes the stored copy (nothing is kept: e.g. no field is watched any more). */
 	clear(nodeData: IDataObject): void {
-		if (nodeData[this.rules.key] !== undefined) delete nodeData[this.rules.key];
+		removeStored(nodeData, this.rules.key);
 	}
 
 	/** Forgets one scope's memory (e.g. no field is watched any more). */
@@ -193,6 +199,6 @@ export class StaticStore<T, W = T, A extends unknown[] = []> {
 	}
 
 	clear(nodeData: IDataObject): void {
-		if (nodeData[this.rules.key] !== undefined) delete nodeData[this.rules.key];
+		removeStored(nodeData, this.rules.key);
 	}
 }
