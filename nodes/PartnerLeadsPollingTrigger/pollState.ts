@@ -9,7 +9,7 @@ import {
 	unpackIds,
 } from '../shared/changes/leadIds';
 import type { LeftOver } from '../shared/changes/idSketch';
-import { storedNumber } from '../shared/changes/storedNumber';
+import { storedNumber } from '../shared/state/storedNumber';
 import { LeadVersions } from '../shared/changes/versions';
 import { StaticStore } from '../shared/state/nodeStore';
 import { SweepSketches } from './sweepSketches';

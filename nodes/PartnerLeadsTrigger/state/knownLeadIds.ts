@@ -11,7 +11,7 @@ import {
 	unpackIds,
 } from '../../shared/changes/leadIds';
 import type { ListedLead } from '../../shared/changes/listedLead';
-import { storedNumber } from '../../shared/changes/storedNumber';
+import { storedNumber } from '../../shared/state/storedNumber';
 
 /**
  * Lead ids the trigger knows (last listing plus leads run since), kept while lead/delete is

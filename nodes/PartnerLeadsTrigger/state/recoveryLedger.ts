@@ -1,8 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { ListedLead } from '../../shared/changes/listedLead';
-import { storedNumber } from '../../shared/changes/storedNumber';
-import { type LeadVersion, LeadVersions, leadKey } from '../../shared/changes/versions';
+import { storedNumber } from '../../shared/state/storedNumber';
+import {
+	covers,
+	type LeadVersion,
+	LeadVersions,
+	leadKey,
+	VERSION_TOLERANCE_MS,
+} from '../../shared/changes/versions';
 import { type NodeStore, StoreKind } from '../../shared/state/nodeStore';
 import { type Gone, type KeptListing, KnownLeadIds } from './knownLeadIds';
 
@@ -19,15 +25,6 @@ import { type Gone, type KeptListing, KnownLeadIds } from './knownLeadIds';
 
 /** Leads remembered per list ('delivered', 'recovered'); like the event memory, 10,000. */
 export const LEDGER_CAPACITY = 10_000;
-
-/** Max gap between an event time and updatedAt for one change; used only without updatedAt. */
-export const VERSION_TOLERANCE_MS = 5_000;
-
-/** Whether a change at this time (the lead's updatedAt) is covered by a version that ran. */
-export function covers(version: LeadVersion | undefined, updatedMs: number): boolean {
-	if (!version) return false;
-	return updatedMs <= version.ms + (version.exact ? 0 : VERSION_TOLERANCE_MS);
-}
 
 class Memory {
 	since = 0;
@@ -77,10 +74,6 @@ const LEDGERS = new StoreKind<Memory>({
 });
 
 /** How long the trigger's memories keep what ran: Maximum Event Age. */
-export interface LedgerOptions {
-	maxAgeSeconds: number;
-}
-
 /** The ledger of one trigger node (production deliveries only: test events are never recovered). */
 export class RecoveryLedger {
 	private readonly store: NodeStore<Memory>;
@@ -90,7 +83,7 @@ export class RecoveryLedger {
 	constructor(
 		nodeData: IDataObject,
 		scope: string,
-		private readonly options: LedgerOptions,
+		private readonly options: { maxAgeSeconds: number },
 	) {
 		this.store = LEDGERS.open(nodeData, scope);
 		this.memory = this.store.memory;

@@ -1,10 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { LeadVersion } from '../../shared/changes/versions';
+import { covers, type LeadVersion } from '../../shared/changes/versions';
 import { isoTimeMs } from '../../shared/isoTime';
 import { type LeadTopic, isLeadTopic } from '../../shared/topics';
 import { type NodeStore, StoreKind } from '../../shared/state/nodeStore';
-import { covers } from './recoveryLedger';
 
 /**
  * Runs accepted or started and not finished, in static data (saved with the 200 or the emit).

@@ -3,10 +3,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { LeadEvent } from '../../shared/leadItem';
 import { isoTimeMs } from '../../shared/isoTime';
-import { storedNumber } from '../../shared/changes/storedNumber';
+import { storedNumber } from '../../shared/state/storedNumber';
 import { type NodeStore, StoreKind } from '../../shared/state/nodeStore';
 import { registerNodeMemory } from '../../shared/state/processMemory';
-import type { LedgerOptions } from './recoveryLedger';
 
 /**
  * Duplicate and replay suppression: an event time outside the Maximum Event Age is refused, and
@@ -260,7 +259,7 @@ export class SeenEvents {
 	constructor(
 		nodeData: IDataObject,
 		private readonly scope: string,
-		private readonly options: LedgerOptions,
+		private readonly options: { maxAgeSeconds: number },
 	) {
 		this.store = SEEN_EVENTS.open(nodeData, scope);
 		this.memory = this.store.memory;

@@ -20,6 +20,15 @@ export interface LeadVersion {
 	exact: boolean;
 }
 
+/** Max gap between an event time and updatedAt for one change; used only without updatedAt. */
+export const VERSION_TOLERANCE_MS = 5_000;
+
+/** Whether a change at this time (the lead's updatedAt) is covered by a version that ran. */
+export function covers(version: LeadVersion | undefined, updatedMs: number): boolean {
+	if (!version) return false;
+	return updatedMs <= version.ms + (version.exact ? 0 : VERSION_TOLERANCE_MS);
+}
+
 /** The lead id hashed, so every entry has the same small size whatever the ids look like. */
 export function leadKey(leadId: string): string {
 	return createHash('sha256').update(leadId).digest('hex').slice(0, LEAD_KEY_HEX);
