@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, no-console -- bench code: runs in Node next to n8n, never inside it, never shipped */
 /**
  * What the webhook trigger keeps in static data as its history grows (issue 68): its records
- * (runs/records.ts, the stores every delivery saves whole) driven as a stream of deliveries
+ * (state/records.ts, the stores every delivery saves whole) driven as a stream of deliveries
  * drives them, with the checks for missed events the trigger makes (every 6 hours, earlier
  * after RECOVERY_TIMING.earlyAfterRuns runs: trigger.ts), at two rates, two portal sizes and
  * three points of history. Prints the bytes of each store and the time one delivery's records
@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import type { IDataObject } from 'n8n-workflow';
 
 import { RECOVERY_TIMING } from '../nodes/PartnerLeadsTrigger/recovery/timing';
-import { RunRecords } from '../nodes/PartnerLeadsTrigger/runs/records';
+import { RunRecords } from '../nodes/PartnerLeadsTrigger/state/records';
 import { DEFAULT_CHECK_INTERVAL_MINUTES } from '../nodes/PartnerLeadsTrigger/trigger';
 import { runMain } from './processes';
 

@@ -6,7 +6,7 @@ import { type DeliveryOptions, verifyDelivery } from './delivery/verify';
 import { handOverTestEvent } from './delivery/testEvent';
 import type { RunExecutor } from './runs/executor';
 import type { RunOutcome } from './runs/places';
-import { keepWatchedValues, prepareRun } from './runs/prepare';
+import { prepareRun } from './runs/prepare';
 import { MAX_IN_FLIGHT } from './state/runsInFlight';
 
 /**
@@ -101,7 +101,7 @@ async function processDelivery(
 		if (!prepared.start) return reply(context, 200, { received: true, started: false });
 		handOverTestEvent(context.getWorkflow().id, context.getNode().id, [[{ json: prepared.json }]]);
 	} else {
-		keepWatchedValues(records.watched, prepared);
+		records.keepWatchedValues(prepared);
 		if (event.topic === 'lead/delete') records.ledger.recordDeleted(event.id, eventMs);
 		else records.ledger.recordDelivered(event.id, prepared.version);
 		seen.remember(mark);

@@ -9,7 +9,7 @@ import { processMemorySizes } from '../shared/state/processMemory';
 import { type LeadTopic, selectedTopics } from '../shared/topics';
 import { observedTopics, watchedFieldIds } from '../shared/changes/watchedFields';
 import { forgetWhenDone, runsSettled, stopRunsForUnpublish } from './runs/executor';
-import { openRunRecords } from './runs/records';
+import { openRunRecords } from './state/records';
 import { nodeScope } from '../shared/state/nodeStore';
 import { republishPending } from './state/republishing';
 import type { StoredSubscription, StoredSubscriptions } from './state/sealedSubscriptions';

@@ -12,7 +12,7 @@ import type { LeadEvent } from '../../shared/leadItem';
 import type { RecoveryLedger } from '../state/recoveryLedger';
 import { type RunExecutor, runExecutorFor } from '../runs/executor';
 import type { InFlightRun } from '../state/runsInFlight';
-import { type RunRecords, openRunRecords } from '../runs/records';
+import { type RunRecords, openRunRecords } from '../state/records';
 import { nodeScope } from '../../shared/state/nodeStore';
 import { type Rejection, ignoredAsReplay, rejected, reply } from './answers';
 import type { DeliveryOptions } from './verify';

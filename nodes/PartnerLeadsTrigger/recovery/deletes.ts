@@ -3,7 +3,7 @@ import type { ITriggerFunctions } from 'n8n-workflow';
 import { SKETCH_NAMES_UP_TO } from '../../shared/changes/idSketch';
 import type { ListedLead } from '../../shared/changes/listedLead';
 import { figure } from '../../shared/figures';
-import type { RunRecords } from '../runs/records';
+import type { RunRecords } from '../state/records';
 import type { Gone, KeptListing } from '../state/knownLeadIds';
 import type { RecoveryLedger } from '../state/recoveryLedger';
 import { type FollowUps, RECOVERY_TIMING } from './timing';

@@ -8,7 +8,7 @@ import { observedTopics, watchSettingsOf } from '../../shared/changes/watchedFie
 import { selectedTopics } from '../../shared/topics';
 import { maxEventAgeSeconds } from '../state/seenEvents';
 import type { RunExecutor } from '../runs/executor';
-import { type RunRecords, openRunRecords } from '../runs/records';
+import { type RunRecords, openRunRecords } from '../state/records';
 import type { RunsInFlight } from '../state/runsInFlight';
 import { nodeScope, ProductionNodeMemories } from '../../shared/state/nodeStore';
 import { watchedLeadsOf } from '../state/watchedLeads';

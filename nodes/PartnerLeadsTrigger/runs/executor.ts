@@ -6,7 +6,7 @@ import { deliveriesInProgress, maxEventAgeSeconds } from '../state/seenEvents';
 import { forgetTriggerNode } from '../../shared/state/processMemory';
 import { nodeScope, ProductionNodeMemories, scopeOf } from '../../shared/state/nodeStore';
 import { type InFlightRun, eventVersion } from '../state/runsInFlight';
-import { RunRecords } from './records';
+import { RunRecords } from '../state/records';
 import { subscribedIds } from '../state/sealedSubscriptions';
 import { watchedFieldIds } from '../../shared/changes/watchedFields';
 import type { PreparedRun } from './prepare';

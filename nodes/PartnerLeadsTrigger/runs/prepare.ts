@@ -1,6 +1,5 @@
 import type { IDataObject, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import type { LeadVersion } from '../../shared/changes/versions';
 import { decideWatched } from '../../shared/changes/watchDecision';
 import {
 	compareOptionsFor,
@@ -11,7 +10,7 @@ import {
 import { isoTimeMs } from '../../shared/isoTime';
 import { readEventItem } from '../../shared/leadItem';
 import { selectedTopics } from '../../shared/topics';
-import type { WatchedRecord } from '../state/watchedLeads';
+import type { JudgedRun } from '../state/records';
 import { packKeptLead, unpackKeptLead, WatchedLeads } from '../state/watchedLeads';
 import { type InFlightRun, eventVersion } from '../state/runsInFlight';
 import type { RecoveryLedger } from '../state/recoveryLedger';
@@ -26,22 +25,14 @@ import type { ItemRequestOptions } from '../../shared/transport/request';
 /** How a run found by listing is marked, as the recovery gives it. */
 export const MISSED_MARK = { recovered: true, recoveryReason: 'missed' } as const;
 
-export interface PreparedRun {
-	/** the run, carrying the watched values it replaces (so its run again shows the same `from`) */
-	run: InFlightRun;
+export interface PreparedRun extends JudgedRun {
 	start: boolean;
 	json: IDataObject;
-	/** recorded as run once it finished */
-	version: LeadVersion;
-	/** the lead's watched values to keep from the start of the run, and those they replace */
-	keep?: WatchedRecord;
-	/** the lead is gone: its watched values are dropped */
-	drop?: boolean;
 }
 
 /** Where a run is prepared: the trigger's queue, or a delivery its webhook runs itself. */
 export interface PreparedFor {
-	/** the node's production records (runs/records.ts); none for the editor's test event */
+	/** the node's production records (state/records.ts); none for the editor's test event */
 	records: { ledger: RecoveryLedger; watched: WatchedLeads } | undefined;
 	/** how the lead is read: how long a 429 may wait, within the caller's own deadline */
 	read: ItemRequestOptions;
@@ -95,10 +86,4 @@ export async function prepareRun(
 	}
 	if (decision.drop) prepared.drop = true;
 	return prepared;
-}
-
-/** Keeps or drops the lead's watched values as the run says, now (where no run starts). */
-export function keepWatchedValues(watched: WatchedLeads, prepared: PreparedRun): void {
-	if (prepared.keep) watched.record(prepared.run.leadId, prepared.keep.kept);
-	else if (prepared.drop) watched.drop(prepared.run.leadId);
 }

@@ -3,7 +3,7 @@ import { type ITriggerFunctions, sleep } from 'n8n-workflow';
 import type { InFlightRun } from '../state/runsInFlight';
 import { type ExecutionPlaces, type RunOutcome, LEAD_READS_AT_ONCE } from './places';
 import { type PreparedRun, prepareRun } from './prepare';
-import type { RunRecords } from './records';
+import type { RunRecords } from '../state/records';
 
 /** Runs waiting here, oldest first, one per lead at a time, so a lead's events run in order. */
 

@@ -6,15 +6,26 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { eventMark, eventTimeSeconds, maxEventAgeSeconds, SeenEvents } from '../state/seenEvents';
+import { eventMark, eventTimeSeconds, maxEventAgeSeconds, SeenEvents } from './seenEvents';
 import { watchedFieldIds } from '../../shared/changes/watchedFields';
 import { nodeScope } from '../../shared/state/nodeStore';
 import type { LeadVersion } from '../../shared/changes/versions';
 import type { LeadTopic } from '../../shared/topics';
-import { RecoveryLedger } from '../state/recoveryLedger';
-import { type WatchedRecord, WatchedLeads } from '../state/watchedLeads';
-import { type PreparedRun, keepWatchedValues } from './prepare';
-import { type InFlightRun, RunsInFlight } from '../state/runsInFlight';
+import { RecoveryLedger } from './recoveryLedger';
+import { type WatchedRecord, WatchedLeads } from './watchedLeads';
+import { type InFlightRun, RunsInFlight } from './runsInFlight';
+
+/** A run as it was judged before it starts (runs/prepare.ts): what it keeps, the version it runs. */
+export interface JudgedRun {
+	/** the run, carrying the watched values it replaces (so its run again shows the same `from`) */
+	run: InFlightRun;
+	/** recorded as run once it finished */
+	version: LeadVersion;
+	/** the lead's watched values to keep from the start of the run, and those they replace */
+	keep?: WatchedRecord;
+	/** the lead is gone: its watched values are dropped */
+	drop?: boolean;
+}
 
 /**
  * What the trigger records about its runs in static data, opened once per delivery and once per
@@ -56,9 +67,15 @@ export class RunRecords {
 	}
 
 	/** A run that starts nothing after all: its values are kept and it counts as run. */
-	doneWithoutRun(prepared: PreparedRun): void {
-		keepWatchedValues(this.watched, prepared);
+	doneWithoutRun(prepared: JudgedRun): void {
+		this.keepWatchedValues(prepared);
 		this.finished(prepared.run, prepared.version);
+	}
+
+	/** Keeps or drops the lead's watched values as the run was judged, now. */
+	keepWatchedValues({ run, keep, drop }: JudgedRun): void {
+		if (keep) this.watched.record(run.leadId, keep.kept);
+		else if (drop) this.watched.drop(run.leadId);
 	}
 
 	/** n8n did not start the run: it leaves the runs in flight, the values before come back. */
