@@ -9,7 +9,6 @@ import { isoTimeMs } from '../../shared/isoTime';
 import { selectedTopics } from '../../shared/topics';
 import { eventMark, judgeEventAge, maxEventAgeSeconds, SeenEvents } from '../state/seenEvents';
 import type { LeadEvent } from '../../shared/leadItem';
-import type { RecoveryLedger } from '../state/recoveryLedger';
 import { type RunExecutor, runExecutorFor } from '../runs/executor';
 import type { InFlightRun } from '../state/runsInFlight';
 import { type RunRecords, openRunRecords } from '../state/records';
@@ -36,22 +35,6 @@ function duplicate(
 		return { webhookResponse: body };
 	}
 	return reply(context, 200, body);
-}
-
-/**
- * Whether recovery already ran this event: a lead is deleted once; an update may be the
- * service's late retry of a recovered change (without updatedAt, the event time decides).
- */
-function ranByRecovery(
-	event: LeadEvent,
-	eventMs: number,
-	ledger: RecoveryLedger | undefined,
-	fetchFullLead: boolean,
-): boolean {
-	if (!ledger) return false;
-	if (event.topic === 'lead/delete') return ledger.hasDeleted(event.id);
-	// with the lead fetched, its updatedAt decides exactly when the run is prepared
-	return !fetchFullLead && ledger.mayBeRecovered(event.id, eventMs);
 }
 
 /** An authentic event in the window, not seen before, and claimed by this delivery. */
@@ -100,15 +83,18 @@ export function classifyDelivery(
 	const scope = nodeScope(context, isTest ? 'test' : 'production');
 	const nodeData = context.getWorkflowStaticData('node');
 	const records = isTest ? undefined : openRunRecords(context);
-	if (ranByRecovery(event, eventMs, records?.ledger, fetchesFullLead(context)))
-		return { response: reply(context, 200, { received: true, duplicate: true }) };
-	const seen = records?.seen ?? new SeenEvents(nodeData, scope, { maxAgeSeconds });
 	const mark = eventMark(event, age.timeSeconds);
+	// a test delivery is known only to the test URL's events seen
+	const seen = records?.seen ?? new SeenEvents(nodeData, scope, { maxAgeSeconds });
+	const recalled = records
+		? records.recall(event, mark, eventMs, fetchesFullLead(context))
+		: seen.recall(mark);
+	if (recalled === 'ranByRecovery')
+		return { response: reply(context, 200, { received: true, duplicate: true }) };
 	const executor = isTest ? undefined : runExecutorFor(scope);
-	const interrupted = records?.inFlight.get(mark.key) !== undefined;
+	const interrupted = recalled === 'interrupted';
 	// Its run was under way when n8n stopped: the trigger runs it again, wherever it runs.
 	if (interrupted && !executor) return { response: rejected(context, INTERRUPTED) };
-	const recalled = interrupted ? 'new' : seen.recall(mark);
 	if (recalled === 'seen') return { response: duplicate(context, executor, records) };
 	if (recalled === 'forgotten') {
 		return { response: ignoredAsReplay(context, event, 'beyondMemory') };

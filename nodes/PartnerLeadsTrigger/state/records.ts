@@ -6,7 +6,15 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { eventMark, eventTimeSeconds, maxEventAgeSeconds, SeenEvents } from './seenEvents';
+import type { LeadEvent } from '../../shared/leadItem';
+import {
+	type EventMark,
+	type Recall,
+	eventMark,
+	eventTimeSeconds,
+	maxEventAgeSeconds,
+	SeenEvents,
+} from './seenEvents';
 import { watchedFieldIds } from '../../shared/changes/watchedFields';
 import { nodeScope } from '../../shared/state/nodeStore';
 import type { LeadVersion } from '../../shared/changes/versions';
@@ -14,6 +22,9 @@ import type { LeadTopic } from '../../shared/topics';
 import { RecoveryLedger } from './recoveryLedger';
 import { type WatchedRecord, WatchedLeads } from './watchedLeads';
 import { type InFlightRun, RunsInFlight } from './runsInFlight';
+
+/** A delivered event as the records know it. */
+export type RecordedAs = Recall | 'ranByRecovery' | 'interrupted';
 
 /** A run as it was judged before it starts (runs/prepare.ts): what it keeps, the version it runs. */
 export interface JudgedRun {
@@ -52,6 +63,23 @@ export class RunRecords {
 		this.seen = new SeenEvents(nodeData, scope, { maxAgeSeconds });
 		this.ledger = new RecoveryLedger(nodeData, scope, { maxAgeSeconds });
 		this.watched = new WatchedLeads(nodeData, scope, watchedFields);
+	}
+
+	/**
+	 * What the records know of a delivered event, asked in this order: a recovery ran it already
+	 * (a lead is deleted once; a late retry of a recovered change: without the full lead fetched,
+	 * the event time decides, with it the lead's updatedAt when the run is prepared); its run was
+	 * in flight when n8n stopped (it runs again); then the events seen.
+	 */
+	recall(event: LeadEvent, mark: EventMark, eventMs: number, fetchFullLead: boolean): RecordedAs {
+		if (
+			event.topic === 'lead/delete'
+				? this.ledger.hasDeleted(event.id)
+				: !fetchFullLead && this.ledger.mayBeRecovered(event.id, eventMs)
+		)
+			return 'ranByRecovery';
+		if (this.inFlight.get(mark.key) !== undefined) return 'interrupted';
+		return this.seen.recall(mark);
 	}
 
 	/** A run is in flight (accepted or found missing), or started: its watched values are kept. */
