@@ -5,7 +5,7 @@ import { compareWatchedFields, keptRowOf } from '../shared/changes/fieldChanges'
 import type { LeadChange } from '../shared/changes/judge';
 import type { ListedLead } from '../shared/changes/listedLead';
 import { leadKey } from '../shared/changes/versions';
-import type { WatchSettings } from '../shared/changes/watchVerdict';
+import type { WatchSettings } from '../shared/changes/watchedFields';
 import { decideWatched } from '../shared/changes/watchDecision';
 import { compareOptionsFor, watchSettingsOf, withChanges } from '../shared/changes/watchedFields';
 import type { WatchedState } from '../shared/changes/watchedValues';

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { KeptLead } from '../../shared/changes/watchVerdict';
+import type { KeptLead } from '../../shared/changes/fieldChanges';
 import type { ListedLead } from '../../shared/changes/listedLead';
 import { keptRowOf } from '../../shared/changes/fieldChanges';
 import { leadKey } from '../../shared/changes/versions';

@@ -7,6 +7,12 @@ import type { LeadField } from '../schema/leadField';
 
 /** Watched values are kept as sent and compared by type, so values of any release read the same. */
 
+/** A lead's watched values as of one version of it (its updatedAt, service time). */
+export interface KeptLead {
+	ms: number;
+	row: KeptRow;
+}
+
 /** A field's value as compared: empty is null, a multi-select its values sorted (a set). */
 export type LeadValue = null | string | number | boolean | string[];
 

@@ -6,10 +6,22 @@ import type { LeadField } from '../schema/leadField';
 import type { LeadTopic } from '../topics';
 import type { PartnerLeadsFunctions } from '../transport/request';
 import type { CompareOptions, FieldChanges } from './fieldChanges';
-import type { ValueCondition, WatchSettings } from './watchVerdict';
 import { MAX_KEPT_VALUE_CHARS } from './watchedValues';
 
 /** Watching fields: the lead is always read, creations always seen, the changes put in the item. */
+
+/** "Only when changed to": the field starts a run only when it changes to one of the values. */
+export interface ValueCondition {
+	fieldId: string;
+	/** picklist values as the schema has them, or values typed by the user (matched ignoring case) */
+	values: string[];
+}
+
+export interface WatchSettings {
+	/** the field ids, in the order their values are kept */
+	fields: string[];
+	conditions: ValueCondition[];
+}
 
 type NodeParameterReader = Pick<PartnerLeadsFunctions, 'getNodeParameter'>;
 

@@ -1,8 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { KeptRow, KeptValue } from './fieldChanges';
+import type { KeptLead, KeptRow, KeptValue } from './fieldChanges';
 import { LEAD_KEY_HEX } from './versions';
-import type { KeptLead } from './watchVerdict';
 
 /**
  * Each lead's last watched values, packed as bytes in base64: its key (versions.ts, 6 bytes),

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { decideWatched } from '../../../nodes/shared/changes/watchDecision';
-import type { KeptLead } from '../../../nodes/shared/changes/watchVerdict';
+import type { KeptLead } from '../../../nodes/shared/changes/fieldChanges';
 
 /** The one Fields to Watch decision both triggers use, branch by branch. */
 

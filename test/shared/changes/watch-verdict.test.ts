@@ -1,11 +1,11 @@
 import type { FieldChanges } from '../../../nodes/shared/changes/fieldChanges';
 import { keptRowOf } from '../../../nodes/shared/changes/fieldChanges';
-import type { ValueCondition } from '../../../nodes/shared/changes/watchVerdict';
+import type { ValueCondition } from '../../../nodes/shared/changes/watchedFields';
 import {
 	changedToOneOf,
 	changesStartRun,
 	judgeWatchedUpdate,
-} from '../../../nodes/shared/changes/watchVerdict';
+} from '../../../nodes/shared/changes/watchDecision';
 
 /** Whether an updated lead runs, is only kept, or is stale: the "changes to" condition. */
 
