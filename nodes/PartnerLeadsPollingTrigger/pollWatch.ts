@@ -5,9 +5,13 @@ import { compareWatchedFields, keptRowOf } from '../shared/changes/fieldChanges'
 import type { LeadChange } from '../shared/changes/judge';
 import type { ListedLead } from '../shared/changes/listedLead';
 import { leadKey } from '../shared/changes/versions';
-import type { WatchSettings } from '../shared/changes/watchedFields';
 import { decideWatched } from '../shared/changes/watchDecision';
-import { compareOptionsFor, watchSettingsOf, withChanges } from '../shared/changes/watchedFields';
+import {
+	compareOptionsFor,
+	type WatchSettings,
+	watchSettingsOf,
+	withChanges,
+} from '../shared/changes/watchedFields';
 import type { WatchedState } from '../shared/changes/watchedValues';
 import {
 	MAX_KEPT_VALUE_CHARS,

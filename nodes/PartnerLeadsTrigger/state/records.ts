@@ -66,20 +66,23 @@ export class RunRecords {
 	}
 
 	/**
-	 * What the records know of a delivered event, asked in this order: a recovery ran it already
-	 * (a lead is deleted once; a late retry of a recovered change: without the full lead fetched,
-	 * the event time decides, with it the lead's updatedAt when the run is prepared); its run was
-	 * in flight when n8n stopped (it runs again); then the events seen.
+	 * What the records know of a delivered event, asked in this order: a recovery ran it already;
+	 * its run was in flight when n8n stopped (it runs again); then the events seen.
 	 */
 	recall(event: LeadEvent, mark: EventMark, eventMs: number, fetchFullLead: boolean): RecordedAs {
-		if (
-			event.topic === 'lead/delete'
-				? this.ledger.hasDeleted(event.id)
-				: !fetchFullLead && this.ledger.mayBeRecovered(event.id, eventMs)
-		)
-			return 'ranByRecovery';
+		if (this.ranByRecovery(event, eventMs, fetchFullLead)) return 'ranByRecovery';
 		if (this.inFlight.get(mark.key) !== undefined) return 'interrupted';
 		return this.seen.recall(mark);
+	}
+
+	/**
+	 * A lead is deleted once; an update may be the service's late retry of a recovered change
+	 * (without updatedAt, the event time decides).
+	 */
+	private ranByRecovery(event: LeadEvent, eventMs: number, fetchFullLead: boolean): boolean {
+		if (event.topic === 'lead/delete') return this.ledger.hasDeleted(event.id);
+		// with the lead fetched, its updatedAt decides exactly when the run is prepared
+		return !fetchFullLead && this.ledger.mayBeRecovered(event.id, eventMs);
 	}
 
 	/** A run is in flight (accepted or found missing), or started: its watched values are kept. */

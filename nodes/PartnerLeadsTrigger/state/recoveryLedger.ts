@@ -73,7 +73,6 @@ const LEDGERS = new StoreKind<Memory>({
 	}),
 });
 
-/** How long the trigger's memories keep what ran: Maximum Event Age. */
 /** The ledger of one trigger node (production deliveries only: test events are never recovered). */
 export class RecoveryLedger {
 	private readonly store: NodeStore<Memory>;
@@ -83,6 +82,7 @@ export class RecoveryLedger {
 	constructor(
 		nodeData: IDataObject,
 		scope: string,
+		/** how long the ledger keeps what ran: Maximum Event Age */
 		private readonly options: { maxAgeSeconds: number },
 	) {
 		this.store = LEDGERS.open(nodeData, scope);

@@ -1,8 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { KeptLead } from '../../shared/changes/fieldChanges';
 import type { ListedLead } from '../../shared/changes/listedLead';
-import { keptRowOf } from '../../shared/changes/fieldChanges';
+import { type KeptLead, keptRowOf } from '../../shared/changes/fieldChanges';
 import { leadKey } from '../../shared/changes/versions';
 import type { WatchedState } from '../../shared/changes/watchedValues';
 import {

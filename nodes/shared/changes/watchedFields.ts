@@ -17,6 +17,7 @@ export interface ValueCondition {
 	values: string[];
 }
 
+/** The node's Fields to Watch and "Only when changed to", as read (`watchSettingsOf`). */
 export interface WatchSettings {
 	/** the field ids, in the order their values are kept */
 	fields: string[];
