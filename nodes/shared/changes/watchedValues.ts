@@ -224,11 +224,6 @@ export class WatchedValues {
 		};
 		return this.packed;
 	}
-
-	/** How many leads are kept. */
-	get size(): number {
-		return this.leads.size;
-	}
 }
 
 /** What is stored besides the values: whether the leads the portal held were all taken in. */
