@@ -5,9 +5,9 @@ import { compareWatchedFields, keptRowOf } from '../shared/changes/fieldChanges'
 import type { LeadChange } from '../shared/changes/judge';
 import type { ListedLead } from '../shared/changes/listedLead';
 import { leadKey } from '../shared/changes/versions';
-import { decideWatched } from '../shared/changes/watchDecision';
 import {
 	compareOptionsFor,
+	decideWatched,
 	type WatchSettings,
 	watchSettingsOf,
 	withChanges,

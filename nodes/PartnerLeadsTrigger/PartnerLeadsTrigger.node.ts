@@ -18,7 +18,7 @@ import { leadEventProperties, optionsProperty } from '../shared/triggerPropertie
 import { handleDelivery } from './webhook';
 import { MAX_LEADS_PER_EXECUTION } from './runs/places';
 import { SHARED_EXECUTION_FAILED_MARK } from './runs/executor';
-import { DEFAULT_MAX_EVENT_AGE_HOURS } from './state/seenEvents';
+import { DEFAULT_MAX_EVENT_AGE_HOURS } from './state/records';
 import { ACTIVATION_MESSAGE, EVENT_TRIGGER_DESCRIPTION, TRIGGER_PANEL } from './panelTexts';
 import { DEFAULT_CHECK_INTERVAL_MINUTES, watchForMissedEvents } from './trigger';
 import { createSubscriptions, deleteSubscriptions, subscriptionsExist } from './webhookMethods';

@@ -16,6 +16,7 @@ import { judgeEventAge, maxEventAgeSeconds } from './state/seenEvents';
 import { nodeScope } from '../shared/state/nodeStore';
 import { startSubscriptionChecks } from './subscriptionCheck';
 import { resumesAfterReportedError } from './state/republishing';
+import { subscribedIds } from './state/sealedSubscriptions';
 
 /** `trigger()` runs only in the main process (or queue-mode leader): one recovery per workflow. */
 
@@ -144,7 +145,8 @@ export async function watchForMissedEvents(this: ITriggerFunctions): Promise<ITr
 		);
 	if (newActivation) ledger.startListening();
 	// Deliveries reaching this process run through here from now on (runs/executor.ts).
-	const executor = registerRunExecutor(this);
+	const subscribed = subscribedIds(this.getWorkflowStaticData('node'));
+	const executor = registerRunExecutor(this, subscribed?.webhookUrl);
 	if (newActivation) keepRunsAcceptedBeforeUnpublish(this, executor);
 	const closing = new AbortController();
 	// Accepted runs not started run now; interrupted ones run again, marked.

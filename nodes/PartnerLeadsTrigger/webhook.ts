@@ -7,7 +7,6 @@ import { handOverTestEvent } from './delivery/testEvent';
 import type { RunExecutor } from './runs/executor';
 import type { RunOutcome } from './runs/places';
 import { prepareRun } from './runs/prepare';
-import { MAX_IN_FLIGHT } from './state/runsInFlight';
 
 /**
  * One delivery: verify, deduplicate, then accept for `trigger()` or run from here. The service
@@ -55,10 +54,10 @@ async function acceptDelivery(
 	claimed: ClaimedEvent,
 	executor: RunExecutor,
 ): Promise<IWebhookResponseData> {
-	const { run, mark } = claimed;
-	if (!claimed.interrupted) {
+	const { run } = claimed;
+	if (claimed.known !== 'interrupted') {
 		const records = executor.records();
-		if (records.inFlight.size >= MAX_IN_FLIGHT) return rejected(context, BUSY);
+		if (records.isFull()) return rejected(context, BUSY);
 		records.queued(run, undefined);
 		const underWay = executor.queue.takeUpNow(run);
 		// Its emit saves it in flight: until then no 200 was given, and the service retries.
@@ -66,7 +65,7 @@ async function acceptDelivery(
 		if (answered) return answered;
 		// Otherwise it is taken up once n8n has saved it with this answer.
 		if (!underWay)
-			context.getResponseObject().once('close', executor.queue.holdUntilSaved(mark.key));
+			context.getResponseObject().once('close', executor.queue.holdUntilSaved(run.key));
 	}
 	claimed.records?.writeBack();
 	return { webhookResponse: { received: true } };
@@ -77,7 +76,7 @@ async function processDelivery(
 	context: IWebhookFunctions,
 	claimed: ClaimedEvent,
 ): Promise<IWebhookResponseData> {
-	const { event, eventMs, records, seen, mark, run } = claimed;
+	const { records, run } = claimed;
 	let prepared;
 	try {
 		prepared = await prepareRun(context, run, {
@@ -89,7 +88,7 @@ async function processDelivery(
 	} catch (error) {
 		// Not acknowledged and not remembered: the service's retry gets another chance.
 		context.logger.warn(
-			`Partner Referral Service Trigger: could not fetch lead ${event.id}, asking the service to retry: ${(error as Error).message}`,
+			`Partner Referral Service Trigger: could not fetch lead ${run.leadId}, asking the service to retry: ${(error as Error).message}`,
 		);
 		return rejected(context, {
 			status: 503,
@@ -101,10 +100,7 @@ async function processDelivery(
 		if (!prepared.start) return reply(context, 200, { received: true, started: false });
 		handOverTestEvent(context.getWorkflow().id, context.getNode().id, [[{ json: prepared.json }]]);
 	} else {
-		records.keepWatchedValues(prepared);
-		if (event.topic === 'lead/delete') records.ledger.recordDeleted(event.id, eventMs);
-		else records.ledger.recordDelivered(event.id, prepared.version);
-		seen.remember(mark);
+		records.ranFromWebhook(prepared);
 		if (!prepared.start) return { webhookResponse: { received: true, started: false } };
 	}
 	// Answered before the execution starts: n8n 2.x saves a webhook's static data only when the
@@ -117,13 +113,13 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	const options = this.getNodeParameter('options', {}) as DeliveryOptions;
 	const verified = await verifyDelivery(this, options);
 	if ('response' in verified) return verified.response;
-	const classified = classifyDelivery(this, verified.event, options);
+	const classified = classifyDelivery(this, verified.event);
 	if ('response' in classified) return classified.response;
 	const { executor } = classified.claimed;
 	try {
 		if (executor) return await acceptDelivery(this, classified.claimed, executor);
 		return await processDelivery(this, classified.claimed);
 	} finally {
-		classified.claimed.seen.release(classified.claimed.mark.key);
+		classified.claimed.release();
 	}
 }

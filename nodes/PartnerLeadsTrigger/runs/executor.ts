@@ -2,13 +2,14 @@ import { createHash } from 'crypto';
 import type { IDataObject, INodeExecutionData, IRun, ITriggerFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { deliveriesInProgress, maxEventAgeSeconds } from '../state/seenEvents';
 import { forgetTriggerNode } from '../../shared/state/processMemory';
-import { nodeScope, ProductionNodeMemories, scopeOf } from '../../shared/state/nodeStore';
-import { type InFlightRun, eventVersion } from '../state/runsInFlight';
-import { RunRecords } from '../state/records';
-import { subscribedIds } from '../state/sealedSubscriptions';
-import { watchedFieldIds } from '../../shared/changes/watchedFields';
+import { ProductionNodeMemories } from '../../shared/state/nodeStore';
+import {
+	type InFlightRun,
+	type RunRecords,
+	deliveriesInProgress,
+	openRunRecords,
+} from '../state/records';
 import type { PreparedRun } from './prepare';
 import { RunQueue } from './queue';
 import { type RunOutcome, ExecutionPlaces, leadsPerExecution, RUN_CONCURRENCY } from './places';
@@ -61,18 +62,17 @@ export class RunExecutor {
 	/** this trigger's records, on the static data n8n saves with each emit */
 	private readonly ownRecords: RunRecords;
 
-	/** the production webhook URL it was subscribed with (state/sealedSubscriptions.ts) */
-	readonly webhookUrl?: string;
+	/** whose runs: the production trigger node (nodeStore.ts) */
+	readonly scope: string;
 
-	constructor(private readonly context: ITriggerFunctions) {
-		const options = context.getNodeParameter('options', {}) as {
-			maxEventAgeHours?: number;
-			leadsPerExecution?: number;
-		};
-		const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
-		const nodeData = context.getWorkflowStaticData('node');
-		this.ownRecords = new RunRecords(nodeData, this.scope, maxAgeSeconds, watchedFieldIds(context));
-		this.webhookUrl = subscribedIds(nodeData)?.webhookUrl;
+	constructor(
+		private readonly context: ITriggerFunctions,
+		/** the production webhook URL it was subscribed with (state/sealedSubscriptions.ts) */
+		readonly webhookUrl: string | undefined,
+	) {
+		const options = context.getNodeParameter('options', {}) as { leadsPerExecution?: number };
+		this.ownRecords = openRunRecords(context);
+		this.scope = this.ownRecords.scope;
 		this.queue = new RunQueue(context, this);
 		this.places = new ExecutionPlaces(
 			RUN_CONCURRENCY.runs,
@@ -81,16 +81,11 @@ export class RunExecutor {
 			(prepared) => ({
 				leadId: prepared.run.leadId,
 				mayShare:
-					prepared.run.origin === 'delivered' &&
-					(this.records().inFlight.get(prepared.run.key)?.attempts ?? 0) === 0,
+					prepared.run.origin === 'delivered' && this.records().attemptsOf(prepared.run.key) === 0,
 			}),
 			() => this.queue.wake(),
 			() => this.queue.moreComing(),
 		);
-	}
-
-	get scope(): string {
-		return nodeScope(this.context);
 	}
 
 	/** Records in the newest trigger's static data, so a run ending after an update is saved. */
@@ -184,7 +179,7 @@ export class RunExecutor {
 	private async executeTogether(preparedRuns: PreparedRun[]): Promise<RunOutcome[]> {
 		const records = this.records();
 		const runs = preparedRuns.map((prepared) => {
-			const attempts = (records.inFlight.get(prepared.run.key)?.attempts ?? 0) + 1;
+			const attempts = records.attemptsOf(prepared.run.key) + 1;
 			return { ...prepared.run, attempts };
 		});
 		const items: INodeExecutionData[] = preparedRuns.map((prepared, index) => ({
@@ -214,7 +209,7 @@ export class RunExecutor {
 		// Refused (n8n ran this key, finish not saved): only the event's own version counts as
 		// run; recovery finds any later change.
 		preparedRuns.forEach((prepared, index) =>
-			after.finished(runs[index], run ? prepared.version : eventVersion(runs[index])),
+			after.finished(runs[index], run ? prepared.version : undefined),
 		);
 		return preparedRuns.map(() => 'finished');
 	}
@@ -256,9 +251,12 @@ function forgetRetired(): void {
 }
 
 /** Makes this `trigger()` the one that runs the node's events in this process. */
-export function registerRunExecutor(context: ITriggerFunctions): RunExecutor {
+export function registerRunExecutor(
+	context: ITriggerFunctions,
+	webhookUrl: string | undefined,
+): RunExecutor {
 	forgetRetired();
-	const executor = new RunExecutor(context);
+	const executor = new RunExecutor(context, webhookUrl);
 	const previous = executors.get(executor.scope);
 	if (previous?.closed) executor.takeOver(previous);
 	executors.set(executor.scope, executor);
@@ -304,7 +302,7 @@ export async function runsSettled(scope: string): Promise<void> {
 /** n8n deleted the webhooks: forget the node's memory, or retire it while runs are under way. */
 export function forgetWhenDone(workflowId: string | undefined, nodeId: string): void {
 	forgetRetired();
-	const executor = executors.get(scopeOf(workflowId ?? '', nodeId, 'production'));
+	const executor = executors.ofNode(workflowId ?? '', nodeId);
 	if (executor && executor.underWay > 0) executor.retire();
 	else forgetTriggerNode(workflowId, nodeId);
 }

@@ -1,8 +1,8 @@
 import type { IDataObject, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { decideWatched } from '../../shared/changes/watchDecision';
 import {
 	compareOptionsFor,
+	decideWatched,
 	fetchesFullLead,
 	watchSettingsOf,
 	withChanges,
@@ -10,10 +10,7 @@ import {
 import { isoTimeMs } from '../../shared/isoTime';
 import { readEventItem } from '../../shared/leadItem';
 import { selectedTopics } from '../../shared/topics';
-import type { JudgedRun } from '../state/records';
-import { packKeptLead, unpackKeptLead, WatchedLeads } from '../state/watchedLeads';
-import { type InFlightRun, eventVersion } from '../state/runsInFlight';
-import type { RecoveryLedger } from '../state/recoveryLedger';
+import { type InFlightRun, type JudgedRun, type RunRecords, keptBefore } from '../state/records';
 import type { ItemRequestOptions } from '../../shared/transport/request';
 
 /**
@@ -33,7 +30,7 @@ export interface PreparedRun extends JudgedRun {
 /** Where a run is prepared: the trigger's queue, or a delivery its webhook runs itself. */
 export interface PreparedFor {
 	/** the node's production records (state/records.ts); none for the editor's test event */
-	records: { ledger: RecoveryLedger; watched: WatchedLeads } | undefined;
+	records: RunRecords | undefined;
 	/** how the lead is read: how long a 429 may wait, within the caller's own deadline */
 	read: ItemRequestOptions;
 }
@@ -53,24 +50,24 @@ export async function prepareRun(
 		read: preparedFor.read,
 	});
 	const eventMs = isoTimeMs(run.timestamp) ?? 0;
-	const version = updatedMs !== undefined ? { ms: updatedMs, exact: true } : eventVersion(run);
+	const version = updatedMs !== undefined ? { ms: updatedMs, exact: true } : undefined;
 	const prepared: PreparedRun = { run, start: false, json, version };
+	const { records } = preparedFor;
 	// The service's late retry of a change a recovery ran meanwhile: the lead says exactly.
-	const ledger = preparedFor.records?.ledger;
 	const delivered = !runAgain && run.origin === 'delivered';
-	if (delivered && updatedMs !== undefined && ledger?.mayBeRecovered(run.leadId, eventMs)) {
-		if (ledger.hasRun(run.leadId, updatedMs)) return prepared;
-	}
-	const test = preparedFor.records === undefined;
+	if (
+		delivered &&
+		updatedMs !== undefined &&
+		records?.recoveredAlready(run.leadId, eventMs, updatedMs)
+	)
+		return prepared;
+	const test = records === undefined;
 	const selected = selectedTopics(context.getNodeParameter('events', [])).includes(run.topic);
 	prepared.start = selected || test || runAgain;
 	const settings = watchSettingsOf(context);
-	// the editor's test event reads a copy of what production kept
-	const watched =
-		preparedFor.records?.watched ??
-		new WatchedLeads(context.getWorkflowStaticData('node'), undefined, settings.fields);
-	if (!watched.watching) return { ...prepared, drop: !test };
-	const known = runAgain ? unpackKeptLead(run.watchedBefore) : watched.kept(run.leadId);
+	const kept = keptBefore(context, records, run, settings.fields);
+	if (!kept) return { ...prepared, drop: !test };
+	const { known } = kept;
 	const decision = await decideWatched(
 		{ topic: run.topic, lead, known, fallbackMs: eventMs, replay: test || runAgain },
 		settings,
@@ -80,10 +77,7 @@ export async function prepareRun(
 	if (prepared.start && decision.changes) withChanges(json, decision.changes);
 	// the editor's test event keeps and drops nothing
 	if (test) return prepared;
-	if (decision.keep) {
-		prepared.keep = { leadId: run.leadId, kept: decision.keep, before: known };
-		if (!runAgain) prepared.run = { ...run, watchedBefore: packKeptLead(known) };
-	}
+	if (decision.keep) prepared.keep = { leadId: run.leadId, kept: decision.keep, before: known };
 	if (decision.drop) prepared.drop = true;
 	return prepared;
 }

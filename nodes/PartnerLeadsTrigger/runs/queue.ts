@@ -1,9 +1,8 @@
 import { type ITriggerFunctions, sleep } from 'n8n-workflow';
 
-import type { InFlightRun } from '../state/runsInFlight';
+import type { InFlightRun, RunRecords } from '../state/records';
 import { type ExecutionPlaces, type RunOutcome, LEAD_READS_AT_ONCE } from './places';
 import { type PreparedRun, prepareRun } from './prepare';
-import type { RunRecords } from '../state/records';
 
 /** Runs waiting here, oldest first, one per lead at a time, so a lead's events run in order. */
 
@@ -69,7 +68,7 @@ export class RunQueue {
 		if (this.closing.signal.aborted || !this.mayTakeUp()) return undefined;
 		if (this.active >= this.executor.places.holdsBelow) return undefined;
 		if (this.underWay(run)) return undefined;
-		const waiting = this.executor.records().inFlight.size - this.executor.underWay;
+		const waiting = this.executor.records().inFlightCount - this.executor.underWay;
 		if (waiting > 1) return undefined;
 		this.take(run);
 		return this.executor.joined(run.key);
@@ -88,7 +87,7 @@ export class RunQueue {
 
 	/** Whether runs are on their way to a place: leads being read, runs in flight not taken up. */
 	moreComing(): boolean {
-		return this.reading > 0 || this.executor.records().inFlight.size > this.executor.underWay;
+		return this.reading > 0 || this.executor.records().inFlightCount > this.executor.underWay;
 	}
 
 	/** A delivery accepted this run: it is taken up only once n8n saved it and answered. */
@@ -104,7 +103,7 @@ export class RunQueue {
 		if (this.closing.signal.aborted) return;
 		const nowMs = Date.now();
 		let nextDueMs = Infinity;
-		for (const run of this.executor.records().inFlight.all()) {
+		for (const run of this.executor.records().runsInFlight()) {
 			if (!this.mayTakeUp()) return;
 			if (this.underWay(run)) continue;
 			if (this.unsaved.has(run.key)) continue;
@@ -199,7 +198,7 @@ export class RunQueue {
 	}
 
 	private giveUp(run: InFlightRun): void {
-		this.executor.records().inFlight.finish(run.key);
+		this.executor.records().giveUp(run.key);
 		this.context.logger.error(
 			`Partner Referral Service Trigger gave up an event: its run was interrupted ${run.attempts} times (n8n stopped while it ran each time, e.g. out of memory). Lead ${run.leadId}, ${run.topic} at ${run.timestamp}: run it by hand if it matters.`,
 			{ node: this.context.getNode().name, topic: run.topic },

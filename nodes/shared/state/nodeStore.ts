@@ -29,6 +29,10 @@ export class ProductionNodeMemories<T> extends Map<string, T> implements NodeMem
 		registerNodeMemory(name, this);
 	}
 
+	ofNode(workflowId: string, nodeId: string): T | undefined {
+		return this.get(scopeOf(workflowId, nodeId, 'production'));
+	}
+
 	forget(workflowId: string, nodeId: string): void {
 		this.delete(scopeOf(workflowId, nodeId, 'production'));
 	}

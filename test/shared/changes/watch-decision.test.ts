@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { decideWatched } from '../../../nodes/shared/changes/watchDecision';
+import { decideWatched } from '../../../nodes/shared/changes/watchedFields';
 import type { KeptLead } from '../../../nodes/shared/changes/fieldChanges';
 
 /** The one Fields to Watch decision both triggers use, branch by branch. */

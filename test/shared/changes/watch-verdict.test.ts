@@ -5,7 +5,7 @@ import {
 	changedToOneOf,
 	changesStartRun,
 	judgeWatchedUpdate,
-} from '../../../nodes/shared/changes/watchDecision';
+} from '../../../nodes/shared/changes/watchedFields';
 
 /** Whether an updated lead runs, is only kept, or is stale: the "changes to" condition. */
 
