@@ -6,6 +6,7 @@ import { isoTimeMs } from '../../shared/isoTime';
 import { storedNumber } from '../../shared/state/storedNumber';
 import { type NodeStore, StoreKind } from '../../shared/state/nodeStore';
 import { registerNodeMemory } from '../../shared/state/processMemory';
+import { PackedBytes } from '../../shared/state/packedBytes';
 
 /**
  * Duplicate and replay suppression: an event time outside the Maximum Event Age is refused, and
@@ -88,44 +89,40 @@ const storedPeriodBytes = (keys: number) =>
 	Math.ceil(keys / MAX_COUNT) * HEADER_BYTES + keys * KEY_BYTES;
 
 /**
- * The stored bytes, periods ascending, between `start` and `used`: an event of the newest
- * period (nearly all of them) is appended in place, an old period forgotten moves `start`.
+ * The stored bytes, periods ascending: an event of the newest period (nearly all of them) is
+ * appended in place, an old period forgotten moves `start`.
  */
 class PeriodLog {
-	bytes = Buffer.alloc(4096);
-	start = 0;
-	used = 0;
+	readonly packed = new PackedBytes(4096);
 	private lastHeaderAt = -1;
 	private lastPeriod = -1;
 
 	/** False when the key cannot be appended (an earlier period, or a full count): make anew. */
 	append(key: string, period: number): boolean {
+		const packed = this.packed;
 		const count =
-			this.lastHeaderAt < 0 ? 0 : this.bytes.readUInt16BE(this.lastHeaderAt + PERIOD_BYTES);
+			this.lastHeaderAt < 0 ? 0 : packed.bytes.readUInt16BE(this.lastHeaderAt + PERIOD_BYTES);
 		if (period === this.lastPeriod && count < MAX_COUNT) {
-			this.room(KEY_BYTES);
-			this.bytes.writeUInt16BE(count + 1, this.lastHeaderAt + PERIOD_BYTES);
+			this.lastHeaderAt -= packed.room(KEY_BYTES);
+			packed.bytes.writeUInt16BE(count + 1, this.lastHeaderAt + PERIOD_BYTES);
 		} else if (period > this.lastPeriod) {
-			this.room(HEADER_BYTES + KEY_BYTES);
-			this.lastHeaderAt = this.used;
+			packed.room(HEADER_BYTES + KEY_BYTES);
+			this.lastHeaderAt = packed.used;
 			this.lastPeriod = period;
-			this.bytes.writeUInt32BE(period, this.used);
-			this.bytes.writeUInt16BE(1, this.used + PERIOD_BYTES);
-			this.used += HEADER_BYTES;
+			packed.bytes.writeUInt32BE(period, packed.used);
+			packed.bytes.writeUInt16BE(1, packed.used + PERIOD_BYTES);
+			packed.used += HEADER_BYTES;
 		} else return false;
-		this.bytes.write(key, this.used, KEY_BYTES, 'hex');
-		this.used += KEY_BYTES;
+		packed.bytes.write(key, packed.used, KEY_BYTES, 'hex');
+		packed.used += KEY_BYTES;
+		packed.changed();
 		return true;
 	}
 
-	private room(bytes: number): void {
-		if (this.used + bytes <= this.bytes.length) return;
-		const grown = Buffer.alloc(Math.max(this.bytes.length * 2, this.used - this.start + bytes));
-		this.bytes.copy(grown, 0, this.start, this.used);
-		this.used -= this.start;
-		this.lastHeaderAt -= this.start;
-		this.start = 0;
-		this.bytes = grown;
+	/** The oldest period's bytes are forgotten. */
+	forget(bytes: number): void {
+		this.packed.start += bytes;
+		this.packed.changed();
 	}
 }
 
@@ -140,9 +137,6 @@ class RecentEvents {
 
 	/** the stored bytes; undefined: made anew at the next save (an event of an earlier period) */
 	private log: PeriodLog | undefined = new PeriodLog();
-
-	/** the packed form of the last save, until the events change (every delivery saves it) */
-	private packed: string | undefined;
 
 	has(key: string): boolean {
 		return this.keys.has(key);
@@ -162,7 +156,6 @@ class RecentEvents {
 			this.newestPeriod = Math.max(this.newestPeriod, period);
 			this.periods.set(period, [key]);
 		}
-		this.packed = undefined;
 		if (this.log && !this.log.append(key, period)) this.log = undefined;
 	}
 
@@ -203,9 +196,8 @@ class RecentEvents {
 			const keys = this.periods.get(period) ?? [];
 			for (const key of keys) this.keys.delete(key);
 			this.periods.delete(period);
-			if (this.log) this.log.start += storedPeriodBytes(keys.length);
+			this.log?.forget(storedPeriodBytes(keys.length));
 			this.forgottenUpTo = Math.max(this.forgottenUpTo, periodEnd(period));
-			this.packed = undefined;
 		}
 	}
 
@@ -216,8 +208,7 @@ class RecentEvents {
 				for (const key of this.periods.get(period) ?? []) log.append(key, period);
 			this.log = log;
 		}
-		this.packed ??= this.log.bytes.toString('base64', this.log.start, this.log.used);
-		return this.packed;
+		return this.log.packed.toBase64();
 	}
 }
 

@@ -1,3 +1,5 @@
+import { PackedBytes } from '../state/packedBytes';
+
 /** Ids listed last time (to find deletes); ids have no set format: UUIDs, hex as bytes, or text. */
 
 /** Bound on packed ids (every save carries them); the webhook trigger uses idSketch.ts instead. */
@@ -27,7 +29,7 @@ function binaryForm(id: string): { block: string; bytes: Buffer } | undefined {
 
 /** Ids packed by form, appended one at a time: a save writes what is packed, nothing re-packed. */
 export class PackedIdsBuilder {
-	private readonly blocks = new Map<string, { bytes: Buffer; used: number }>();
+	private readonly blocks = new Map<string, PackedBytes>();
 
 	private readonly texts: string[] = [];
 
@@ -48,21 +50,20 @@ export class PackedIdsBuilder {
 			return;
 		}
 		let block = this.blocks.get(form.block);
-		if (!block || block.used + form.bytes.length > block.bytes.length) {
-			const grown = Buffer.alloc(Math.max(1024, (block?.bytes.length ?? 0) * 2));
-			block?.bytes.copy(grown, 0, 0, block.used);
-			block = { bytes: grown, used: block?.used ?? 0 };
+		if (!block) {
+			block = new PackedBytes(1024);
 			this.blocks.set(form.block, block);
 		}
+		block.room(form.bytes.length);
 		form.bytes.copy(block.bytes, block.used);
 		block.used += form.bytes.length;
+		block.changed();
 	}
 
 	result(): PackedIds {
 		if (!this.packed) {
 			const packed: PackedIds = {};
-			for (const [key, { bytes, used }] of this.blocks)
-				packed[key] = bytes.toString('base64', 0, used);
+			for (const [key, block] of this.blocks) packed[key] = block.toBase64();
 			if (this.texts.length > 0) packed.t = this.texts.join(TEXT_SEPARATOR);
 			this.packed = packed;
 		}

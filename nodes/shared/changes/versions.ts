@@ -1,5 +1,7 @@
 import { createHash } from 'crypto';
 
+import { PackedBytes } from '../state/packedBytes';
+
 /**
  * Ledger of versions run, per lead, stored as one base64 string of 12-byte entries: the lead's
  * key (6 bytes) and its version time in ms, doubled, plus 1 when it is exact (6 bytes).
@@ -39,10 +41,7 @@ export class LeadVersions {
 	private readonly versions = new Map<string, LeadVersion & { slot: number }>();
 
 	/** the entries as stored, one slot per lead (a version raised is written in place) */
-	private bytes = Buffer.alloc(0);
-
-	/** the base64 of the last save, until a version changes (every delivery saves it) */
-	private packed: string | undefined;
+	private packed = new PackedBytes(1200);
 
 	/** newest version time (ms) ever forgotten */
 	forgottenUpTo = 0;
@@ -62,14 +61,14 @@ export class LeadVersions {
 
 	private writeSlot(slot: number, key: string, ms: number, exact: boolean): void {
 		const at = slot * LEDGER_ENTRY_BYTES;
-		if (at + LEDGER_ENTRY_BYTES > this.bytes.length) {
-			const grown = Buffer.alloc(Math.max(1200, this.bytes.length * 2));
-			this.bytes.copy(grown);
-			this.bytes = grown;
+		const packed = this.packed;
+		if (at === packed.used) {
+			packed.room(LEDGER_ENTRY_BYTES);
+			packed.used += LEDGER_ENTRY_BYTES;
 		}
-		this.bytes.write(key, at, KEY_BYTES, 'hex');
-		this.bytes.writeUIntBE(ms * 2 + (exact ? 1 : 0), at + KEY_BYTES, VALUE_BYTES);
-		this.packed = undefined;
+		packed.bytes.write(key, at, KEY_BYTES, 'hex');
+		packed.bytes.writeUIntBE(ms * 2 + (exact ? 1 : 0), at + KEY_BYTES, VALUE_BYTES);
+		packed.changed();
 	}
 
 	merge(packed: unknown, forgottenUpTo: unknown): void {
@@ -112,13 +111,11 @@ export class LeadVersions {
 		// the slots are written anew, the kept ones in the order they had
 		const kept = byTime.slice(drop).sort((a, b) => a[1].slot - b[1].slot);
 		this.versions.clear();
-		this.bytes = Buffer.alloc(0);
+		this.packed = new PackedBytes(1200);
 		for (const [key, version] of kept) this.raise(key, version);
-		this.packed = undefined;
 	}
 
 	pack(): string {
-		this.packed ??= this.bytes.toString('base64', 0, this.versions.size * LEDGER_ENTRY_BYTES);
-		return this.packed;
+		return this.packed.toBase64();
 	}
 }
