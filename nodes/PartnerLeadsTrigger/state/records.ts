@@ -253,8 +253,11 @@ export function recallDelivery(
 		...{ key: mark.key, topic: event.topic, leadId: event.id, timestamp: event.timestamp },
 		...{ attempts: 0, origin: 'delivered' },
 	};
-	const claim = () => seen.claim(mark.key);
-	return { known, run, records, claim, release: () => seen.release(mark.key) };
+	return {
+		...{ known, run, records },
+		claim: () => seen.claim(mark.key),
+		release: () => seen.release(mark.key),
+	};
 }
 
 /**
