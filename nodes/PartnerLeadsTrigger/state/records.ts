@@ -67,7 +67,8 @@ export class RunRecords {
 	constructor(
 		nodeData: IDataObject,
 		readonly scope: string,
-		maxAgeSeconds: number,
+		/** Ignore Events Older Than, in seconds */
+		readonly maxAgeSeconds: number,
 		/** the node's watched field ids */
 		watchedFields: readonly string[],
 	) {
@@ -203,15 +204,19 @@ export class RunRecords {
 	}
 }
 
-/** The node's production records on the static data of this context's workflow. */
-export function openRunRecords(
-	context: IHookFunctions | ITriggerFunctions | IWebhookFunctions,
-): RunRecords {
+type NodeContext = IHookFunctions | ITriggerFunctions | IWebhookFunctions;
+
+function maxAgeSecondsOf(context: NodeContext): number {
 	const options = context.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
+	return maxEventAgeSeconds(options.maxEventAgeHours);
+}
+
+/** The node's production records on the static data of this context's workflow. */
+export function openRunRecords(context: NodeContext): RunRecords {
 	return new RunRecords(
 		context.getWorkflowStaticData('node'),
 		nodeScope(context),
-		maxEventAgeSeconds(options.maxEventAgeHours),
+		maxAgeSecondsOf(context),
 		watchedFieldIds(context),
 	);
 }
@@ -233,13 +238,12 @@ export function recallDelivery(
 	context: IWebhookFunctions,
 	event: LeadEvent,
 ): RecalledEvent | { known: Exclude<EventAge['verdict'], 'inWindow'> } {
-	const options = context.getNodeParameter('options', {}) as { maxEventAgeHours?: number };
-	const maxAgeSeconds = maxEventAgeSeconds(options.maxEventAgeHours);
+	const records = context.getMode() === 'manual' ? undefined : openRunRecords(context);
+	const maxAgeSeconds = records?.maxAgeSeconds ?? maxAgeSecondsOf(context);
 	const age = judgeEventAge(event.timestamp, maxAgeSeconds);
 	if (age.verdict !== 'inWindow') return { known: age.verdict };
 	const mark = eventMark(event, age.timeSeconds);
 	const eventMs = isoTimeMs(event.timestamp) ?? age.timeSeconds * 1000;
-	const records = context.getMode() === 'manual' ? undefined : openRunRecords(context);
 	// the editor's test event is known only to the test URL's events seen
 	const seen =
 		records?.seen ??
