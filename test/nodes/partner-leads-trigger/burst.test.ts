@@ -4,7 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { TriggerHost } from '../../harness/webhooks';
 import { RUN_CONCURRENCY } from '../../../nodes/PartnerLeadsTrigger/runs/places';
 import type { LeadEvent } from '../../../nodes/shared/leadItem';
-import { eventMark, SeenEvents } from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
+import {
+	eventMark,
+	eventTimeSeconds,
+	SeenEvents,
+} from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, setUp } from './helpers';
 import {
@@ -47,7 +51,7 @@ describe('PartnerLeadsTrigger under a burst of deliveries', () => {
 			const event = body as LeadEvent;
 			if (status !== 200 || !event.timestamp) return;
 			// as a run in flight (its key), or as an event seen that a process reading it anew knows
-			const mark = eventMark(event, 0);
+			const mark = eventMark(event, eventTimeSeconds(event.timestamp) ?? 0);
 			const stored = structuredClone(setup.host.store.nodeData(setup.host.node.name));
 			const inFlight = JSON.stringify(stored.inFlight ?? {}).includes(mark.key);
 			const seen = new SeenEvents(stored, randomUUID(), { maxAgeSeconds: 72 * 3600 });

@@ -46,7 +46,7 @@ function seenIn(nodeData: IDataObject, scope: string) {
 
 /**
  * Another process's save of these events (queue mode), as static data holds it (seenEvents.ts):
- * base64 of, per ten minutes, the period's number (4 bytes), its count (2 bytes) and its 6-byte
+ * base64 of, per ten minutes, the period's number (4 bytes), its count (2 bytes) and its 5-byte
  * keys.
  */
 function savedElsewhere(marks: EventMark[]): IDataObject {
@@ -119,8 +119,8 @@ describe('SeenEvents', () => {
 		for (const each of marks) expect(restarted.recall(each)).toBe('seen');
 		expect(restarted.recall(mark(9999, NOW))).toBe('new');
 		expect(storedForgottenUpTo(nodeData)).toBe(0);
-		// at most 16 characters an event (6-byte keys, a 6-byte header per ten minutes, base64)
-		expect(storedBytes(nodeData)).toBeLessThanOrEqual(Math.ceil((500 * 12) / 3) * 4 + 2);
+		// at most 15 characters an event (5-byte keys, a 6-byte header per ten minutes, base64)
+		expect(storedBytes(nodeData)).toBeLessThanOrEqual(Math.ceil((500 * 11) / 3) * 4 + 2);
 	});
 
 	it('forgets events once their ten minutes are older than the window (the age check refuses them from then on)', () => {
@@ -174,7 +174,7 @@ describe('SeenEvents', () => {
 		expect(seen.recall(mark(count + 3, NOW))).toBe('new');
 	});
 
-	it('at the stated bound holds 10,000 events in 84,000 bytes of static data', () => {
+	it('at the stated bound holds 10,000 events in 70,000 bytes of static data', () => {
 		const nodeData: IDataObject = {};
 		const scope = randomUUID();
 		// more events than it can hold, all inside the window: the store stays at its capacity
@@ -190,15 +190,30 @@ describe('SeenEvents', () => {
 			),
 		);
 		expect(kept).toBeGreaterThan(SEEN_EVENTS_CAPACITY - 60);
-		// The promise: 10,000 events in 84,000 bytes (8 characters an event, 8 per ten minutes:
+		// The promise: 10,000 events in 70,000 bytes (6.7 characters an event, 8 per ten minutes:
 		// 432 in 72 hours).
-		const statedBound = 84_000;
+		const statedBound = 70_000;
 		expect(storedBytes(nodeData)).toBeLessThanOrEqual(statedBound);
 		const total = Buffer.byteLength(JSON.stringify(nodeData));
 		expect(total).toBeLessThan(statedBound + 200);
 		console.log(
 			`deduplication store at ${SEEN_EVENTS_CAPACITY} events: ${total} bytes of static data (JSON)`,
 		);
+	});
+
+	it('knows a key within its ten minutes only: an event of other ten minutes with the same key is new', () => {
+		const nodeData: IDataObject = {};
+		const ran = mark(1, NOW - 3_600);
+		seenIn(nodeData, randomUUID()).remember(ran);
+		const restarted = seenIn(nodeData, randomUUID());
+		expect(restarted.recall(ran)).toBe('seen');
+		// the same 5 bytes for an event of the ten minutes before or after (a hash collision)
+		expect(restarted.recall({ key: ran.key, time: ran.time - 600 })).toBe('new');
+		expect(restarted.recall({ key: ran.key, time: ran.time + 600 })).toBe('new');
+		// any time within the same ten minutes is the same event's
+		const periodStart = Math.floor(ran.time / 600) * 600;
+		expect(restarted.recall({ key: ran.key, time: periodStart + 599 })).toBe('seen');
+		expect(ran.key).toMatch(/^[0-9a-f]{10}$/);
 	});
 
 	it('merges saves made concurrently from the same loaded copy, and saves from another process', () => {

@@ -7,7 +7,11 @@ import { TriggerHost } from '../../harness/webhooks';
 import { LogCapture } from '../../security/capture';
 import { forgetTriggerNode } from '../../../nodes/shared/state/processMemory';
 import { MAX_RUN_ATTEMPTS } from '../../../nodes/PartnerLeadsTrigger/runs/queue';
-import { eventMark, SeenEvents } from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
+import {
+	eventMark,
+	eventTimeSeconds,
+	SeenEvents,
+} from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
 import type { LeadEvent } from '../../../nodes/shared/leadItem';
 import type { Setup } from './helpers';
 import { redeliver, setUp } from './helpers';
@@ -32,7 +36,8 @@ describe('PartnerLeadsTrigger through a hard kill of n8n', () => {
 		const atAnswer: Array<{ finished: number; seen: string; inFlight: boolean }> = [];
 		setup.host.onAnswer = (body, status) => {
 			if (status !== 200) return;
-			const mark = eventMark(body as LeadEvent, 0);
+			const event = body as LeadEvent;
+			const mark = eventMark(event, eventTimeSeconds(event.timestamp) ?? 0);
 			const stored = structuredClone(setup.host.store.nodeData(setup.host.node.name));
 			const seen = new SeenEvents(stored, randomUUID(), { maxAgeSeconds: 72 * 3600 });
 			atAnswer.push({
