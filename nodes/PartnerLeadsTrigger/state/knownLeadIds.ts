@@ -133,8 +133,7 @@ export class KnownLeadIds {
 		const gone = new Set([...this.runSince.ids].filter((id) => !present.has(id)));
 		let unread = { complete: true, unnamed: 0 };
 		if (this.packed) {
-			this.unpacked ??= unpackIds(this.packed);
-			for (const id of this.unpacked) if (!present.has(id)) gone.add(id);
+			for (const id of this.listedPacked(this.packed)) if (!present.has(id)) gone.add(id);
 		} else if (this.sketched) {
 			const left = this.sketched.sketch.leftOver(this.takenOutOf(this.sketched, listed, present));
 			for (const id of left.ids) if (!present.has(id)) gone.add(id);
@@ -156,9 +155,18 @@ export class KnownLeadIds {
 		for (const id of this.deletedSince.ids) if (!present.has(id)) yield id;
 	}
 
-	/** A lead ran (created or changed): it is known until a listing finds it, or its delete ran. */
+	/**
+	 * A lead ran (created or changed): it is known until a listing finds it, or its delete ran. A
+	 * packed listing that holds it knows it already (a sketch cannot tell: every lead is kept).
+	 */
 	ran(id: string): void {
+		if (this.packed && this.listedPacked(this.packed).has(id)) return;
 		this.runSince.add(id);
+	}
+
+	private listedPacked(packed: PackedIds): Set<string> {
+		this.unpacked ??= unpackIds(packed);
+		return this.unpacked;
 	}
 
 	/** A lead's delete ran: a sketched listing no longer counts it (a packed one: `settled`). */

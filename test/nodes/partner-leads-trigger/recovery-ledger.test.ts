@@ -189,6 +189,37 @@ describe('recovery ledger', () => {
 			expect(database.saved).not.toContain('idsRunSince');
 		});
 
+		it('a lead a packed listing holds is not kept again when it runs; one it does not hold is', () => {
+			const database = { saved: '{}' };
+			const trigger = processAt('trigger', database);
+			const webhook = processAt('webhook', database);
+			const listing = Array.from({ length: 500 }, (_, n) => hex(n + 1));
+			trigger.write((ledger) => ledger.rememberListing({ ids: listing }));
+			// 400 runs of listed leads in another process: nothing more to save of their ids
+			webhook.write((ledger) => {
+				for (let n = 1; n <= 400; n++)
+					ledger.recordDelivered(hex(n), { ms: NOW - 1000 + n, exact: true });
+			});
+			const saved = JSON.parse(database.saved) as { recovery: IDataObject };
+			expect(saved.recovery.idsRunSince).toBeUndefined();
+			// a lead created since the listing is kept beside it
+			webhook.write((ledger) => ledger.recordDelivered(hex(1_001), { ms: NOW, exact: true }));
+			expect(
+				(JSON.parse(database.saved) as { recovery: IDataObject }).recovery.idsRunSince,
+			).toBeDefined();
+			// the leads gone are the same: listed ones that ran, and the one created since
+			const gone = trigger.read().goneFrom([]);
+			expect(gone?.ids.sort()).toEqual([...listing, hex(1_001)].sort());
+			expect(
+				trigger
+					.read()
+					.goneFrom(
+						listing.slice(3).map((id) => ({ id, version: NOW, createdMs: NOW, lead: { id } })),
+					)
+					?.ids.sort(),
+			).toEqual([hex(1), hex(2), hex(3), hex(1_001)].sort());
+		});
+
 		it(`a listing over ${PACKED_LISTING_UP_TO_BYTES.toLocaleString('en')} bytes packed is kept as a sketch: leads gone are named, those whose delete ran are not, and past what it can name it says about how many`, () => {
 			const database = { saved: '{}' };
 			const trigger = processAt('trigger', database);
