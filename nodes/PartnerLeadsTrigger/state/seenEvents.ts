@@ -132,19 +132,19 @@ class PeriodLog {
 
 /** One trigger node's remembered events, in process memory, kept by ten minutes. */
 class RecentEvents {
-	/** per period its keys; periods in ascending order once `sorted` */
-	private readonly periods = new Map<number, string[]>();
+	/** per period its keys, in the order they came: a key is known within its ten minutes only */
+	private readonly periods = new Map<number, Set<string>>();
 	private sorted = true;
 	private newestPeriod = -1;
-	/** `<period> <key>`: a key is known within its ten minutes only */
-	private readonly keys = new Set<string>();
+	/** keys in all periods */
+	private count = 0;
 	forgottenUpTo = 0;
 
 	/** the stored bytes; undefined: made anew at the next save (an event of an earlier period) */
 	private log: PeriodLog | undefined = new PeriodLog();
 
 	has(mark: EventMark): boolean {
-		return this.keys.has(`${periodOf(mark.time)} ${mark.key}`);
+		return this.periods.get(periodOf(mark.time))?.has(mark.key) ?? false;
 	}
 
 	add(mark: EventMark): void {
@@ -152,15 +152,14 @@ class RecentEvents {
 	}
 
 	private addKey(key: string, period: number): void {
-		const known = `${period} ${key}`;
-		if (this.keys.has(known)) return;
-		this.keys.add(known);
 		const keys = this.periods.get(period);
-		if (keys) keys.push(key);
+		if (keys?.has(key)) return;
+		this.count++;
+		if (keys) keys.add(key);
 		else {
 			if (period < this.newestPeriod) this.sorted = false;
 			this.newestPeriod = Math.max(this.newestPeriod, period);
-			this.periods.set(period, [key]);
+			this.periods.set(period, new Set([key]));
 		}
 		if (this.log && !this.log.append(key, period)) this.log = undefined;
 	}
@@ -198,11 +197,11 @@ class RecentEvents {
 	trim(cutoffSeconds: number, capacity: number): void {
 		const periods = this.ascending();
 		for (const period of periods.slice(0, -1)) {
-			if (periodEnd(period) >= cutoffSeconds && this.keys.size <= capacity) break;
-			const keys = this.periods.get(period) ?? [];
-			for (const key of keys) this.keys.delete(`${period} ${key}`);
+			if (periodEnd(period) >= cutoffSeconds && this.count <= capacity) break;
+			const forgotten = this.periods.get(period)?.size ?? 0;
+			this.count -= forgotten;
 			this.periods.delete(period);
-			this.log?.forget(storedPeriodBytes(keys.length));
+			this.log?.forget(storedPeriodBytes(forgotten));
 			this.forgottenUpTo = Math.max(this.forgottenUpTo, periodEnd(period));
 		}
 	}
