@@ -50,12 +50,18 @@ export function judgeEventAge(timestamp: string, maxAgeSeconds: number): EventAg
 /** Events remembered per trigger node; with the default 72 h window, 3,333 events a day on average. */
 export const SEEN_EVENTS_CAPACITY = 10_000;
 
+/** An event's key: 6 bytes of SHA-256 (runs in flight and deliveries in progress know it by them). */
+const MARK_BYTES = 6;
+
 /**
- * An event's key: 5 bytes of SHA-256, compared only with the keys of the event's own ten minutes
- * (its time is part of what is hashed, so every delivery of it falls in the same ten minutes). A
- * new event taken for one seen: one in 3 x 10^8 at 3,600 events in ten minutes (6 a second).
+ * The events seen keep the first 5 bytes, compared only with the keys of the event's own ten
+ * minutes (its time is part of what is hashed, so every delivery of it falls in the same ten
+ * minutes). A new event taken for one seen: one in 3 x 10^8 at 3,600 events in ten minutes (6 a
+ * second).
  */
 const KEY_BYTES = 5;
+
+const seenKey = (mark: EventMark) => mark.key.slice(0, KEY_BYTES * 2);
 
 /**
  * Kept by ten minutes (forgotten whole, so a stored event needs no time of its own), stored as
@@ -79,7 +85,7 @@ export function eventMark(event: LeadEvent, timeSeconds: number): EventMark {
 	const digest = createHash('sha256')
 		.update(`${event.topic}\n${event.id}\n${event.timestamp}`)
 		.digest('hex');
-	return { key: digest.slice(0, KEY_BYTES * 2), time: timeSeconds };
+	return { key: digest.slice(0, MARK_BYTES * 2), time: timeSeconds };
 }
 
 const periodOf = (seconds: number) => Math.max(0, Math.floor(seconds / PERIOD_SECONDS));
@@ -144,11 +150,11 @@ class RecentEvents {
 	private log: PeriodLog | undefined = new PeriodLog();
 
 	has(mark: EventMark): boolean {
-		return this.periods.get(periodOf(mark.time))?.has(mark.key) ?? false;
+		return this.periods.get(periodOf(mark.time))?.has(seenKey(mark)) ?? false;
 	}
 
 	add(mark: EventMark): void {
-		this.addKey(mark.key, periodOf(mark.time));
+		this.addKey(seenKey(mark), periodOf(mark.time));
 	}
 
 	private addKey(key: string, period: number): void {
