@@ -138,7 +138,10 @@ class PeriodLog {
 
 /** One trigger node's remembered events, in process memory, kept by ten minutes. */
 class RecentEvents {
-	/** per period its keys, in the order they came: a key is known within its ten minutes only */
+	/**
+	 * per period its keys in the order they came (periods ascending once `sorted`): a key is known
+	 * within its ten minutes only
+	 */
 	private readonly periods = new Map<number, Set<string>>();
 	private sorted = true;
 	private newestPeriod = -1;
