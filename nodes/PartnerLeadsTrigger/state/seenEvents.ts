@@ -6,7 +6,7 @@ import { isoTimeMs } from '../../shared/isoTime';
 import { storedNumber } from '../../shared/state/storedNumber';
 import { type NodeStore, StoreKind } from '../../shared/state/nodeStore';
 import { registerNodeMemory } from '../../shared/state/processMemory';
-import { PackedBytes } from '../../shared/state/packedBytes';
+import { riceDecode, riceEncode } from './riceCoding';
 
 /**
  * Duplicate and replay suppression: an event time outside the Maximum Event Age is refused, and
@@ -54,23 +54,25 @@ export const SEEN_EVENTS_CAPACITY = 10_000;
 const MARK_BYTES = 6;
 
 /**
- * The events seen keep the first 5 bytes, compared only with the keys of the event's own ten
- * minutes (its time is part of what is hashed, so every delivery of it falls in the same ten
- * minutes). A new event taken for one seen: one in 3 x 10^8 at 3,600 events in ten minutes (6 a
- * second).
+ * The events seen keep the first 5 bytes (as a number), compared only with the keys of the
+ * event's own ten minutes (its time is part of what is hashed, so every delivery of it falls in
+ * the same ten minutes). A new event taken for one seen: one in 3 x 10^8 at 3,600 events in ten
+ * minutes (6 a second).
  */
-const KEY_BYTES = 5;
+const KEY_BITS = 40;
 
-const seenKey = (mark: EventMark) => mark.key.slice(0, KEY_BYTES * 2);
+const seenKey = (mark: EventMark) => parseInt(mark.key.slice(0, KEY_BITS / 4), 16);
 
 /**
  * Kept by ten minutes (forgotten whole, so a stored event needs no time of its own), stored as
  * one base64 string, oldest first: the period's number (4 bytes), how many events (2 bytes),
- * their keys. About 6.7 characters an event, whatever the ids look like.
+ * their keys sorted, as Rice-coded gaps (riceCoding.ts). About 5.1 characters an event at 6
+ * events a second, 6.3 at one a minute, whatever the ids look like.
  */
 const PERIOD_SECONDS = 600;
 const PERIOD_BYTES = 4;
 const COUNT_BYTES = 2;
+const HEADER_BYTES = PERIOD_BYTES + COUNT_BYTES;
 const MAX_COUNT = 0xffff;
 
 /** A processed event as remembered: its deduplication key and its event time. */
@@ -92,85 +94,125 @@ const periodOf = (seconds: number) => Math.max(0, Math.floor(seconds / PERIOD_SE
 /** the last second of a period: what forgetting the period forgets up to */
 const periodEnd = (period: number) => (period + 1) * PERIOD_SECONDS - 1;
 
-const HEADER_BYTES = PERIOD_BYTES + COUNT_BYTES;
+/** Where `key` is or would go in the ascending keys. */
+function placeOf(keys: number[], key: number): number {
+	let low = 0;
+	let high = keys.length;
+	while (low < high) {
+		const middle = (low + high) >> 1;
+		if (keys[middle] < key) low = middle + 1;
+		else high = middle;
+	}
+	return low;
+}
 
-/** Bytes a period takes stored: a header per MAX_COUNT keys, and its keys. */
-const storedPeriodBytes = (keys: number) =>
-	Math.ceil(keys / MAX_COUNT) * HEADER_BYTES + keys * KEY_BYTES;
+/** Keys as stored: a header per MAX_COUNT keys, each followed by its keys' codes. */
+function storedKeys(period: number, keys: number[]): Buffer {
+	const parts: Buffer[] = [];
+	for (let from = 0; from < keys.length; from += MAX_COUNT) {
+		const chunk = keys.slice(from, from + MAX_COUNT);
+		const header = Buffer.alloc(HEADER_BYTES);
+		header.writeUInt32BE(period, 0);
+		header.writeUInt16BE(chunk.length, PERIOD_BYTES);
+		parts.push(header, riceEncode(chunk, KEY_BITS));
+	}
+	// a buffer of its own: a small one from Buffer.concat shares (and keeps) an 8 KB pool slab
+	const stored = Buffer.alloc(parts.reduce((bytes, part) => bytes + part.length, 0));
+	let at = 0;
+	for (const part of parts) at += part.copy(stored, at);
+	return stored;
+}
 
 /**
- * The stored bytes, periods ascending: an event of the newest period (nearly all of them) is
- * appended in place, an old period forgotten moves `start`.
+ * A period's keys, and how they are stored: `coded` holds the keys up to some save, `added` those
+ * since, coded after it under a header of their own until they are a 32nd of the period (so a
+ * save codes a few keys, not the whole period: 3,600 at 6 events a second).
  */
-class PeriodLog {
-	readonly packed = new PackedBytes(4096);
-	private lastHeaderAt = -1;
-	private lastPeriod = -1;
+class PeriodKeys {
+	/** ascending: known within their ten minutes only */
+	keys: number[] = [];
+	private added: number[] = [];
+	private coded: Buffer | undefined;
 
-	/** False when the key cannot be appended (an earlier period, or a full count): make anew. */
-	append(key: string, period: number): boolean {
-		const packed = this.packed;
-		const count =
-			this.lastHeaderAt < 0 ? 0 : packed.bytes.readUInt16BE(this.lastHeaderAt + PERIOD_BYTES);
-		if (period === this.lastPeriod && count < MAX_COUNT) {
-			this.lastHeaderAt -= packed.room(KEY_BYTES);
-			packed.bytes.writeUInt16BE(count + 1, this.lastHeaderAt + PERIOD_BYTES);
-		} else if (period > this.lastPeriod) {
-			packed.room(HEADER_BYTES + KEY_BYTES);
-			this.lastHeaderAt = packed.used;
-			this.lastPeriod = period;
-			packed.bytes.writeUInt32BE(period, packed.used);
-			packed.bytes.writeUInt16BE(1, packed.used + PERIOD_BYTES);
-			packed.used += HEADER_BYTES;
-		} else return false;
-		packed.bytes.write(key, packed.used, KEY_BYTES, 'hex');
-		packed.used += KEY_BYTES;
-		packed.changed();
+	constructor(private readonly period: number) {}
+
+	has(key: number): boolean {
+		return this.keys[placeOf(this.keys, key)] === key;
+	}
+
+	/** False when it was there. */
+	add(key: number): boolean {
+		const place = placeOf(this.keys, key);
+		if (this.keys[place] === key) return false;
+		this.keys.splice(place, 0, key);
+		this.added.splice(placeOf(this.added, key), 0, key);
 		return true;
 	}
 
-	/** The oldest period's bytes are forgotten. */
-	forget(bytes: number): void {
-		this.packed.start += bytes;
-		this.packed.changed();
+	/** `keys`: ascending; the keys as one list with these (each once) are coded anew. */
+	merge(keys: number[]): number {
+		const merged: number[] = [];
+		for (let left = 0, right = 0; left < this.keys.length || right < keys.length; ) {
+			const next =
+				right >= keys.length || (left < this.keys.length && this.keys[left] <= keys[right])
+					? this.keys[left++]
+					: keys[right++];
+			if (merged[merged.length - 1] !== next) merged.push(next);
+		}
+		const more = merged.length - this.keys.length;
+		if (more > 0) [this.keys, this.coded] = [merged, undefined];
+		return more;
+	}
+
+	/** `whole`: the keys in one code (a period no longer the newest gets few keys more). */
+	stored(whole: boolean): Buffer {
+		const tooMany = this.added.length > Math.max(32, this.keys.length / 32);
+		if (!this.coded || tooMany || (whole && this.added.length > 0))
+			[this.coded, this.added] = [storedKeys(this.period, this.keys), []];
+		if (this.added.length === 0) return this.coded;
+		return Buffer.concat([this.coded, storedKeys(this.period, this.added)]);
 	}
 }
 
 /** One trigger node's remembered events, in process memory, kept by ten minutes. */
 class RecentEvents {
-	/**
-	 * per period its keys in the order they came (periods ascending once `sorted`): a key is known
-	 * within its ten minutes only
-	 */
-	private readonly periods = new Map<number, Set<string>>();
+	/** periods ascending once `sorted` */
+	private readonly periods = new Map<number, PeriodKeys>();
 	private sorted = true;
 	private newestPeriod = -1;
 	/** keys in all periods */
 	private count = 0;
 	forgottenUpTo = 0;
 
-	/** the stored bytes; undefined: made anew at the next save (an event of an earlier period) */
-	private log: PeriodLog | undefined = new PeriodLog();
+	/** the stored bytes of the periods before `olderThan` (all but the newest), made once */
+	private older: { bytes: Buffer; olderThan: number } | undefined;
+	private packed: string | undefined;
 
 	has(mark: EventMark): boolean {
 		return this.periods.get(periodOf(mark.time))?.has(seenKey(mark)) ?? false;
 	}
 
 	add(mark: EventMark): void {
-		this.addKey(seenKey(mark), periodOf(mark.time));
+		const period = periodOf(mark.time);
+		if (this.periodKeys(period).add(seenKey(mark))) this.changed(period, 1);
 	}
 
-	private addKey(key: string, period: number): void {
-		const keys = this.periods.get(period);
-		if (keys?.has(key)) return;
-		this.count++;
-		if (keys) keys.add(key);
-		else {
+	private periodKeys(period: number): PeriodKeys {
+		let keys = this.periods.get(period);
+		if (!keys) {
 			if (period < this.newestPeriod) this.sorted = false;
 			this.newestPeriod = Math.max(this.newestPeriod, period);
-			this.periods.set(period, new Set([key]));
+			keys = new PeriodKeys(period);
+			this.periods.set(period, keys);
 		}
-		if (this.log && !this.log.append(key, period)) this.log = undefined;
+		return keys;
+	}
+
+	/** A period changed or went: the older periods' bytes are made again unless it is the newest. */
+	private changed(period: number, keys: number): void {
+		this.count += keys;
+		if (this.older && period < this.older.olderThan) this.older = undefined;
+		this.packed = undefined;
 	}
 
 	/** Adds a stored copy (a restart or another writer's save). */
@@ -179,12 +221,16 @@ class RecentEvents {
 		let at = 0;
 		while (at + HEADER_BYTES <= bytes.length) {
 			const period = bytes.readUInt32BE(at);
-			const count = bytes.readUInt16BE(at + PERIOD_BYTES);
-			at += HEADER_BYTES;
-			for (let index = 0; index < count && at + KEY_BYTES <= bytes.length; index++) {
-				this.addKey(bytes.toString('hex', at, at + KEY_BYTES), period);
-				at += KEY_BYTES;
-			}
+			const decoded = riceDecode(
+				bytes,
+				at + HEADER_BYTES,
+				bytes.readUInt16BE(at + PERIOD_BYTES),
+				KEY_BITS,
+			);
+			if (!decoded) break;
+			const more = this.periodKeys(period).merge(decoded.keys);
+			if (more > 0) this.changed(period, more);
+			at = decoded.end;
 		}
 		this.forgottenUpTo = Math.max(this.forgottenUpTo, forgottenUpTo);
 	}
@@ -207,22 +253,27 @@ class RecentEvents {
 		const periods = this.ascending();
 		for (const period of periods.slice(0, -1)) {
 			if (periodEnd(period) >= cutoffSeconds && this.count <= capacity) break;
-			const forgotten = this.periods.get(period)?.size ?? 0;
-			this.count -= forgotten;
+			const forgotten = this.periods.get(period)?.keys.length ?? 0;
 			this.periods.delete(period);
-			this.log?.forget(storedPeriodBytes(forgotten));
+			this.changed(period, -forgotten);
 			this.forgottenUpTo = Math.max(this.forgottenUpTo, periodEnd(period));
 		}
 	}
 
 	pack(): string {
-		if (!this.log) {
-			const log = new PeriodLog();
-			for (const period of this.ascending())
-				for (const key of this.periods.get(period) ?? []) log.append(key, period);
-			this.log = log;
+		if (this.packed === undefined) {
+			const periods = this.ascending().map((period) => this.periods.get(period)!);
+			const newest = this.newestPeriod;
+			if (this.older?.olderThan !== newest)
+				this.older = {
+					bytes: Buffer.concat(periods.slice(0, -1).map((keys) => keys.stored(true))),
+					olderThan: newest,
+				};
+			const parts =
+				periods.length > 0 ? [this.older.bytes, periods[periods.length - 1].stored(false)] : [];
+			this.packed = Buffer.concat(parts).toString('base64');
 		}
-		return this.log.packed.toBase64();
+		return this.packed;
 	}
 }
 

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { EventMark } from '../../../nodes/PartnerLeadsTrigger/state/seenEvents';
+import { riceDecode, riceEncode } from '../../../nodes/PartnerLeadsTrigger/state/riceCoding';
 import {
 	DEFAULT_MAX_EVENT_AGE_HOURS,
 	eventMark,
@@ -46,21 +47,28 @@ function seenIn(nodeData: IDataObject, scope: string) {
 
 /**
  * Another process's save of these events (queue mode), as static data holds it (seenEvents.ts):
- * base64 of, per ten minutes, the period's number (4 bytes), its count (2 bytes) and its 5-byte
- * keys.
+ * base64 of, per ten minutes, the period's number (4 bytes), its count (2 bytes) and the first 5
+ * bytes of its keys, sorted, as Rice-coded gaps (riceCoding.ts, tested on its own).
  */
 function savedElsewhere(marks: EventMark[]): IDataObject {
-	const byPeriod = new Map<number, EventMark[]>();
+	const byPeriod = new Map<number, number[]>();
 	for (const each of marks) {
 		const period = Math.floor(each.time / 600);
-		byPeriod.set(period, [...(byPeriod.get(period) ?? []), each]);
+		const keys = byPeriod.get(period) ?? [];
+		keys.push(parseInt(each.key.slice(0, 10), 16));
+		byPeriod.set(period, keys);
 	}
-	const parts = [...byPeriod.entries()].map(([period, inPeriod]) => {
+	const parts = [...byPeriod.entries()].map(([period, keys]) => {
 		const head = Buffer.alloc(6);
 		head.writeUInt32BE(period, 0);
-		head.writeUInt16BE(inPeriod.length, 4);
-		const keys = inPeriod.map((each) => Buffer.from(each.key, 'hex').subarray(0, 5));
-		return Buffer.concat([head, ...keys]);
+		head.writeUInt16BE(keys.length, 4);
+		return Buffer.concat([
+			head,
+			riceEncode(
+				[...new Set(keys)].sort((a, b) => a - b),
+				40,
+			),
+		]);
 	});
 	return {
 		byTenMinutes: Buffer.concat(parts).toString('base64'),
@@ -120,7 +128,7 @@ describe('SeenEvents', () => {
 		for (const each of marks) expect(restarted.recall(each)).toBe('seen');
 		expect(restarted.recall(mark(9999, NOW))).toBe('new');
 		expect(storedForgottenUpTo(nodeData)).toBe(0);
-		// at most 15 characters an event (5-byte keys, a 6-byte header per ten minutes, base64)
+		// at most 15 characters an event (1 or 2 here per ten minutes: a 6-byte header, their codes)
 		expect(storedBytes(nodeData)).toBeLessThanOrEqual(Math.ceil((500 * 11) / 3) * 4 + 2);
 	});
 
@@ -175,25 +183,24 @@ describe('SeenEvents', () => {
 		expect(seen.recall(mark(count + 3, NOW))).toBe('new');
 	});
 
-	it('at the stated bound holds 10,000 events in 70,000 bytes of static data', () => {
+	it('at the stated bound holds 10,000 events in 67,000 bytes of static data', () => {
 		const nodeData: IDataObject = {};
 		const scope = randomUUID();
-		// more events than it can hold, all inside the window: the store stays at its capacity
-		for (let index = 0; index < SEEN_EVENTS_CAPACITY + 2000; index++) {
-			seenIn(nodeData, scope).remember(mark(index, NOW - WINDOW + 100 + index * 10));
-		}
-		// 60 events per ten minutes: whole periods go, so all but at most 59 of the capacity stay
-		expect(SEEN_EVENTS_CAPACITY).toBe(10_000);
-		const kept = recalledAsSeen(
-			nodeData,
-			Array.from({ length: SEEN_EVENTS_CAPACITY + 2000 }, (_, index) =>
-				mark(index, NOW - WINDOW + 100 + index * 10),
-			),
+		// more events than it can hold, all inside the window, one every 25 s: 24 per ten minutes,
+		// the fewest that fill the store within 72 hours (fewer keys in ten minutes code longer)
+		const count = SEEN_EVENTS_CAPACITY + 300;
+		const marks = Array.from({ length: count }, (_, index) =>
+			mark(index, NOW - WINDOW + 100 + index * 25),
 		);
-		expect(kept).toBeGreaterThan(SEEN_EVENTS_CAPACITY - 60);
-		// The promise: 10,000 events in 70,000 bytes (6.7 characters an event, 8 per ten minutes:
-		// 432 in 72 hours).
-		const statedBound = 70_000;
+		expect(marks[count - 1].time).toBeLessThanOrEqual(NOW);
+		for (const each of marks) seenIn(nodeData, scope).remember(each);
+		// whole periods go, so all but at most 23 of the capacity stay
+		expect(SEEN_EVENTS_CAPACITY).toBe(10_000);
+		const kept = recalledAsSeen(nodeData, marks);
+		expect(kept).toBeGreaterThan(SEEN_EVENTS_CAPACITY - 24);
+		// The promise: 10,000 events in 67,000 bytes (the keys coded in about 37 bits each, 8
+		// characters per ten minutes: 432 in 72 hours).
+		const statedBound = 67_000;
 		expect(storedBytes(nodeData)).toBeLessThanOrEqual(statedBound);
 		const total = Buffer.byteLength(JSON.stringify(nodeData));
 		expect(total).toBeLessThan(statedBound + 200);
@@ -252,5 +259,52 @@ describe('SeenEvents', () => {
 		expect(seen.claim('k')).toBe(false);
 		seen.release('k');
 		expect(seen.claim('k')).toBe(true);
+	});
+});
+
+describe('the events seen as stored: keys sorted, as Rice-coded gaps', () => {
+	const KEY_BITS = 40;
+	const randomKeys = (count: number) => {
+		const keys = new Set<number>([0, 2 ** KEY_BITS - 1]);
+		while (keys.size < count) keys.add(Math.floor(Math.random() * 2 ** KEY_BITS));
+		return [...keys].sort((a, b) => a - b);
+	};
+
+	it.each([1, 2, 23, 600, 3_600, 65_535])(
+		'gives back %i keys exactly, in at most (40 - log2 n + 3) bits each',
+		(count) => {
+			const keys = randomKeys(count).slice(-count);
+			const coded = riceEncode(keys, KEY_BITS);
+			expect(riceDecode(coded, 0, count, KEY_BITS)).toEqual({ keys, end: coded.length });
+			// n gaps below 2^40: each takes its low bits, a stop bit and its quotient in unary, and
+			// the quotients add up to less than 2^40 / 2^lowBits = 2^ceil(log2 n) <= 2n
+			const lowBits = Math.max(0, KEY_BITS - Math.ceil(Math.log2(count)));
+			expect(coded.length).toBeLessThanOrEqual(Math.ceil((count * (lowBits + 3)) / 8));
+			if (count >= 23) expect(coded.length).toBeLessThan(count * 5);
+		},
+	);
+
+	it('reads codes one after another from their offsets, and a cut copy as damaged', () => {
+		const first = randomKeys(50);
+		const second = randomKeys(7).slice(-7);
+		const both = Buffer.concat([riceEncode(first, KEY_BITS), riceEncode(second, KEY_BITS)]);
+		const read = riceDecode(both, 0, 50, KEY_BITS);
+		expect(read?.keys).toEqual(first);
+		expect(riceDecode(both, read!.end, 7, KEY_BITS)).toEqual({ keys: second, end: both.length });
+		expect(riceDecode(both.subarray(0, both.length - 2), read!.end, 7, KEY_BITS)).toBeUndefined();
+		expect(riceDecode(Buffer.alloc(4, 0xff), 0, 3, KEY_BITS)).toBeUndefined();
+	});
+
+	it('keeps a period of more than 65,535 events (parts of 65,535 in static data) and reads it back whole', () => {
+		const time = NOW - 100;
+		const marks = Array.from({ length: 70_000 }, (_, index) => mark(index, time));
+		const nodeData: IDataObject = { recentEvents: savedElsewhere(marks.slice(0, 40_000)) };
+		const scope = randomUUID();
+		seenIn(nodeData, scope);
+		// another process's save of the rest, taken in by this one, which then saves all of it
+		nodeData.recentEvents = savedElsewhere(marks.slice(40_000));
+		seenIn(nodeData, scope).remember(mark(70_000, time));
+		expect(recalledAsSeen(nodeData, [...marks, mark(70_000, time)])).toBe(70_001);
+		expect(seenIn(nodeData, randomUUID()).recall(mark(70_001, time))).toBe('new');
 	});
 });
