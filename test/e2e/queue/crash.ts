@@ -39,6 +39,7 @@ export const webhookProcessKilledDuringBurst: QueueScenario = {
 			context,
 			{ ...ISSUE_BURST, deletes: 2 },
 			killedQueueProcess(victim!),
+			true,
 		);
 		report(context, 'webhook process killed during a burst', outcome);
 	},
