@@ -26,15 +26,16 @@ function provideSqlite(): void {
 	sqliteProvided = true;
 }
 
-/** Writes the node's static data after `events` deliveries; returns its bytes. */
+/** Writes the node's static data after `events` deliveries; returns its bytes and its events seen. */
 export function seedHistory(
 	userFolder: string,
 	workflowId: string,
 	nodeName: string,
 	events: number,
-): number {
+): { bytes: number; eventsSeen: string } {
 	provideSqlite();
-	const json = JSON.stringify({ [`node:${nodeName}`]: historyOf(events) });
+	const history = historyOf(events);
+	const json = JSON.stringify({ [`node:${nodeName}`]: history });
 	const folder = mkdtempSync(path.join(tmpdir(), 'bench-history-'));
 	try {
 		const file = path.join(folder, 'static-data.json');
@@ -51,5 +52,12 @@ export function seedHistory(
 	} finally {
 		rmSync(folder, { recursive: true, force: true });
 	}
-	return Buffer.byteLength(json);
+	return { bytes: Buffer.byteLength(json), eventsSeen: eventsSeenOf(history) };
+}
+
+/** The events seen as stored (the part of the history publishing keeps whole). */
+export function eventsSeenOf(nodeData: unknown): string {
+	const stored = (nodeData as { recentEvents?: { byTenMinutes?: unknown } } | undefined)
+		?.recentEvents?.byTenMinutes;
+	return typeof stored === 'string' ? stored : '';
 }
