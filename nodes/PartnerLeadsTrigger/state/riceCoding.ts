@@ -30,7 +30,7 @@ export function riceEncode(sorted: number[], keyBits: number): Buffer {
 	const unit = POW2[lowBits];
 	const bytes = Buffer.alloc(codedBytes(sorted, lowBits));
 	let at = 0;
-	// bits not yet written, fewer than 8 between writes: with at most 25 added, below 2^33
+	// bits not yet written, fewer than 8 between writes: with at most 24 added, below 2^31
 	let pending = 0;
 	let pendingBits = 0;
 	const write = (value: number, width: number) => {

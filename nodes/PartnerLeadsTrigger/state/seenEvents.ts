@@ -66,8 +66,8 @@ const seenKey = (mark: EventMark) => parseInt(mark.key.slice(0, KEY_BITS / 4), 1
 /**
  * Kept by ten minutes (forgotten whole, so a stored event needs no time of its own), stored as
  * one base64 string, oldest first: the period's number (4 bytes), how many events (2 bytes),
- * their keys sorted, as Rice-coded gaps (riceCoding.ts). About 5.1 characters an event at 6
- * events a second, 6.3 at one a minute, whatever the ids look like.
+ * their keys sorted, as Rice-coded gaps (riceCoding.ts). About 5 characters an event at 6
+ * events a second, 6.5 at one every 25 s, whatever the ids look like.
  */
 const PERIOD_SECONDS = 600;
 const PERIOD_BYTES = 4;

@@ -268,7 +268,7 @@ export async function crashDuringBurst(
 	return { plan, answeredBeforeKill, ...outcome };
 }
 
-/** Without a check to come, runs this long unchanged (all done) are the end of them. */
+/** Without a check to come, runs this long unchanged are the end of them. */
 const QUIET_MS = 20_000;
 
 async function settle(
@@ -288,10 +288,11 @@ async function settle(
 	await pollUntil(
 		async () => {
 			const runs = await runsOf(context, workflowId);
-			if (!runs.every((run) => DONE.has(run.status))) return undefined;
+			// not only finished ones: an execution the killed process created and never queued stays new
 			const seen = runs.map((run) => run.status).join();
 			if (seen !== lastRuns) [lastRuns, lastChangeAt] = [seen, Date.now()];
 			else if (noCheckFollows && Date.now() - lastChangeAt >= QUIET_MS) return true;
+			if (!runs.every((run) => DONE.has(run.status))) return undefined;
 			const finished = new Set(
 				runs
 					.filter((run) => FINISHED.has(run.status))
