@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_LEAD_ID_BYTES, packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
-import { LEDGER_ENTRY_BYTES, LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
+import { LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
 import {
 	LeadIdsSeen,
 	newSweep,
@@ -12,9 +12,11 @@ import {
 	POLL_STATE,
 } from '../../../nodes/PartnerLeadsPollingTrigger/pollState';
 
-/** Leads in a packed ledger as static data holds it: base64 of fixed-width binary entries. */
-function entriesIn(packed: unknown): number {
-	return Buffer.from(String(packed), 'base64').length / LEDGER_ENTRY_BYTES;
+/** How many of these leads a packed ledger as static data holds it names, read back anew. */
+function leadsIn(packed: unknown, leadIds: string[]): number {
+	const read = new LeadVersions();
+	read.merge(packed, 0);
+	return leadIds.filter((leadId) => read.get(leadKey(leadId)) !== undefined).length;
 }
 
 function stateWith(since: number, ran: LeadVersions, listed: string[]): PollState {
@@ -80,8 +82,9 @@ describe('the poll state', () => {
 		POLL_STATE.save(nodeData, stateWith(1_100, ran, []));
 		const state = POLL_STATE.read(nodeData);
 		// exactly the capacity is stored, and read back: the newest POLL_RAN_CAPACITY leads
-		expect(entriesIn((nodeData.polling as IDataObject).ran)).toBe(POLL_RAN_CAPACITY);
-		expect(entriesIn(state?.ran.pack())).toBe(POLL_RAN_CAPACITY);
+		const leadIds = Array.from({ length: count }, (_, at) => `lead-${at}`);
+		expect(leadsIn((nodeData.polling as IDataObject).ran, leadIds)).toBe(POLL_RAN_CAPACITY);
+		expect(leadsIn(state?.ran.pack(), leadIds)).toBe(POLL_RAN_CAPACITY);
 		const firstKept = count - POLL_RAN_CAPACITY;
 		for (const at of [firstKept, firstKept + 1, count - 2])
 			expect(state?.ran.get(leadKey(`lead-${at}`))?.ms).toBe(1_000 + at);
@@ -89,9 +92,10 @@ describe('the poll state', () => {
 		expect(state?.since).toBe(1_000 + count - POLL_RAN_CAPACITY - 1);
 		expect(state?.ran.get(leadKey(`lead-${count - 1}`))?.ms).toBe(1_000 + count - 1);
 		expect(state?.ran.get(leadKey('lead-0'))).toBeUndefined();
-		// the bound in bytes: POLL_RAN_CAPACITY entries of LEDGER_ENTRY_BYTES, as base64
+		// the bytes: per lead its 6-byte key and, versions 1 ms apart, a 1-byte difference; the
+		// first whole (2 bytes), as base64
 		expect(String((nodeData.polling as IDataObject).ran).length).toBe(
-			Math.ceil((POLL_RAN_CAPACITY * LEDGER_ENTRY_BYTES) / 3) * 4,
+			Math.ceil((POLL_RAN_CAPACITY * 7 + 1) / 3) * 4,
 		);
 	});
 });
