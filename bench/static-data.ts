@@ -4,9 +4,9 @@
  * (state/records.ts, the stores every delivery saves whole) driven as a stream of deliveries
  * drives them, with the checks for missed events the trigger makes (every 6 hours, earlier
  * after RECOVERY_TIMING.earlyAfterRuns runs: trigger.ts), at two rates, two portal sizes and
- * three points of history. Prints the bytes (their range over rounds), those of each store, and
- * the time one delivery's records take (what a delivery adds to n8n's own work), min / median /
- * max over rounds.
+ * three points of history. Prints the bytes (their range over rounds; the most they were on the
+ * way there, as the stores grow between two checks), those of each store, and the time one
+ * delivery's records take (what a delivery adds to n8n's own work), min / median / max over rounds.
  *
  *   npx ts-node --transpile-only --prefer-ts-exts bench/static-data.ts
  *
@@ -38,6 +38,8 @@ const hexId = () => randomBytes(12).toString('hex');
 interface Point {
 	bytes: number;
 	stores: Record<string, number>;
+	/** the most the stream's static data took before this point (sampled every 50 deliveries) */
+	peakBytes: number;
 	/** ms per delivery's records at this point (one per round) */
 	msPerDelivery: number;
 }
@@ -53,7 +55,7 @@ function stream(
 	events: number,
 	gapMs: number,
 	timed = TIMED,
-): { nodeData: IDataObject; msPerDelivery: number } {
+): { nodeData: IDataObject; peakBytes: number; msPerDelivery: number } {
 	const realNow = Date.now;
 	const ids = Array.from({ length: portal }, hexId);
 	let now = realNow() - (events + timed) * gapMs;
@@ -83,14 +85,21 @@ function stream(
 				checkedAt = now;
 			}
 		};
-		for (let index = 0; index < events; index++) deliver(index);
+		// between two checks the stores grow: the most they took, not only where the stream ends
+		let peakBytes = 0;
+		for (let index = 0; index < events; index++) {
+			deliver(index);
+			if (index % 50 === 49) peakBytes = Math.max(peakBytes, JSON.stringify(nodeData).length);
+		}
 		// the deliveries timed: their records and the JSON n8n makes of the static data to save it
 		const started = performance.now();
 		for (let index = events; index < events + timed; index++) {
 			deliver(index);
 			JSON.stringify(nodeData);
 		}
-		return { nodeData, msPerDelivery: (performance.now() - started) / Math.max(1, timed) };
+		const msPerDelivery = (performance.now() - started) / Math.max(1, timed);
+		peakBytes = Math.max(peakBytes, JSON.stringify(nodeData).length);
+		return { nodeData, peakBytes, msPerDelivery };
 	} finally {
 		Date.now = realNow;
 	}
@@ -105,12 +114,12 @@ export function historyOf(events: number): IDataObject {
 }
 
 function pointOf(portal: number, events: number, gapMs: number): Point {
-	const { nodeData, msPerDelivery } = stream(portal, events, gapMs);
+	const { nodeData, peakBytes, msPerDelivery } = stream(portal, events, gapMs);
 	const stores: Record<string, number> = {};
 	for (const [store, value] of Object.entries(nodeData))
 		for (const [field, stored] of Object.entries((value as IDataObject) ?? {}))
 			stores[`${store}.${field}`] = JSON.stringify(stored).length;
-	return { bytes: JSON.stringify(nodeData).length, stores, msPerDelivery };
+	return { bytes: JSON.stringify(nodeData).length, stores, peakBytes, msPerDelivery };
 }
 
 const spread = (values: number[]) => {
@@ -119,11 +128,20 @@ const spread = (values: number[]) => {
 	return `${show(sorted[0])} / ${show(sorted[Math.floor(sorted.length / 2)])} / ${show(sorted[sorted.length - 1])}`;
 };
 
+/** Bytes over rounds, min-max: the events seen vary with where the stream's ten minutes fall. */
+function range(values: number[]): string {
+	const sorted = [...values].sort((a, b) => a - b);
+	const [low, high] = [sorted[0], sorted[sorted.length - 1]];
+	return low === high
+		? low.toLocaleString('en')
+		: `${low.toLocaleString('en')}-${high.toLocaleString('en')}`;
+}
+
 async function main(): Promise<void> {
 	console.log(
-		'| rate | portal | events seen | static data (min-max) | largest stores (last round) | ms per delivery min / median / max |',
+		'| rate | portal | events seen | static data (min-max) | the most on the way | largest stores (last round) | ms per delivery min / median / max |',
 	);
-	console.log('|---|---|---|---|---|---|');
+	console.log('|---|---|---|---|---|---|---|');
 	for (const rate of RATES)
 		for (const portal of PORTALS)
 			for (const events of HISTORY) {
@@ -137,14 +155,8 @@ async function main(): Promise<void> {
 					.sort((a, b) => b[1] - a[1])
 					.map(([store, bytes]) => `${store} ${bytes.toLocaleString('en')}`)
 					.join(', ');
-				// the events seen vary with where the stream's ten minutes fall: the bytes' range
-				const bytes = points.map((point) => point.bytes).sort((a, b) => a - b);
-				const range = [bytes[0], bytes[bytes.length - 1]]
-					.filter((value, at, both) => at === 0 || value !== both[0])
-					.map((value) => value.toLocaleString('en'))
-					.join('-');
 				console.log(
-					`| ${rate.name} | ${portal.toLocaleString('en')} | ${events.toLocaleString('en')} | ${range} B | ${largest} | ${spread(points.map((point) => point.msPerDelivery))} |`,
+					`| ${rate.name} | ${portal.toLocaleString('en')} | ${events.toLocaleString('en')} | ${range(points.map((point) => point.bytes))} B | ${range(points.map((point) => point.peakBytes))} B | ${largest} | ${spread(points.map((point) => point.msPerDelivery))} |`,
 				);
 			}
 }

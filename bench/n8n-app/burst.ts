@@ -33,7 +33,7 @@ import { BRIEF_DELIVERY_RETRY_DELAYS_MS } from '../../test/simulator/personality
 import { RemoteSimulator } from '../sim';
 import { eventsSeenOf, seedHistory } from './history';
 import { postSigned } from './signed-deliveries';
-import { staticDataBytes } from './trigger-state';
+import { jsonBytes, staticDataBytes, staticDataOf } from './trigger-state';
 import { MEASURED, triggerOnly, webhook, type BenchWorkflow } from './workflows';
 
 export const BURST_SIZES = [0, 50_000];
@@ -144,15 +144,12 @@ async function publishWithHistory(setting: BurstSetting, workflow: BenchWorkflow
 	const created = await setting.rest.createWorkflow(workflow);
 	const seeded = seedHistory(setting.userFolder, created.id, MEASURED, events);
 	await setting.rest.activateWorkflow(created);
-	const kept = await staticDataBytes(setting.rest, created.id);
+	const kept = await staticDataOf(setting.rest, created.id);
 	setting.log(
-		`history of ${events} events: ${seeded.bytes} bytes seeded, ${kept} after publishing`,
+		`history of ${events} events: ${seeded.bytes} bytes seeded, ${jsonBytes(kept)} after publishing`,
 	);
 	// the baseline lists the portal anew (its ids, the versions before it go); the events seen stay
-	const answer = JSON.parse(await setting.rest.workflowJson(created.id)) as {
-		data?: { staticData?: Record<string, unknown> };
-	};
-	const keptEvents = eventsSeenOf(answer.data?.staticData?.[`node:${MEASURED}`]);
+	const keptEvents = eventsSeenOf(kept?.[`node:${MEASURED}`]);
 	if (keptEvents.length < seeded.eventsSeen.length)
 		throw new Error('publishing did not keep the events seen seeded');
 	return created.id;

@@ -62,12 +62,23 @@ function stateTrigger(credential: CredentialRef): { workflow: BenchWorkflow; web
 	};
 }
 
+/** The workflow's static data as n8n's REST API returns it (null: none). */
+export async function staticDataOf(
+	rest: N8nRest,
+	workflowId: string,
+): Promise<Record<string, unknown> | null> {
+	const answer = JSON.parse(await rest.workflowJson(workflowId)) as {
+		data?: { staticData?: Record<string, unknown> };
+	};
+	return answer.data?.staticData ?? null;
+}
+
+/** Bytes of JSON a static data takes. */
+export const jsonBytes = (staticData: unknown) => Buffer.byteLength(JSON.stringify(staticData));
+
 /** The workflow's static data as n8n's REST API returns it, in bytes of JSON. */
 export async function staticDataBytes(rest: N8nRest, workflowId: string): Promise<number> {
-	const answer = JSON.parse(await rest.workflowJson(workflowId)) as {
-		data?: { staticData?: unknown };
-	};
-	return Buffer.byteLength(JSON.stringify(answer.data?.staticData ?? null));
+	return jsonBytes(await staticDataOf(rest, workflowId));
 }
 
 export interface Deliverer {

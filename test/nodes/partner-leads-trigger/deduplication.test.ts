@@ -59,16 +59,11 @@ function savedElsewhere(marks: EventMark[]): IDataObject {
 		byPeriod.set(period, keys);
 	}
 	const parts = [...byPeriod.entries()].map(([period, keys]) => {
+		const sorted = [...new Set(keys)].sort((a, b) => a - b);
 		const head = Buffer.alloc(6);
 		head.writeUInt32BE(period, 0);
-		head.writeUInt16BE(keys.length, 4);
-		return Buffer.concat([
-			head,
-			riceEncode(
-				[...new Set(keys)].sort((a, b) => a - b),
-				40,
-			),
-		]);
+		head.writeUInt16BE(sorted.length, 4);
+		return Buffer.concat([head, riceEncode(sorted, 40)]);
 	});
 	return {
 		byTenMinutes: Buffer.concat(parts).toString('base64'),
