@@ -15,8 +15,8 @@ export const RECOVERY_TIMING = {
 	settleMs: 10_000,
 	tickMs: 1_000,
 	retryDelayMs: 5 * 60_000,
-	earlyAfterRuns: 2_000,
-	earlySpacingMs: 10 * 60_000,
+	earlyAfterRuns: 1_500,
+	earlySpacingMs: 4 * 60_000,
 };
 
 /** When each change (`<id> <version>`) and gone lead was first listed, on n8n's clock. */

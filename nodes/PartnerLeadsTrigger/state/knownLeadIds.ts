@@ -4,7 +4,6 @@ import { type LeftOver, IdSketch } from '../../shared/changes/idSketch';
 import type { PackedIds } from '../../shared/changes/leadIds';
 import {
 	MAX_LEAD_ID_BYTES,
-	PACKED_LISTING_UP_TO_BYTES,
 	PackedIdsBuilder,
 	packIds,
 	packedBytes,
@@ -17,8 +16,9 @@ import { storedNumber } from '../../shared/state/storedNumber';
  * Lead ids the trigger knows (last listing plus leads run since), kept while lead/delete is
  * chosen: a known lead not listed now was deleted, also while n8n was down.
  *
- * Every save carries the listing: packed up to PACKED_LISTING_UP_TO_BYTES (leadIds.ts), else a
- * fixed-size sketch (idSketch.ts) while smaller; past MAX_LEAD_ID_BYTES not kept (logged).
+ * Every save carries the listing, in the smaller of two forms: packed (leadIds.ts, up to
+ * MAX_LEAD_ID_BYTES) or a fixed-size sketch (idSketch.ts: 60 KB for 24-hex ids, so from 3,750
+ * leads); past MAX_LEAD_ID_BYTES a sketch however wide, else not kept (logged).
  */
 
 /**
@@ -198,8 +198,8 @@ export class KnownLeadIds {
 	private keep({ ids, newestCreatedMs }: KeptListing): void {
 		const packed = packIds(ids);
 		const bytes = packedBytes(packed);
-		const sketch = bytes > PACKED_LISTING_UP_TO_BYTES ? IdSketch.of(ids) : undefined;
-		// long text ids make wide cells: packed stays while it is the smaller (up to its bound)
+		const sketch = bytes > IdSketch.smallestStoredBytes ? IdSketch.of(ids) : undefined;
+		// packed stays while it is the smaller (up to its bound): long text ids make wide cells
 		const sketchSmaller = sketch !== undefined && IdSketch.storedBytes(sketch.width) < bytes;
 		if (sketch && (sketchSmaller || bytes > MAX_LEAD_ID_BYTES))
 			this.sketched = { stored: { ...sketch.stored() }, sketch, newestCreatedMs };

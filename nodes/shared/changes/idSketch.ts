@@ -12,6 +12,8 @@ export const SKETCH_NAMES_UP_TO = 1_500;
 /** An id whose encoding takes more than this is kept only in a packed listing. */
 export const MAX_SKETCH_ID_BYTES = 64;
 
+/** The narrowest cell's id part: a sketch takes at least storedBytes(NARROWEST_WIDTH). */
+const NARROWEST_WIDTH = 2;
 const PARTS = 3;
 const PART_CELLS = SKETCH_CELLS / PARTS;
 const COUNT_BYTES = 2;
@@ -80,7 +82,8 @@ export class IdSketch {
 
 	/** A sketch of these ids; undefined when one of them is too long to go in. */
 	static of(ids: Iterable<string>): IdSketch | undefined {
-		return new IdSketch(2, Buffer.alloc(SKETCH_CELLS * (HEADER_BYTES + 2))).with(ids);
+		const empty = Buffer.alloc(SKETCH_CELLS * (HEADER_BYTES + NARROWEST_WIDTH));
+		return new IdSketch(NARROWEST_WIDTH, empty).with(ids);
 	}
 
 	/** These ids added (a sweep read over several looks); undefined when one is too long to go in. */
@@ -132,7 +135,7 @@ export class IdSketch {
 		const { width, cells } = stored as Partial<StoredSketch>;
 		if (typeof width !== 'number' || !Number.isInteger(width) || typeof cells !== 'string')
 			return undefined;
-		if (width < 2 || width > MAX_SKETCH_ID_BYTES) return undefined;
+		if (width < NARROWEST_WIDTH || width > MAX_SKETCH_ID_BYTES) return undefined;
 		const bytes = Buffer.from(cells, 'base64');
 		if (bytes.length !== SKETCH_CELLS * (HEADER_BYTES + width)) return undefined;
 		return new IdSketch(width, bytes);
@@ -146,6 +149,9 @@ export class IdSketch {
 	static storedBytes(width: number): number {
 		return Math.ceil((SKETCH_CELLS * (HEADER_BYTES + width)) / 3) * 4 + 30;
 	}
+
+	/** The fewest bytes any sketch takes stored: ids packed into fewer are never worth sketching. */
+	static readonly smallestStoredBytes = IdSketch.storedBytes(NARROWEST_WIDTH);
 
 	/** The set's ids not in `taken`; ids taken that were never in the set only use up room. */
 	leftOver(taken: Iterable<string>): LeftOver {

@@ -5,7 +5,10 @@ import { PackedBytes } from '../state/packedBytes';
 /** Bound on packed ids (every save carries them); the webhook trigger uses idSketch.ts instead. */
 export const MAX_LEAD_ID_BYTES = 1_000_000;
 
-/** Ids up to this many bytes packed are kept packed, more as fixed-size sketches (idSketch.ts). */
+/**
+ * The Polling Trigger keeps ids up to this many bytes packed, more as two sketches
+ * (sweepSketches.ts); the webhook trigger keeps whichever of the two forms is smaller.
+ */
 export const PACKED_LISTING_UP_TO_BYTES = 100_000;
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

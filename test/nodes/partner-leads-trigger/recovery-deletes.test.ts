@@ -1,11 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { IdSketch, MAX_SKETCH_ID_BYTES } from '../../../nodes/shared/changes/idSketch';
-import {
-	PACKED_LISTING_UP_TO_BYTES,
-	packedBytes,
-	packIds,
-} from '../../../nodes/shared/changes/leadIds';
+import { packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
 import { LogCapture } from '../../security/capture';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, post, setUp, signed, storedSecret } from './helpers';
@@ -161,16 +157,18 @@ describe('PartnerLeadsTrigger recovery of deletes by lead id', () => {
 		expect(stored.listedIds).toBeUndefined();
 	});
 
-	it(`a portal whose ids take over ${PACKED_LISTING_UP_TO_BYTES.toLocaleString('en')} bytes packed is kept as a sketch that does not grow with it: deletes live and while n8n was down each run once`, async () => {
+	it('a portal whose ids take more bytes packed than their sketch is kept as the sketch, which does not grow with it: deletes live and while n8n was down each run once', async () => {
 		setup = await setUp(
 			{ events: ['lead/create', 'lead/delete'] },
 			{ delivery: { maxAttempts: 1 } },
 		);
-		// Just over the bound as the trigger packs them: the personality's id shape decides how
-		// many leads that is (24-hex ids take 16 bytes, UUIDs 21.3, numbers their digits and 1).
+		// Past where the sketch is the smaller: the personality's id shape decides how many leads
+		// that is (packed, 24-hex ids take 16 bytes, UUIDs 21.3, numbers their digits and 1).
 		const ids: string[] = [];
-		while (packedBytes(packIds(ids)) <= PACKED_LISTING_UP_TO_BYTES)
-			ids.push(...setup.sim.control.seedLeads(2_000).map((lead) => lead.id));
+		const sketchSmaller = () =>
+			IdSketch.storedBytes(IdSketch.of(ids)?.width ?? MAX_SKETCH_ID_BYTES) <
+			packedBytes(packIds(ids));
+		while (!sketchSmaller()) ids.push(...setup.sim.control.seedLeads(2_000).map((lead) => lead.id));
 		const capture = new LogCapture();
 		capture.start();
 		await setup.host.activate();

@@ -5,7 +5,7 @@ import {
 	RecoveryLedger,
 } from '../../../nodes/PartnerLeadsTrigger/state/recoveryLedger';
 import { MAX_IDS_RUN_SINCE_LISTING } from '../../../nodes/PartnerLeadsTrigger/state/knownLeadIds';
-import { PACKED_LISTING_UP_TO_BYTES } from '../../../nodes/shared/changes/leadIds';
+import { packedBytes, packIds } from '../../../nodes/shared/changes/leadIds';
 import { listingOf } from '../../../nodes/PartnerLeadsTrigger/recovery/deletes';
 import { IdSketch } from '../../../nodes/shared/changes/idSketch';
 import { LeadVersions, leadKey } from '../../../nodes/shared/changes/versions';
@@ -221,7 +221,30 @@ describe('recovery ledger', () => {
 			).toEqual([hex(1), hex(2), hex(3), hex(1_001)].sort());
 		});
 
-		it(`a listing over ${PACKED_LISTING_UP_TO_BYTES.toLocaleString('en')} bytes packed is kept as a sketch: leads gone are named, those whose delete ran are not, and past what it can name it says about how many`, () => {
+		it('a listing is kept in the smaller form: packed while that takes no more than its sketch (3,751 leads with 24-hex ids), the sketch from one lead more', () => {
+			const ids = Array.from({ length: 5_000 }, (_, n) => hex(n + 1));
+			const sketchBytes = IdSketch.storedBytes(IdSketch.of(ids)?.width ?? 0);
+			// the most leads whose packed ids take no more than the sketch (they grow with the count)
+			let [packedUpTo, tooMany] = [0, ids.length];
+			while (tooMany - packedUpTo > 1) {
+				const count = Math.floor((packedUpTo + tooMany) / 2);
+				if (packedBytes(packIds(ids.slice(0, count))) <= sketchBytes) packedUpTo = count;
+				else tooMany = count;
+			}
+			expect(packedUpTo).toBe(3_751);
+			const keptAs = (count: number) => {
+				const database = { saved: '{}' };
+				processAt(`${count}`, database).write((ledger) =>
+					ledger.rememberListing({ ids: ids.slice(0, count), newestCreatedMs: NOW }),
+				);
+				const recovery = (JSON.parse(database.saved) as { recovery: IDataObject }).recovery;
+				return Object.keys(recovery).filter((key) => key.startsWith('listed'));
+			};
+			expect(keptAs(packedUpTo)).toEqual(['listedIds']);
+			expect(keptAs(packedUpTo + 1)).toEqual(['listedSketch']);
+		});
+
+		it('a listing larger packed than its sketch is kept as the sketch: leads gone are named, those whose delete ran are not, and past what it can name it says about how many', () => {
 			const database = { saved: '{}' };
 			const trigger = processAt('trigger', database);
 			const webhook = processAt('webhook', database);
