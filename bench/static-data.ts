@@ -19,6 +19,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { RECOVERY_TIMING } from '../nodes/PartnerLeadsTrigger/recovery/timing';
 import { RunRecords } from '../nodes/PartnerLeadsTrigger/state/records';
+import { savingOnceAfter } from '../nodes/shared/state/nodeStore';
 import { DEFAULT_CHECK_INTERVAL_MINUTES } from '../nodes/PartnerLeadsTrigger/trigger';
 import { runMain } from './processes';
 
@@ -137,7 +138,48 @@ function range(values: number[]): string {
 		: `${low.toLocaleString('en')}-${high.toLocaleString('en')}`;
 }
 
+/**
+ * A check that finds `count` missed leads records each (its version recovered, its run in flight),
+ * as recover.ts does: with every store saved once after all of them, or (the baseline, as before
+ * issue 68's last step) once per lead. Returns the ms.
+ */
+function missedLeadsMs(count: number, savedOnce: boolean): number {
+	const now = Date.now();
+	const records = new RunRecords({}, `bench:${hexId()}:production`, 72 * 3600, []);
+	records.ledger.startListening();
+	records.ledger.takeBaseline(now - 10_000, []);
+	records.ledger.rememberListing({ ids: [], newestCreatedMs: now });
+	const timestamp = new Date(now).toISOString();
+	const started = performance.now();
+	const recordAll = () => {
+		for (let index = 0; index < count; index++) {
+			const id = hexId();
+			records.ledger.recordRecovered(id, now);
+			records.recovered(`recovered\n${id}\n${now}`, 'lead/create', id, timestamp);
+		}
+	};
+	if (savedOnce) savingOnceAfter(recordAll);
+	else recordAll();
+	return performance.now() - started;
+}
+
 async function main(): Promise<void> {
+	console.log(
+		'| missed leads a check finds | ms, stores saved per lead | ms, saved once after all | ratio |',
+	);
+	console.log('|---|---|---|---|');
+	for (const count of [1_000, 4_000, 12_000]) {
+		const [perLead, once]: number[][] = [[], []];
+		for (let round = 0; round < ROUNDS; round++) {
+			perLead.push(missedLeadsMs(count, false));
+			once.push(missedLeadsMs(count, true));
+		}
+		const ratios = perLead.map((ms, round) => ms / once[round]);
+		console.log(
+			`| ${count.toLocaleString('en')} | ${spread(perLead)} | ${spread(once)} | ${spread(ratios)} |`,
+		);
+	}
+	console.log();
 	console.log(
 		'| rate | portal | events seen | static data (min-max) | the most on the way | largest stores (last round) | ms per delivery min / median / max |',
 	);

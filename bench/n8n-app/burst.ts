@@ -202,7 +202,9 @@ async function round(rest: N8nRest, pid: number, side: Side, leadIds: string[], 
 }
 
 /** Probes n8n's readiness every second until stopped; counts the failed probes. */
-function healthProbe(baseUrl: string): { stop(): Promise<{ probes: number; failed: number }> } {
+export function healthProbe(baseUrl: string): {
+	stop(): Promise<{ probes: number; failed: number }>;
+} {
 	let stopped = false;
 	const counts = { probes: 0, failed: 0 };
 	const loop = (async () => {
@@ -225,7 +227,7 @@ function healthProbe(baseUrl: string): { stop(): Promise<{ probes: number; faile
 	};
 }
 
-function rssMiB(pid: number): number {
+export function rssMiB(pid: number): number {
 	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
 	return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }

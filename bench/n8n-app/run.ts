@@ -49,6 +49,7 @@ import { pollingCase, POLL_SIZES, type PollingOptions } from './polling';
 import { postSigned } from './signed-deliveries';
 import { watchedCase } from './watched';
 import { BURST_SIZES, burstCase } from './burst';
+import { importCase } from './import-stream';
 import { makeCertificates, type Certificates } from './self-signed-ca';
 import { STATE_SIZES, triggerStateCase } from './trigger-state';
 import {
@@ -71,7 +72,8 @@ type CaseName =
 	| 'rate-limited'
 	| 'polling'
 	| 'watched'
-	| 'burst';
+	| 'burst'
+	| 'import';
 
 interface Options {
 	versions: string[];
@@ -85,6 +87,8 @@ interface Options {
 	stateSizes: number[];
 	/** the burst case: portal sizes, the leads of the bulk import, the histories of ours */
 	burst: { sizes: number[]; leads: number; histories: number[] };
+	/** the import case: its minutes at 6 leads a second */
+	importMinutes: number;
 	profile?: CaseName;
 	/** the cases to run; default all */
 	only: CaseName[];
@@ -107,15 +111,16 @@ function parseOptions(argv: string[]): Options {
 		'polling',
 		'watched',
 		'burst',
+		'import',
 	];
 	if (profile && !names.includes(profile))
 		throw new Error('--profile takes create, rate-limited, get-many, trigger, polling or burst');
-	// the watched and burst cases are asked for by name: they seed 10,000 and 50,000 leads
+	// the watched, burst and import cases are asked for by name: they seed 10,000 and 50,000 leads
 	const only = (value('--only')?.split(',') ??
-		names.filter((name) => name !== 'watched' && name !== 'burst')) as CaseName[];
+		names.filter((name) => !['watched', 'burst', 'import'].includes(name))) as CaseName[];
 	if (only.some((name) => !names.includes(name)))
 		throw new Error(
-			'--only takes create, rate-limited, trigger, trigger-state, get-many, polling, watched and burst, separated by commas',
+			'--only takes create, rate-limited, trigger, trigger-state, get-many, polling, watched, burst and import, separated by commas',
 		);
 	return {
 		versions: version === 'both' ? ['2.41.1', '1.123.81'] : [version],
@@ -133,6 +138,7 @@ function parseOptions(argv: string[]): Options {
 			leads: Number(value('--burst-leads') ?? (quick ? 200 : 1_000)),
 			histories: value('--history')?.split(',').map(Number) ?? [0],
 		},
+		importMinutes: Number(value('--import-minutes') ?? 8),
 		profile,
 		only,
 	};
@@ -707,6 +713,27 @@ async function burstCaseIn(setting: Setting, rows: Row[]): Promise<void> {
 	);
 }
 
+/** The import case (import-stream.ts): a bulk import at 6 a second into 50,000 leads. */
+async function importCaseIn(setting: Setting, rows: Row[]): Promise<void> {
+	const { n8n, rest, options } = setting;
+	const pid = n8n.pid();
+	if (!pid) throw new Error('n8n is not running');
+	const credentialFor = storedCredentialFor(rest, 'bench import');
+	await importCase(
+		{
+			version: n8n.version,
+			baseUrl: n8n.baseUrl,
+			rest,
+			pid,
+			credentialFor,
+			log,
+			userFolder: n8n.userFolder,
+		},
+		options.importMinutes,
+		rows,
+	);
+}
+
 const CASES: Record<CaseName, (setting: Setting, rows: Row[]) => Promise<void>> = {
 	create: createCase,
 	'rate-limited': rateLimitedCase,
@@ -716,6 +743,7 @@ const CASES: Record<CaseName, (setting: Setting, rows: Row[]) => Promise<void>> 
 	polling: pollingCaseIn,
 	watched: watchedCaseIn,
 	burst: burstCaseIn,
+	import: importCaseIn,
 };
 
 async function benchVersion(

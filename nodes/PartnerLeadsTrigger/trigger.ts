@@ -71,6 +71,8 @@ function startChecks(
 	let checking: Promise<unknown> | undefined;
 	// when the last check began (early ones are spaced from it, failed or not)
 	let checkedAtMs = Date.now();
+	// whether the last check was a follow-up of one that deferred recent changes
+	let followingUp = false;
 	// many runs since the last check: the next one comes early (the ledger stays small)
 	const ledgerGrown = () =>
 		Date.now() - checkedAtMs >= RECOVERY_TIMING.earlySpacingMs &&
@@ -92,8 +94,15 @@ function startChecks(
 						`Partner Referral Service Trigger found ${outcome.recovered} missed lead event(s): each runs unless Fields to Watch says nothing watched changed`,
 						{ node: context.getNode().name, listRequests: outcome.listRequests },
 					);
-				// Changes too recent to judge are checked again once deliveries had time to arrive.
-				due = Date.now() + (outcome.deferred > 0 ? RECOVERY_TIMING.settleMs + 1_000 : intervalMs);
+				// Changes too recent to judge are checked again once deliveries had time to arrive;
+				// while changes keep coming (an import) each follow-up would find new ones: the next
+				// is spaced as early checks are, as each reads the whole list.
+				const deferred = outcome.deferred > 0;
+				const followUpMs = followingUp
+					? Math.max(RECOVERY_TIMING.earlySpacingMs, RECOVERY_TIMING.settleMs + 1_000)
+					: RECOVERY_TIMING.settleMs + 1_000;
+				due = Date.now() + (deferred ? followUpMs : intervalMs);
+				followingUp = deferred;
 			} catch (error) {
 				context.logger.warn(
 					`Partner Referral Service Trigger could not check for missed events, trying again in ${Math.round(RECOVERY_TIMING.retryDelayMs / 60_000)} minutes: ${(error as Error).message}`,

@@ -10,7 +10,7 @@ import { maxEventAgeSeconds } from '../state/seenEvents';
 import type { RunExecutor } from '../runs/executor';
 import { type RunRecords, openRunRecords } from '../state/records';
 import type { RunsInFlight } from '../state/runsInFlight';
-import { nodeScope, ProductionNodeMemories } from '../../shared/state/nodeStore';
+import { nodeScope, ProductionNodeMemories, savingOnceAfter } from '../../shared/state/nodeStore';
 import { watchedLeadsOf } from '../state/watchedLeads';
 import { RecoveryLedger } from '../state/recoveryLedger';
 import { keepListedIds, listingOf, recoverDeletes } from './deletes';
@@ -158,13 +158,16 @@ export async function recoverMissedEvents(
 	outcome.listRequests = listing.requests;
 	if (listing.stopped || stopped()) return outcome;
 	const records = executor.records();
-	if (topics.some((topic) => topic !== 'lead/delete'))
-		recoverChanges(this, records, listing.leads, outcome);
-	if (topics.includes('lead/delete')) {
-		const deletes = recoverDeletes(this, records, listing.leads, followUpsOf(this));
-		outcome.recovered += deletes.handedOver;
-		outcome.deferred += deletes.deferred;
-	} else records.ledger.rememberListing(undefined);
+	// thousands of leads may be found at once: the stores are written once, after all of them
+	savingOnceAfter(() => {
+		if (topics.some((topic) => topic !== 'lead/delete'))
+			recoverChanges(this, records, listing.leads, outcome);
+		if (topics.includes('lead/delete')) {
+			const deletes = recoverDeletes(this, records, listing.leads, followUpsOf(this));
+			outcome.recovered += deletes.handedOver;
+			outcome.deferred += deletes.deferred;
+		} else records.ledger.rememberListing(undefined);
+	});
 	executor.queue.wake();
 	return outcome;
 }

@@ -40,21 +40,21 @@ export type Gone = LeftOver;
 class RecentIds {
 	readonly ids = new Set<string>();
 
-	/** the ids packed as they came; made anew only when ids leave */
-	private packed = new PackedIdsBuilder();
+	/** the ids packed as they came; undefined once ids left, made anew at the next save */
+	private packed: PackedIdsBuilder | undefined = new PackedIdsBuilder();
 
 	add(id: string): void {
 		if (this.ids.has(id)) return;
 		this.ids.add(id);
 		if (this.ids.size > MAX_IDS_RUN_SINCE_LISTING) {
 			this.ids.delete(this.ids.values().next().value as string);
-			this.packed = PackedIdsBuilder.of(this.ids);
-		} else this.packed.add(id);
+			this.packed = undefined;
+		} else this.packed?.add(id);
 	}
 
 	keepOnly(keep: (id: string) => boolean): void {
 		for (const id of [...this.ids]) if (!keep(id)) this.ids.delete(id);
-		this.packed = PackedIdsBuilder.of(this.ids);
+		this.packed = undefined;
 	}
 
 	clear(): void {
@@ -67,6 +67,7 @@ class RecentIds {
 	}
 
 	stored(): PackedIds {
+		this.packed ??= PackedIdsBuilder.of(this.ids);
 		return this.packed.result();
 	}
 }

@@ -144,13 +144,17 @@ export class RecoveryLedger {
 
 	/**
 	 * The activation's baseline: listening from `sinceMs`, leads listed above it kept as delivered
-	 * (not recovered, so a delivery of a change made before this listing still runs).
+	 * (not recovered, so a delivery of a change made before this listing still runs). Those older
+	 * than Maximum Event Age are not kept but taken as forgotten: no check runs them either.
 	 */
 	takeBaseline(sinceMs: number, present: Array<{ id: string; version: number }>): void {
 		this.memory.since = Math.max(this.memory.since, sinceMs);
-		for (const { id, version } of present)
-			if (version > this.memory.since && this.withinAge(version))
+		for (const { id, version } of present) {
+			if (version <= this.memory.since) continue;
+			if (this.withinAge(version))
 				this.memory.delivered.raise(leadKey(id), { ms: version, exact: true });
+			else this.memory.delivered.forgetUpTo(version);
+		}
 		this.memory.baselineOf = this.memory.activatedAt;
 		this.forgetDeliveredBelowSince();
 		this.save();

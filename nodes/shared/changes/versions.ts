@@ -67,6 +67,11 @@ export class LeadVersions {
 		return this.versions.get(key);
 	}
 
+	/** Versions up to this one count as forgotten (none is kept): nothing at or before it runs. */
+	forgetUpTo(ms: number): void {
+		this.forgottenUpTo = Math.max(this.forgottenUpTo, ms);
+	}
+
 	raise(key: string, version: LeadVersion): void {
 		const known = this.versions.get(key);
 		if (known && (known.ms > version.ms || (known.ms === version.ms && known.exact))) return;

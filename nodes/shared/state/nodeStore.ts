@@ -96,6 +96,26 @@ export interface MemoryShape<M> {
 	fits(memory: M): boolean;
 }
 
+/** Stores changed during `savingOnceAfter`'s work, saved once when it ends. */
+let savesHeld: Set<NodeStore<unknown>> | undefined;
+
+/**
+ * Runs `work`, each store it saves written into static data once, when it ends: a check that
+ * records thousands of leads would otherwise write every store whole once per lead. Static data
+ * reaches the database only with n8n's next save, after this, so nothing is kept later.
+ */
+export function savingOnceAfter<T>(work: () => T): T {
+	if (savesHeld) return work();
+	const held = new Set<NodeStore<unknown>>();
+	savesHeld = held;
+	try {
+		return work();
+	} finally {
+		savesHeld = undefined;
+		for (const store of held) store.save();
+	}
+}
+
 /** One store of one node, opened on the static data of the execution or delivery at hand. */
 export class NodeStore<M> {
 	constructor(
@@ -114,6 +134,10 @@ export class NodeStore<M> {
 
 	/** Writes the memory into static data, to be saved whole by n8n. */
 	save(): void {
+		if (savesHeld) {
+			savesHeld.add(this as NodeStore<unknown>);
+			return;
+		}
 		this.nodeData[this.rules.key] = {
 			...this.rules.stored(this.stamped.memory),
 			writer: this.stamped.nextWriter(),

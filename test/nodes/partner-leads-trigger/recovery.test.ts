@@ -1,5 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
+import { RECOVERY_TIMING } from '../../../nodes/PartnerLeadsTrigger/recovery/timing';
 import { TriggerHost } from '../../harness/webhooks';
 import type { Setup } from './helpers';
 import { ALL_TOPICS, redeliver, setUp } from './helpers';
@@ -218,5 +219,74 @@ describe('PartnerLeadsTrigger checks for missed events that come early', () => {
 		await checkEnded(setup);
 		expect(ran(setup.host)).toHaveLength(5);
 		expect(ran(setup.host).join()).not.toContain('recovered');
+	});
+});
+
+describe('PartnerLeadsTrigger published on a portal last changed days ago', () => {
+	let setup: Setup;
+
+	// a settle as the node's (shortened): the baseline keeps as run the leads changed within it
+	quickTimings(() => setup, { firstCheckDelayMs: 50, settleMs: 500, tickMs: 10 });
+
+	it('runs none of the leads changed before Ignore Events Older Than at its next checks', async () => {
+		setup = await setUp({ events: ALL_TOPICS }, { delivery: { maxAttempts: 1 } });
+		// changed four days ago, one moment apart: the newest changes the baseline sees
+		const fourDaysAgo = new Date(Date.now() - 4 * 24 * 3_600_000).toISOString();
+		const stamps = { createdAt: fourDaysAgo, updatedAt: fourDaysAgo };
+		setup.sim.control.seedLeads(Array.from({ length: 5 }, () => stamps));
+		await setup.host.activate();
+		await checkEnded(setup);
+		const persisted = await stopN8n(setup);
+		setup.sim.control.resetStats();
+		await startN8n(setup, persisted);
+		await checkEnded(setup);
+		// a change judged too recent would be checked again a settle and a second later
+		await sleep(RECOVERY_TIMING.settleMs + 3_000);
+		await checkEnded(setup);
+		expect(listRequests(setup)).toBeGreaterThan(0);
+		expect(setup.host.executions).toHaveLength(0);
+	});
+});
+
+describe('PartnerLeadsTrigger follow-ups while changes keep coming', () => {
+	let setup: Setup;
+
+	quickTimings(() => setup, {
+		firstCheckDelayMs: 50,
+		settleMs: 1_000,
+		tickMs: 10,
+		earlySpacingMs: 120_000,
+	});
+
+	it('a follow-up that finds new changes too recent to judge leaves the next to the early checks spacing (each reads the whole list)', async () => {
+		setup = await setUp({ events: ['lead/create'] }, { delivery: { maxAttempts: 1 } });
+		const [lead] = setup.sim.control.seedLeads(1);
+		await setup.host.activate();
+		await checkEnded(setup);
+		const persisted = await stopN8n(setup);
+		setup.sim.control.resetStats();
+		// an update every 50 ms (lead/update is not chosen: none is delivered), through the check
+		// after the restart, its follow-up and the time several more would have taken
+		let updating = true;
+		const updates = (async () => {
+			for (let n = 0; updating && n < 2_000; n++) {
+				setup.sim.control.portalUpdateLead(lead.id, { firstName: `Update${n}` });
+				await sleep(50);
+			}
+		})();
+		await startN8n(setup, persisted);
+		// the check after the restart: its requests once none came for 800 ms (a follow-up is 2 s away)
+		await eventually(() => listRequests(setup) > 0, 'the check after the restart');
+		let perCheck = -1;
+		for (let look = 0; look < 50 && perCheck !== listRequests(setup); look++) {
+			perCheck = listRequests(setup);
+			await sleep(800);
+		}
+		await eventually(() => listRequests(setup) > perCheck, 'the follow-up check');
+		await sleep(4 * (RECOVERY_TIMING.settleMs + 1_000));
+		updating = false;
+		await updates;
+		expect(listRequests(setup)).toBe(2 * perCheck);
+		expect(setup.host.executions).toHaveLength(0);
 	});
 });

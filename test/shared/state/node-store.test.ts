@@ -1,6 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { scopeOf, StaticStore, StoreKind } from '../../../nodes/shared/state/nodeStore';
+import {
+	savingOnceAfter,
+	scopeOf,
+	StaticStore,
+	StoreKind,
+} from '../../../nodes/shared/state/nodeStore';
 import { forgetTriggerNode, processMemorySizes } from '../../../nodes/shared/state/processMemory';
 
 /**
@@ -92,6 +97,43 @@ describe('state layer: one store across processes', () => {
 		const copy = kind.read({ ids: { ids: ['b'], writer: 'w:1' } });
 		expect([...copy]).toEqual(['b']);
 		expect([...kind.open({}, SCOPE).memory]).toEqual(['a']);
+	});
+
+	it('saving once after some work writes each store it saved once, when the work ends (also when it throws)', () => {
+		const kind = kindNamed('storeTestHeld');
+		const nodeData: IDataObject = {};
+		const store = kind.open(nodeData, SCOPE);
+		const writes: string[] = [];
+		const watched = new Proxy(nodeData, {
+			set(target, key, value: IDataObject) {
+				writes.push(String(value.writer));
+				return Reflect.set(target, key, value);
+			},
+		});
+		const held = kind.open(watched, SCOPE);
+		savingOnceAfter(() => {
+			for (let n = 0; n < 1_000; n++) {
+				held.memory.add(`lead-${n}`);
+				held.save();
+				// a store saving inside the work writes nothing yet; nested work saves with the outer
+				savingOnceAfter(() => held.save());
+			}
+			expect(writes).toEqual([]);
+		});
+		expect(writes).toHaveLength(1);
+		expect(((watched.ids as IDataObject).ids as string[]).length).toBe(1_000);
+		expect(store.storedIsCurrent).toBe(true);
+		expect(() =>
+			savingOnceAfter(() => {
+				held.memory.add('lead-after');
+				held.save();
+				throw new Error('a listing cut short');
+			}),
+		).toThrow('a listing cut short');
+		expect(writes).toHaveLength(2);
+		expect((watched.ids as IDataObject).ids).toContain('lead-after');
+		held.save();
+		expect(writes).toHaveLength(3);
 	});
 
 	it('a memory made for settings that changed starts anew', () => {
